@@ -1,0 +1,56 @@
+// Application callbacks for server→client requests and server notifications.
+//
+// Request handlers (roots, sampling, elicitation) run on the host's callback pool, never on a
+// transport thread or the timer loop, so they may block (e.g. ask the user on a TTY).
+// Notification observers run on a transport thread and must be quick.
+#pragma once
+
+#include <mcph/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mcph {
+
+struct Root {
+    std::string uri;  // file://...
+    std::string name;
+};
+
+struct ElicitationRequest {
+    std::string server;
+    std::string mode;     // "form" (the only mode offered by mcph today)
+    std::string message;
+    Json requested_schema;  // the requestedSchema object
+};
+
+struct ElicitationResponse {
+    std::string action = "decline";  // "accept" | "decline" | "cancel"
+    Json content;                    // an object when action == "accept"
+};
+
+struct ClientCallbacks {
+    // roots/list. Unset: the working directory as one file:// root.
+    std::function<std::vector<Root>(const std::string& server)> roots;
+    // sampling/createMessage: params in, CreateMessageResult object out. Throw mcph::Error to
+    // refuse. Unset: the request is declined with a JSON-RPC error.
+    std::function<Json(const std::string& server, const JsonValue& params)> sampling;
+    // elicitation/create (form mode). Schema defaults are applied to the returned content before
+    // it is sent. Unset: declined.
+    std::function<ElicitationResponse(const ElicitationRequest& request)> elicitation;
+
+    // notifications/message (server log lines).
+    std::function<void(const std::string& server, const std::string& level, const std::string& logger,
+                       const JsonValue& data)>
+        on_log;
+    // notifications/resources/updated.
+    std::function<void(const std::string& server, const std::string& uri)> on_resource_updated;
+    // A cached list was re-fetched after a list_changed notification ("tools", "resources", "prompts").
+    std::function<void(const std::string& server, const std::string& list)> on_list_changed;
+};
+
+// Fills `content` with the `default` of each property of `schema` it lacks (form elicitation).
+void apply_schema_defaults(const JsonValue& schema, Json& content);
+
+}  // namespace mcph

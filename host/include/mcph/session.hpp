@@ -1,0 +1,90 @@
+// mcph::ClientSession — one MCP client connected to one server through a transport plugin.
+//
+// Thread-safe. Blocking calls wait on futures completed directly by the transport's I/O thread
+// (no hop through the event loop). Created by mcph::Host.
+#pragma once
+
+#include <mcph/callbacks.hpp>
+#include <mcph/error.hpp>
+#include <mcph/json.hpp>
+#include <mcph/types.hpp>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mcph {
+
+namespace detail {
+class SessionCore;
+}
+
+// A request in flight: its result, and a way to cancel it (sends notifications/cancelled).
+class PendingRequest {
+public:
+    PendingRequest(std::future<Json> result, std::function<void(const std::string&)> cancel)
+        : result_(std::move(result)), cancel_(std::move(cancel)) {}
+    // Blocks for the result object; throws mcph::Error (Remote, Timeout, Cancelled, Connection...).
+    Json get() { return result_.get(); }
+    std::future<Json>& future() { return result_; }
+    void cancel(const std::string& reason = "cancelled by the caller") {
+        if (cancel_) cancel_(reason);
+    }
+
+private:
+    std::future<Json> result_;
+    std::function<void(const std::string&)> cancel_;
+};
+
+class ClientSession {
+public:
+    explicit ClientSession(std::shared_ptr<detail::SessionCore> core);
+    ~ClientSession();
+
+    const std::string& server_name() const;
+    bool connected() const;
+    // After connect: what the server said about itself.
+    const std::string& protocol_version() const;
+    const Implementation& server_info() const;
+    const Json& server_capabilities() const;
+    const std::string& instructions() const;
+    bool has_capability(const char* name) const;
+
+    // Generic JSON-RPC.
+    PendingRequest request(const std::string& method, Json params, const RequestOptions& options = {});
+    Json call(const std::string& method, Json params, const RequestOptions& options = {});
+    void notify(const std::string& method, Json params);
+
+    // Features. List calls follow every nextCursor (page cap, non-advancing cursors detected).
+    std::vector<Tool> list_tools();
+    std::vector<Resource> list_resources();
+    std::vector<ResourceTemplate> list_resource_templates();
+    std::vector<Prompt> list_prompts();
+    // `name` is the server's original tool name. Validates structuredContent against outputSchema.
+    CallToolResult call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options = {});
+    Json read_resource(const std::string& uri);
+    void subscribe_resource(const std::string& uri);
+    void unsubscribe_resource(const std::string& uri);
+    Json get_prompt(const std::string& name, const JsonValue& arguments);
+    // ref: {"type":"ref/prompt","name":...} or {"type":"ref/resource","uri":...}
+    Json complete(const JsonValue& ref, const std::string& argument_name, const std::string& argument_value);
+    void set_logging_level(const std::string& level);
+    void ping();
+
+    // Cached lists (filled at connect, refreshed on list_changed). Empty if unsupported.
+    std::vector<Tool> cached_tools() const;
+    std::vector<Resource> cached_resources() const;
+    std::vector<Prompt> cached_prompts() const;
+
+    // Orderly shutdown: pending requests fail at once, the transport is closed.
+    void close();
+
+    detail::SessionCore& core() { return *core_; }
+
+private:
+    std::shared_ptr<detail::SessionCore> core_;
+};
+
+}  // namespace mcph

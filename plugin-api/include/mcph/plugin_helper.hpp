@@ -1,0 +1,248 @@
+// Header-only C++ helper for writing mcph plugins as C++ classes.
+//
+// A transport plugin derives from mcph::plugin::Transport, an auth plugin from mcph::plugin::Auth;
+// the templates below turn them into the C vtables of plugin_api.h. Every entry point catches
+// every exception and turns it into an mcph_status + message, so nothing C++ crosses the ABI.
+//
+//   class MyTransport : public mcph::plugin::Transport { ... };
+//   static const char* const kTypes[] = {"mytype", nullptr};
+//   static const auto kVtable = mcph::plugin::make_transport_vtable<MyTransport>(kTypes);
+//   MCPH_DEFINE_PLUGIN("transport-mine", "1.0.0", "My transport", nullptr,
+//                      MCPH_TRANSPORT_INTERFACE_V1, &kVtable)
+#ifndef MCPH_PLUGIN_HELPER_HPP
+#define MCPH_PLUGIN_HELPER_HPP
+
+#include <mcph/plugin_api.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcph::plugin {
+
+inline std::string_view view(mcph_str s) { return s.len ? std::string_view(s.ptr, s.len) : std::string_view(); }
+inline mcph_str str(std::string_view s) { return mcph_str_from(s.data(), s.size()); }
+
+// Throw this to return a specific status; any other exception becomes MCPH_ERR_INTERNAL.
+class Error : public std::runtime_error {
+public:
+    Error(mcph_status status, const std::string& message) : std::runtime_error(message), status_(status) {}
+    mcph_status status() const noexcept { return status_; }
+
+private:
+    mcph_status status_;
+};
+
+inline void fill_error(mcph_error* err, mcph_status status, std::string_view message) noexcept {
+    if (!err || err->struct_size < sizeof(mcph_error)) return;
+    err->status = status;
+    size_t n = message.size() < MCPH_ERROR_MESSAGE_CAPACITY - 1 ? message.size() : MCPH_ERROR_MESSAGE_CAPACITY - 1;
+    std::memcpy(err->message, message.data(), n);
+    err->message[n] = '\0';
+}
+
+// Runs `fn`, mapping exceptions to a status. The one place where the boundary is guarded.
+template <class Fn>
+mcph_status guarded(mcph_error* err, Fn&& fn) noexcept {
+    try {
+        fn();
+        return MCPH_OK;
+    } catch (const Error& e) {
+        fill_error(err, e.status(), e.what());
+        return e.status();
+    } catch (const std::bad_alloc&) {
+        fill_error(err, MCPH_ERR_INTERNAL, "out of memory");
+        return MCPH_ERR_INTERNAL;
+    } catch (const std::exception& e) {
+        fill_error(err, MCPH_ERR_INTERNAL, e.what());
+        return MCPH_ERR_INTERNAL;
+    } catch (...) {
+        fill_error(err, MCPH_ERR_INTERNAL, "unknown exception");
+        return MCPH_ERR_INTERNAL;
+    }
+}
+
+inline mcph_error make_error() noexcept {
+    mcph_error e;
+    std::memset(&e, 0, sizeof e);
+    e.struct_size = sizeof e;
+    return e;
+}
+
+// The host side of one transport, as a plugin sees it. Cheap to copy.
+class TransportHost {
+public:
+    TransportHost(const mcph_host_services* services, const mcph_transport_callbacks* callbacks)
+        : services_(services), cb_(callbacks) {}
+
+    void deliver(std::string_view message) const { cb_->on_message(cb_->user_data, str(message)); }
+    void closed(mcph_close_reason reason, std::string_view detail) const {
+        cb_->on_closed(cb_->user_data, reason, str(detail));
+    }
+    void diagnostic(mcph_log_level level, std::string_view message) const {
+        if (has(offsetof(mcph_transport_callbacks, on_diagnostic)) && cb_->on_diagnostic)
+            cb_->on_diagnostic(cb_->user_data, level, str(message));
+    }
+    // Headers the host wants on the next request (auth). Throws Error on failure.
+    std::vector<std::pair<std::string, std::string>> request_headers() const {
+        std::vector<std::pair<std::string, std::string>> out;
+        if (!has(offsetof(mcph_transport_callbacks, get_request_headers)) || !cb_->get_request_headers) return out;
+        mcph_header_sink sink{sizeof(mcph_header_sink), &out, [](void* ud, mcph_str n, mcph_str v) {
+                                  static_cast<decltype(out)*>(ud)->emplace_back(std::string(view(n)), std::string(view(v)));
+                              }};
+        mcph_error err = make_error();
+        mcph_status st = cb_->get_request_headers(cb_->user_data, &sink, &err);
+        if (st != MCPH_OK) throw Error(st, err.message);
+        return out;
+    }
+    // True when the host refreshed credentials and the request should be retried once.
+    bool auth_challenge(int http_status, std::string_view www_authenticate, std::string_view resource_url) const {
+        if (!has(offsetof(mcph_transport_callbacks, on_auth_challenge)) || !cb_->on_auth_challenge) return false;
+        mcph_error err = make_error();
+        return cb_->on_auth_challenge(cb_->user_data, http_status, str(www_authenticate), str(resource_url), &err) ==
+               MCPH_OK;
+    }
+    void log(mcph_log_level level, std::string_view source, std::string_view message) const {
+        if (services_ && services_->log) services_->log(services_->host_data, level, str(source), str(message));
+    }
+    const mcph_host_services* services() const { return services_; }
+
+private:
+    bool has(size_t offset) const { return cb_->struct_size > offset; }
+    const mcph_host_services* services_;
+    const mcph_transport_callbacks* cb_;
+};
+
+// Base class of a C++ transport. The constructor parses the config (throw Error on bad input).
+class Transport {
+public:
+    virtual ~Transport() = default;
+    virtual void start() = 0;                              // [host-thread]
+    virtual void send(std::string_view message) = 0;       // [thread-safe]
+    virtual void set_option(std::string_view key, std::string_view value) {  // [thread-safe]
+        (void)key;
+        (void)value;
+        throw Error(MCPH_ERR_UNSUPPORTED, "option not supported");
+    }
+    virtual void close() noexcept = 0;                     // [host-thread], idempotent
+};
+
+namespace detail {
+template <class T>
+T* as(mcph_transport* t) { return reinterpret_cast<T*>(t); }
+}  // namespace detail
+
+// Builds the C vtable for transport class T, constructible as T(TransportHost, std::string_view config).
+template <class T>
+constexpr mcph_transport_vtable_v1 make_transport_vtable(const char* const* config_types) {
+    mcph_transport_vtable_v1 v{};
+    v.struct_size = sizeof(mcph_transport_vtable_v1);
+    v.config_types = config_types;
+    v.create = [](const mcph_host_services* host, mcph_str config, const mcph_transport_callbacks* cb,
+                  mcph_transport** out, mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            if (!out || !cb) throw Error(MCPH_ERR_INVALID_ARGUMENT, "null argument");
+            Transport* t = new T(TransportHost(host, cb), view(config));
+            *out = reinterpret_cast<mcph_transport*>(t);
+        });
+    };
+    v.start = [](mcph_transport* t, mcph_error* err) noexcept {
+        return guarded(err, [&] { detail::as<Transport>(t)->start(); });
+    };
+    v.send = [](mcph_transport* t, mcph_str message, mcph_error* err) noexcept {
+        return guarded(err, [&] { detail::as<Transport>(t)->send(view(message)); });
+    };
+    v.set_option = [](mcph_transport* t, mcph_str key, mcph_str value, mcph_error* err) noexcept {
+        return guarded(err, [&] { detail::as<Transport>(t)->set_option(view(key), view(value)); });
+    };
+    v.close = [](mcph_transport* t) noexcept { detail::as<Transport>(t)->close(); };
+    v.destroy = [](mcph_transport* t) noexcept {
+        Transport* p = detail::as<Transport>(t);
+        p->close();
+        delete p;
+    };
+    return v;
+}
+
+// Base class of a C++ auth backend (one object per server).
+class Auth {
+public:
+    virtual ~Auth() = default;
+    virtual std::vector<std::pair<std::string, std::string>> headers() = 0;
+    virtual bool handle_challenge(int http_status, std::string_view www_authenticate) = 0;
+    virtual void login() { throw Error(MCPH_ERR_UNSUPPORTED, "login not supported"); }
+    virtual void logout() {}
+    virtual std::string describe() { return "{}"; }
+};
+
+struct AuthContext {
+    const mcph_host_services* host;
+    std::string_view server_name;
+    std::string_view server_url;
+    std::string_view config_json;
+};
+
+// Builds the C vtable for auth class T, constructible as T(const AuthContext&).
+template <class T>
+constexpr mcph_auth_vtable_v1 make_auth_vtable(const char* backend_name) {
+    mcph_auth_vtable_v1 v{};
+    v.struct_size = sizeof(mcph_auth_vtable_v1);
+    v.backend_name = backend_name;
+    v.create = [](const mcph_host_services* host, mcph_str name, mcph_str url, mcph_str config, mcph_auth** out,
+                  mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            if (!out) throw Error(MCPH_ERR_INVALID_ARGUMENT, "null argument");
+            Auth* a = new T(AuthContext{host, view(name), view(url), view(config)});
+            *out = reinterpret_cast<mcph_auth*>(a);
+        });
+    };
+    v.get_headers = [](mcph_auth* a, const mcph_header_sink* sink, mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            for (auto& [n, val] : reinterpret_cast<Auth*>(a)->headers()) sink->add(sink->user_data, str(n), str(val));
+        });
+    };
+    v.handle_challenge = [](mcph_auth* a, int status, mcph_str challenge, mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            if (!reinterpret_cast<Auth*>(a)->handle_challenge(status, view(challenge)))
+                throw Error(MCPH_ERR_AUTH, "credentials could not be refreshed");
+        });
+    };
+    v.login = [](mcph_auth* a, mcph_error* err) noexcept {
+        return guarded(err, [&] { reinterpret_cast<Auth*>(a)->login(); });
+    };
+    v.logout = [](mcph_auth* a, mcph_error* err) noexcept {
+        return guarded(err, [&] { reinterpret_cast<Auth*>(a)->logout(); });
+    };
+    v.describe = [](mcph_auth* a, const mcph_string_sink* out, mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            std::string d = reinterpret_cast<Auth*>(a)->describe();
+            out->set(out->user_data, str(d));
+        });
+    };
+    v.destroy = [](mcph_auth* a) noexcept { delete reinterpret_cast<Auth*>(a); };
+    return v;
+}
+
+}  // namespace mcph::plugin
+
+// Defines mcph_plugin_entry for a plugin that offers one interface.
+// INIT is an `mcph_status (*)(const mcph_host_services*, mcph_error*)` or nullptr.
+#define MCPH_DEFINE_PLUGIN(NAME, VERSION, DESCRIPTION, INIT, INTERFACE_ID, VTABLE_PTR)                    \
+    extern "C" MCPH_PLUGIN_EXPORT const mcph_plugin* mcph_plugin_entry(void) {                          \
+        static const mcph_plugin descriptor = {                                                         \
+            sizeof(mcph_plugin), MCPH_ABI_MAJOR, MCPH_ABI_MINOR, NAME, VERSION, DESCRIPTION, INIT,      \
+            [](const char* id) -> const void* {                                                         \
+                return (id && std::strcmp(id, INTERFACE_ID) == 0) ? static_cast<const void*>(VTABLE_PTR) \
+                                                                  : nullptr;                            \
+            },                                                                                          \
+            nullptr};                                                                                   \
+        return &descriptor;                                                                             \
+    }
+
+#endif  // MCPH_PLUGIN_HELPER_HPP
