@@ -26,7 +26,7 @@ struct Tool {
     std::string input_schema;   // JSON text ("{}" if absent)
     std::string output_schema;  // JSON text, empty if the tool declares none
     std::string annotations;    // JSON text, empty if none
-    bool destructive = false;   // annotations.destructiveHint (defaults to true per spec unless readOnlyHint)
+    bool destructive = false;   // the server declared destructiveHint: true (and not readOnlyHint)
 };
 
 struct Resource {

@@ -1,0 +1,108 @@
+#include "config/server_config.hpp"
+
+#include "json/json_access.hpp"
+
+#include <mcph/error.hpp>
+
+namespace mcph::config {
+namespace {
+
+[[noreturn]] void bad(const std::string& server, const std::string& field, const std::string& problem) {
+    throw Error(ErrorKind::Usage, "server '" + server + "': " + field + " " + problem);
+}
+
+void require_string(const std::string& server, const JsonValue& entry, const char* field) {
+    const JsonValue* v = json::member(entry, field);
+    if (!v) bad(server, field, "is required");
+    if (!v->IsString() || v->GetStringLength() == 0) bad(server, field, "must be a non-empty string");
+}
+
+void check_string_array(const std::string& server, const JsonValue& entry, const char* field) {
+    const JsonValue* v = json::member(entry, field);
+    if (!v) return;
+    if (!v->IsArray()) bad(server, field, "must be an array of strings");
+    for (const JsonValue& item : v->GetArray())
+        if (!item.IsString()) bad(server, field, "must contain only strings");
+}
+
+void check_string_map(const std::string& server, const JsonValue& entry, const char* field) {
+    const JsonValue* v = json::member(entry, field);
+    if (!v) return;
+    if (!v->IsObject()) bad(server, field, "must be an object of strings");
+    for (const auto& m : v->GetObject())
+        if (!m.value.IsString())
+            bad(server, std::string(field) + "." + m.name.GetString(), "must be a string");
+}
+
+std::string infer_type(const std::string& name, const JsonValue& entry) {
+    if (const JsonValue* t = json::member(entry, "type")) {
+        if (!t->IsString() || t->GetStringLength() == 0) bad(name, "type", "must be a non-empty string");
+        return std::string(json::view(*t));
+    }
+    if (json::member(entry, "command")) return "stdio";  // type is optional for stdio (compatibility)
+    if (json::member(entry, "url")) return "http";
+    bad(name, "command or url", "is required");
+}
+
+}  // namespace
+
+ServerConfig parse_server_config(const std::string& name, const JsonValue& entry) {
+    if (name.empty()) throw Error(ErrorKind::Usage, "a server name must not be empty");
+    if (!entry.IsObject()) bad(name, "definition", "must be a JSON object");
+    ServerConfig out;
+    out.name = name;
+    out.type = infer_type(name, entry);
+    if (out.type == "stdio") {
+        require_string(name, entry, "command");
+        check_string_array(name, entry, "args");
+        check_string_map(name, entry, "env");
+        if (const JsonValue* cwd = json::member(entry, "cwd"); cwd && !cwd->IsString()) bad(name, "cwd", "must be a string");
+    } else if (out.type != "sdk") {
+        if (json::member(entry, "url") || out.type == "http" || out.type == "sse" || out.type == "ws")
+            require_string(name, entry, "url");
+        check_string_map(name, entry, "headers");
+    }
+    if (const JsonValue* t = json::member(entry, "timeout")) {
+        if (!t->IsNumber() || t->GetDouble() <= 0) bad(name, "timeout", "must be a positive number of milliseconds");
+        out.request_timeout = std::chrono::milliseconds(static_cast<long long>(t->GetDouble()));
+    }
+    if (const JsonValue* d = json::member(entry, "disabled")) {
+        if (!d->IsBool()) bad(name, "disabled", "must be true or false");
+        out.disabled = d->GetBool();
+    }
+    Json filled;
+    filled.CopyFrom(entry, filled.GetAllocator());
+    auto& a = filled.GetAllocator();
+    filled.RemoveMember("type");
+    filled.AddMember("type", json::string_value(out.type, a), a);
+    filled.RemoveMember("name");
+    filled.AddMember("name", json::string_value(name, a), a);
+    out.config_json = to_json(filled);
+    return out;
+}
+
+std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std::string& origin) {
+    Json doc;
+    try {
+        doc = parse_json(json_text, "MCP config");
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Usage, origin + ": " + e.what());
+    }
+    if (!doc.IsObject()) throw Error(ErrorKind::Usage, origin + ": the config must be a JSON object");
+    const JsonValue* servers = json::member(doc, "mcpServers");
+    if (!servers) servers = json::member(doc, "servers");
+    if (!servers)
+        throw Error(ErrorKind::Usage, origin + ": expected {\"mcpServers\": {...}} (or VS Code's {\"servers\": {...}})");
+    if (!servers->IsObject()) throw Error(ErrorKind::Usage, origin + ": mcpServers must be an object of server definitions");
+    std::vector<ServerConfig> out;
+    for (const auto& m : servers->GetObject()) {
+        try {
+            out.push_back(parse_server_config(std::string(json::view(m.name)), m.value));
+        } catch (const Error& e) {
+            throw Error(ErrorKind::Usage, origin + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+}  // namespace mcph::config

@@ -1,0 +1,29 @@
+// Server definitions as users write them: {"mcpServers":{name:{...}}} (Claude Desktop / Claude
+// Code) or {"servers":{name:{...}}} (VS Code). Validation names the server and the field.
+#pragma once
+
+#include <mcph/json.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcph::config {
+
+struct ServerConfig {
+    std::string name;
+    std::string type;         // "stdio" when omitted with a command; "http" when omitted with a url
+    std::string config_json;  // the entry with "type" and "name" filled in: what the plugin receives
+    std::optional<std::chrono::milliseconds> request_timeout;  // "timeout" (ms)
+    bool disabled = false;
+};
+
+// Validates one entry. Throws mcph::Error(Usage) naming server and field.
+ServerConfig parse_server_config(const std::string& name, const JsonValue& entry);
+
+// Parses a whole document; `origin` (a file name or "--mcp-config") goes into error messages.
+std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std::string& origin);
+
+}  // namespace mcph::config

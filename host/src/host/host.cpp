@@ -1,0 +1,248 @@
+#include "host/host_impl.hpp"
+#include "json/json_access.hpp"
+#include "tools/name_mapping.hpp"
+
+#include <mcph/host.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+
+namespace mcph {
+namespace {
+
+const char* level_name(LogLevel level) {
+    switch (level) {
+        case LogLevel::Debug: return "debug";
+        case LogLevel::Info: return "info";
+        case LogLevel::Warn: return "warn";
+        case LogLevel::Error: return "error";
+    }
+    return "?";
+}
+
+// Default sink: stderr, Warn and above unless MCPH_LOG_LEVEL says otherwise.
+std::function<void(LogLevel, std::string_view, std::string_view)> default_logger() {
+    LogLevel threshold = LogLevel::Warn;
+    if (const char* env = std::getenv("MCPH_LOG_LEVEL")) {
+        std::string v = env;
+        if (v == "debug") threshold = LogLevel::Debug;
+        else if (v == "info") threshold = LogLevel::Info;
+        else if (v == "error") threshold = LogLevel::Error;
+    }
+    auto mutex = std::make_shared<std::mutex>();
+    return [threshold, mutex](LogLevel level, std::string_view source, std::string_view message) {
+        if (level < threshold) return;
+        std::lock_guard lock(*mutex);
+        std::cerr << "mcph: [" << level_name(level) << "] " << source << ": " << message << std::endl;
+    };
+}
+
+}  // namespace
+
+Host::Impl::Impl(HostOptions opts) : options(std::move(opts)) {
+    if (!options.logger) options.logger = default_logger();
+    plugins::HostServiceBindings bindings;
+    bindings.log = options.logger;
+    bindings.open_url = options.open_url;
+    bindings.post = [this](std::function<void()> fn) { runtime.post(std::move(fn)); };
+    bindings.secrets = &secrets;
+    services = std::make_unique<plugins::HostServices>(std::move(bindings));
+    registry.discover(plugins::plugin_search_path(options), services->table());
+}
+
+
+void Host::Impl::shutdown() {
+    std::map<std::string, std::shared_ptr<detail::SessionCore>> closing;
+    {
+        std::lock_guard lock(mutex);
+        closing.swap(sessions);
+    }
+    for (auto& [name, core] : closing) core->close();
+    closing.clear();
+    runtime.stop();
+    registry.clear();  // plugins unload once the last object they created is gone
+}
+
+void Host::Impl::set_status(const std::string& name, const std::string& state, const std::string& error) {
+    std::lock_guard lock(mutex);
+    auto& s = statuses[name];
+    s.name = name;
+    if (auto it = configs.find(name); it != configs.end()) s.type = it->second.type;
+    s.state = state;
+    s.error = error;
+}
+
+config::ServerConfig Host::Impl::config_of(const std::string& name) const {
+    std::lock_guard lock(mutex);
+    auto it = configs.find(name);
+    if (it == configs.end()) throw Error(ErrorKind::NotFound, "no server named '" + name + "' is configured");
+    return it->second;
+}
+
+std::shared_ptr<plugins::LoadedPlugin> Host::Impl::plugin_for(const config::ServerConfig& config) const {
+    auto plugin = registry.transport_for(config.type);
+    if (plugin) return plugin;
+    std::string known;
+    for (const auto& type : registry.transport_types()) known += (known.empty() ? "" : ", ") + type;
+    throw Error(ErrorKind::Plugin, "server '" + config.name + "': no loaded plugin serves transport type '" +
+                                       config.type + "' (available: " + (known.empty() ? "none" : known) +
+                                       "); check --plugin-dir / MCPH_PLUGIN_PATH and run `mcph plugins`");
+}
+
+std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::ServerConfig& config) {
+    detail::SessionSettings settings;
+    settings.server_name = config.name;
+    settings.transport_type = config.type;
+    settings.config_json = config.config_json;
+    settings.request_timeout = config.request_timeout.value_or(options.request_timeout);
+    settings.connect_timeout = options.connect_timeout;
+    settings.client_info = options.client_info;
+    settings.callbacks = options.callbacks;
+    settings.log = options.logger;
+    const std::string name = config.name;
+    settings.on_disconnected = [this, name](const std::string& reason) { set_status(name, "failed", reason); };
+    return std::make_shared<detail::SessionCore>(std::move(settings), plugin_for(config), services->table(), runtime);
+}
+
+
+Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Host::~Host() = default;
+
+const std::vector<PluginInfo>& Host::plugins() const { return impl_->registry.infos(); }
+
+void Host::add_config_json(std::string_view json_text) {
+    for (auto& config : config::parse_mcp_config(json_text, "MCP config")) {
+        std::lock_guard lock(impl_->mutex);
+        if (!impl_->configs.count(config.name)) impl_->order.push_back(config.name);
+        const std::string name = config.name;
+        impl_->statuses[name] = ServerStatus{name, config.type, config.disabled ? "disabled" : "pending", ""};
+        impl_->configs[name] = std::move(config);
+    }
+}
+
+void Host::add_server(const std::string& name, const JsonValue& config) {
+    auto parsed = config::parse_server_config(name, config);
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->configs.count(name)) impl_->order.push_back(name);
+    impl_->statuses[name] = ServerStatus{name, parsed.type, parsed.disabled ? "disabled" : "pending", ""};
+    impl_->configs[name] = std::move(parsed);
+}
+
+std::vector<std::string> Host::server_names() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->order;
+}
+
+std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
+    if (auto existing = session(name)) return existing;
+    config::ServerConfig config = impl_->config_of(name);
+    if (config.disabled)
+        throw Error(ErrorKind::Usage, "server '" + name + "' is disabled in its config (\"disabled\": true)");
+    std::shared_ptr<detail::SessionCore> core;
+    try {
+        core = impl_->make_session(config);
+        core->connect();
+    } catch (const Error& e) {
+        impl_->set_status(name, "failed", e.what());
+        throw;
+    }
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->sessions[name] = core;
+    }
+    impl_->set_status(name, "connected", "");
+    return std::make_shared<ClientSession>(core);
+}
+
+void Host::connect_all() {
+    for (const auto& name : server_names()) {
+        if (impl_->config_of(name).disabled) continue;
+        try {
+            connect(name);
+        } catch (const Error&) {
+            // recorded in status()
+        }
+    }
+}
+
+std::shared_ptr<ClientSession> Host::session(const std::string& name) const {
+    std::lock_guard lock(impl_->mutex);
+    auto it = impl_->sessions.find(name);
+    if (it == impl_->sessions.end() || !it->second->connected()) return nullptr;
+    return std::make_shared<ClientSession>(it->second);
+}
+
+std::vector<Tool> Host::tools() const {
+    std::vector<std::shared_ptr<detail::SessionCore>> live;
+    {
+        std::lock_guard lock(impl_->mutex);
+        for (const auto& name : impl_->order)
+            if (auto it = impl_->sessions.find(name); it != impl_->sessions.end() && it->second->connected())
+                live.push_back(it->second);
+    }
+    std::vector<Tool> out;
+    std::map<std::string, std::string> owner;  // mapped name -> server/tool, to refuse any collision
+    for (const auto& core : live) {
+        for (Tool tool : core->cached_tools()) {
+            tool.mapped_name = tools::map_tool_name(tool.server, tool.name);
+            auto [it, fresh] = owner.emplace(tool.mapped_name, tool.server + "/" + tool.name);
+            if (!fresh) {
+                impl_->options.logger(LogLevel::Error, tool.server,
+                                      "tool '" + tool.name + "' maps to '" + tool.mapped_name + "', already used by " +
+                                          it->second + "; it is withheld");
+                continue;
+            }
+            out.push_back(std::move(tool));
+        }
+    }
+    return out;
+}
+
+CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
+    std::string server;
+    std::string original;
+    if (auto slash = mapped_name.find('/'); !tools::is_mapped_tool_name(mapped_name) && slash != std::string::npos) {
+        server = mapped_name.substr(0, slash);  // "server/tool" addresses a tool by its original name
+        original = mapped_name.substr(slash + 1);
+    } else {
+        for (const Tool& tool : tools()) {
+            if (tool.mapped_name == mapped_name) {
+                server = tool.server;
+                original = tool.name;
+                break;
+            }
+        }
+    }
+    if (server.empty())
+        throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' (run `mcph tools` to list them)");
+    auto s = session(server);
+    if (!s) throw Error(ErrorKind::Connection, "server '" + server + "' is not connected");
+    return s->call_tool(original, arguments, options);
+}
+
+std::vector<ServerStatus> Host::status() const {
+    std::lock_guard lock(impl_->mutex);
+    std::vector<ServerStatus> out;
+    for (const auto& name : impl_->order) out.push_back(impl_->statuses.at(name));
+    return out;
+}
+
+void Host::disconnect(const std::string& name) {
+    std::shared_ptr<detail::SessionCore> core;
+    {
+        std::lock_guard lock(impl_->mutex);
+        auto it = impl_->sessions.find(name);
+        if (it == impl_->sessions.end()) return;
+        core = it->second;
+        impl_->sessions.erase(it);
+    }
+    core->close();
+    impl_->set_status(name, "pending", "");
+}
+
+void Host::close() { impl_->shutdown(); }
+
+}  // namespace mcph

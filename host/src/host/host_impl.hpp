@@ -1,0 +1,42 @@
+// Host::Impl — the state behind mcph::Host, shared by host.cpp and status_json.cpp.
+#pragma once
+
+#include "config/server_config.hpp"
+#include "plugins/host_services.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "runtime/runtime.hpp"
+#include "session/session_core.hpp"
+
+#include <mcph/host.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mcph {
+
+struct Host::Impl {
+    HostOptions options;
+    runtime::Runtime runtime;
+    plugins::MemorySecretStore secrets;
+    std::unique_ptr<plugins::HostServices> services;
+    plugins::PluginRegistry registry;
+
+    mutable std::mutex mutex;  // guards the maps below; never held across connect or I/O
+    std::vector<std::string> order;  // server names in definition order
+    std::map<std::string, config::ServerConfig> configs;
+    std::map<std::string, std::shared_ptr<detail::SessionCore>> sessions;
+    std::map<std::string, ServerStatus> statuses;
+
+    explicit Impl(HostOptions opts);
+    ~Impl() { shutdown(); }
+    void shutdown();
+    void set_status(const std::string& name, const std::string& state, const std::string& error);
+    config::ServerConfig config_of(const std::string& name) const;
+    std::shared_ptr<plugins::LoadedPlugin> plugin_for(const config::ServerConfig& config) const;
+    std::shared_ptr<detail::SessionCore> make_session(const config::ServerConfig& config);
+};
+
+}  // namespace mcph

@@ -1,0 +1,90 @@
+// The status view ("/mcp" in seed 000 §18.12) as JSON: every server with its state, what it said
+// about itself, its tools under mapped and original names, and every plugin loaded or refused.
+#include "host/host_impl.hpp"
+#include "json/json_access.hpp"
+#include "tools/name_mapping.hpp"
+
+namespace mcph {
+namespace {
+
+using Alloc = Json::AllocatorType;
+
+JsonValue str(const std::string& s, Alloc& a) { return json::string_value(s, a); }
+
+JsonValue plugin_json(const PluginInfo& p, Alloc& a) {
+    JsonValue o(rapidjson::kObjectType);
+    o.AddMember("path", str(p.path.string(), a), a);
+    o.AddMember("loaded", p.loaded, a);
+    if (!p.error.empty()) o.AddMember("error", str(p.error, a), a);
+    if (!p.name.empty()) o.AddMember("name", str(p.name, a), a);
+    if (!p.version.empty()) o.AddMember("version", str(p.version, a), a);
+    if (p.abi_major) o.AddMember("abi", str(std::to_string(p.abi_major) + "." + std::to_string(p.abi_minor), a), a);
+    JsonValue interfaces(rapidjson::kArrayType);
+    for (const auto& i : p.interfaces) interfaces.PushBack(str(i, a), a);
+    o.AddMember("interfaces", interfaces, a);
+    JsonValue types(rapidjson::kArrayType);
+    for (const auto& t : p.config_types) types.PushBack(str(t, a), a);
+    o.AddMember("transportTypes", types, a);
+    if (!p.auth_backend.empty()) o.AddMember("authBackend", str(p.auth_backend, a), a);
+    return o;
+}
+
+void add_session_details(JsonValue& o, detail::SessionCore& core, Alloc& a) {
+    o.AddMember("protocolVersion", str(core.protocol_version(), a), a);
+    JsonValue info(rapidjson::kObjectType);
+    info.AddMember("name", str(core.server_info().name, a), a);
+    info.AddMember("version", str(core.server_info().version, a), a);
+    o.AddMember("serverInfo", info, a);
+    o.AddMember("capabilities", JsonValue(core.server_capabilities(), a), a);
+    if (!core.instructions().empty()) o.AddMember("instructions", str(core.instructions(), a), a);
+    JsonValue tools(rapidjson::kArrayType);
+    for (const Tool& t : core.cached_tools()) {
+        JsonValue tool(rapidjson::kObjectType);
+        tool.AddMember("name", str(tools::map_tool_name(t.server, t.name), a), a);
+        tool.AddMember("originalName", str(t.name, a), a);
+        if (!t.description.empty()) tool.AddMember("description", str(t.description, a), a);
+        if (t.destructive) tool.AddMember("destructive", true, a);
+        tools.PushBack(tool, a);
+    }
+    o.AddMember("tools", tools, a);
+    JsonValue resources(rapidjson::kArrayType);
+    for (const Resource& r : core.cached_resources()) {
+        JsonValue res(rapidjson::kObjectType);
+        res.AddMember("uri", str(r.uri, a), a);
+        res.AddMember("name", str(r.name, a), a);
+        resources.PushBack(res, a);
+    }
+    o.AddMember("resources", resources, a);
+    JsonValue prompts(rapidjson::kArrayType);
+    for (const Prompt& p : core.cached_prompts()) prompts.PushBack(str(p.name, a), a);
+    o.AddMember("prompts", prompts, a);
+}
+
+}  // namespace
+
+Json Host::status_json() const {
+    Json doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    JsonValue servers(rapidjson::kArrayType);
+    for (const ServerStatus& s : status()) {
+        JsonValue o(rapidjson::kObjectType);
+        o.AddMember("name", str(s.name, a), a);
+        o.AddMember("type", str(s.type, a), a);
+        o.AddMember("state", str(s.state, a), a);
+        if (!s.error.empty()) o.AddMember("error", str(s.error, a), a);
+        std::shared_ptr<detail::SessionCore> core;
+        {
+            std::lock_guard lock(impl_->mutex);
+            if (auto it = impl_->sessions.find(s.name); it != impl_->sessions.end()) core = it->second;
+        }
+        if (core && core->connected()) add_session_details(o, *core, a);
+        servers.PushBack(o, a);
+    }
+    doc.AddMember("servers", servers, a);
+    JsonValue plugins(rapidjson::kArrayType);
+    for (const PluginInfo& p : impl_->registry.infos()) plugins.PushBack(plugin_json(p, a), a);
+    doc.AddMember("plugins", plugins, a);
+    return doc;
+}
+
+}  // namespace mcph

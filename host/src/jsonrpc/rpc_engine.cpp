@@ -1,0 +1,388 @@
+#include "jsonrpc/rpc_engine.hpp"
+
+#include "json/json_access.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace mcph::jsonrpc {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr int kLogWarn = 2;
+
+std::string_view as_view(const rapidjson::StringBuffer& buffer) { return {buffer.GetString(), buffer.GetSize()}; }
+
+std::string excerpt(std::string_view text) {
+    constexpr std::size_t kMax = 200;
+    return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
+}
+
+// Adds params._meta.progressToken = id, creating the objects as needed.
+void attach_progress_token(Json& params, std::int64_t id) {
+    auto& alloc = params.GetAllocator();
+    if (!params.IsObject()) params.SetObject();
+    auto meta = params.FindMember("_meta");
+    if (meta == params.MemberEnd() || !meta->value.IsObject()) {
+        if (meta != params.MemberEnd()) params.RemoveMember(meta);
+        params.AddMember("_meta", rapidjson::Value(rapidjson::kObjectType), alloc);
+        meta = params.FindMember("_meta");
+    }
+    meta->value.RemoveMember("progressToken");
+    meta->value.AddMember("progressToken", rapidjson::Value(static_cast<int64_t>(id)), alloc);
+}
+
+void write_envelope_start(Writer& w) {
+    w.StartObject();
+    w.Key("jsonrpc");
+    w.String("2.0");
+}
+
+std::optional<std::int64_t> integer_id(const JsonValue& id) {
+    if (id.IsInt64()) return id.GetInt64();
+    if (id.IsUint64()) return std::nullopt;  // beyond what we ever send
+    return std::nullopt;
+}
+
+Error remote_error(const JsonValue& error, const std::string& method) {
+    int code = 0;
+    std::string message = "server returned an error";
+    std::string data;
+    if (error.IsObject()) {
+        if (const JsonValue* c = json::member(error, "code"); c && c->IsInt()) code = c->GetInt();
+        message = json::string_or(error, "message", message);
+        if (const JsonValue* d = json::member(error, "data")) data = to_json(*d);
+    }
+    return Error(ErrorKind::Remote, method + ": " + message + " (JSON-RPC error " + std::to_string(code) + ")", code,
+                 data);
+}
+
+}  // namespace
+
+std::string id_to_json(const JsonValue& id) { return to_json(id); }
+
+// ---- Responder ----------------------------------------------------------------------------------
+
+void Responder::result(const JsonValue& result) {
+    auto engine = engine_.lock();
+    if (!engine) return;
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    write_envelope_start(w);
+    w.Key("id");
+    w.RawValue(id_json_.data(), id_json_.size(), rapidjson::kNumberType);
+    w.Key("result");
+    result.Accept(w);
+    w.EndObject();
+    try {
+        engine->send_raw(as_view(buffer));
+    } catch (const Error&) {
+        // The connection is gone; the server will never read the answer. Nothing to do.
+    }
+}
+
+void Responder::error(int code, const std::string& message) {
+    auto engine = engine_.lock();
+    if (!engine) return;
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    write_envelope_start(w);
+    w.Key("id");
+    w.RawValue(id_json_.data(), id_json_.size(), rapidjson::kNumberType);
+    w.Key("error");
+    w.StartObject();
+    w.Key("code");
+    w.Int(code);
+    w.Key("message");
+    w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
+    w.EndObject();
+    w.EndObject();
+    try {
+        engine->send_raw(as_view(buffer));
+    } catch (const Error&) {
+    }
+}
+
+// ---- Engine -------------------------------------------------------------------------------------
+
+RpcEngine::RpcEngine(std::string peer_name, EngineHooks hooks) : peer_(std::move(peer_name)), hooks_(std::move(hooks)) {}
+
+PendingRequest RpcEngine::start_request(std::string_view method, Json params, RequestSettings settings) {
+    const std::int64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
+    if (settings.on_progress) attach_progress_token(params, id);
+
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    write_envelope_start(w);
+    w.Key("id");
+    w.Int64(id);
+    w.Key("method");
+    w.String(method.data(), static_cast<rapidjson::SizeType>(method.size()));
+    if (!params.IsNull()) {
+        w.Key("params");
+        params.Accept(w);
+    }
+    w.EndObject();
+
+    Pending entry;
+    entry.method = std::string(method);
+    entry.timeout = settings.timeout;
+    const auto now = Clock::now();
+    entry.deadline = now + settings.timeout;
+    entry.hard_deadline = settings.max_total_timeout ? now + *settings.max_total_timeout : Clock::time_point::max();
+    entry.reset_on_progress = settings.reset_timeout_on_progress;
+    if (settings.on_progress)
+        entry.on_progress = std::make_shared<const std::function<void(const Progress&)>>(std::move(settings.on_progress));
+    std::future<Json> future = entry.promise.get_future();
+
+    bool was_empty = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (closed_error_) {
+            entry.promise.set_exception(std::make_exception_ptr(*closed_error_));
+            return PendingRequest(std::move(future), {});
+        }
+        was_empty = pending_.empty();
+        pending_.emplace(id, std::move(entry));
+    }
+    if (was_empty && hooks_.arm_timeouts) hooks_.arm_timeouts();
+
+    try {
+        hooks_.send(as_view(buffer));
+    } catch (const Error& e) {
+        if (auto taken = take(id)) taken->promise.set_exception(std::make_exception_ptr(e));
+    }
+    std::weak_ptr<RpcEngine> weak = weak_from_this();
+    return PendingRequest(std::move(future), [weak, id](const std::string& reason) {
+        if (auto engine = weak.lock()) engine->cancel(id, reason);
+    });
+}
+
+void RpcEngine::notify(std::string_view method, const JsonValue* params) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    write_envelope_start(w);
+    w.Key("method");
+    w.String(method.data(), static_cast<rapidjson::SizeType>(method.size()));
+    if (params && !params->IsNull()) {
+        w.Key("params");
+        params->Accept(w);
+    }
+    w.EndObject();
+    hooks_.send(as_view(buffer));
+}
+
+void RpcEngine::cancel(std::int64_t id, const std::string& reason) {
+    auto taken = take(id);
+    if (!taken) return;  // already answered
+    send_cancelled(id, reason);
+    taken->promise.set_exception(
+        std::make_exception_ptr(Error(ErrorKind::Cancelled, taken->method + " cancelled: " + reason)));
+}
+
+std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
+    std::lock_guard lock(mutex_);
+    auto node = pending_.extract(id);
+    if (node.empty()) return std::nullopt;
+    return std::move(node.mapped());
+}
+
+void RpcEngine::send_cancelled(std::int64_t id, const std::string& reason) {
+    Json params(rapidjson::kObjectType);
+    params.AddMember("requestId", rapidjson::Value(static_cast<int64_t>(id)), params.GetAllocator());
+    params.AddMember("reason", json::string_value(reason, params.GetAllocator()), params.GetAllocator());
+    try {
+        notify("notifications/cancelled", &params);
+    } catch (const Error&) {
+        // The connection is gone: the server cannot be told, and need not be.
+    }
+}
+
+void RpcEngine::handle_message(std::string_view text) {
+    Json doc;
+    doc.Parse(text.data(), text.size());
+    if (doc.HasParseError()) {
+        log(kLogWarn, "ignored malformed JSON from server: " + std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
+                          " at offset " + std::to_string(doc.GetErrorOffset()) + ": " + excerpt(text));
+        return;
+    }
+    if (doc.IsArray()) {  // a JSON-RPC batch (2025-03-26 allows servers to send them)
+        for (const JsonValue& message : doc.GetArray()) dispatch_value(message);
+        return;
+    }
+    dispatch(doc);
+}
+
+void RpcEngine::dispatch(Json& doc) {
+    if (!doc.IsObject()) {
+        log(kLogWarn, "ignored a message that is not a JSON object");
+        return;
+    }
+    const JsonValue* id = json::member(doc, "id");
+    const bool is_response = !json::member(doc, "method") && id &&
+                             (json::member(doc, "result") || json::member(doc, "error"));
+    if (is_response) {
+        if (auto numeric = integer_id(*id); numeric && json::member(doc, "result")) {
+            handle_response(*numeric, doc);  // hot path: completes without copying the result
+            return;
+        }
+    }
+    dispatch_value(doc);
+}
+
+void RpcEngine::dispatch_value(const JsonValue& message) {
+    if (!message.IsObject()) {
+        log(kLogWarn, "ignored a message that is not a JSON object");
+        return;
+    }
+    const JsonValue* method = json::member(message, "method");
+    const JsonValue* id = json::member(message, "id");
+    if (method && method->IsString()) {
+        if (id && !id->IsNull()) {
+            handle_inbound_request(message);
+            return;
+        }
+        const std::string name(json::view(*method));
+        static const JsonValue kEmpty(rapidjson::kObjectType);
+        const JsonValue* params = json::member(message, "params");
+        if (name == "notifications/progress") {
+            if (params) handle_progress(*params);
+        } else if (name == "notifications/cancelled") {
+            // The server withdrew one of its requests; our callbacks answer at most once and a late
+            // answer is harmless (the spec lets the receiver ignore it), so nothing to undo here.
+        } else if (hooks_.on_notification) {
+            hooks_.on_notification(name, params ? *params : kEmpty);
+        }
+        return;
+    }
+    if (id && (json::member(message, "result") || json::member(message, "error"))) {
+        handle_response_value(message);
+        return;
+    }
+    log(kLogWarn, "ignored a message that is neither request, response nor notification: " + excerpt(to_json(message)));
+}
+
+void RpcEngine::handle_response(std::int64_t id, Json& doc) {
+    auto taken = take(id);
+    if (!taken) {
+        log(kLogWarn, "ignored a response with unknown id " + std::to_string(id) + " (late, duplicate or invented)");
+        return;
+    }
+    // Move the result into the document's root: the parsed tree is reused, not copied.
+    rapidjson::Value result;
+    result.Swap(doc["result"]);
+    static_cast<rapidjson::Value&>(doc).Swap(result);
+    taken->promise.set_value(std::move(doc));
+}
+
+void RpcEngine::handle_response_value(const JsonValue& message) {
+    const JsonValue& id = message["id"];
+    auto numeric = integer_id(id);
+    auto taken = numeric ? take(*numeric) : std::nullopt;
+    if (!taken) {
+        if (id.IsNull() && json::member(message, "error"))
+            log(kLogWarn, "server reported an error without a request id: " + excerpt(to_json(message["error"])));
+        else
+            log(kLogWarn, "ignored a response with unknown id " + excerpt(to_json(id)));
+        return;
+    }
+    if (const JsonValue* error = json::member(message, "error")) {
+        taken->promise.set_exception(std::make_exception_ptr(remote_error(*error, taken->method)));
+        return;
+    }
+    taken->promise.set_value(clone_json(message["result"]));
+}
+
+void RpcEngine::handle_progress(const JsonValue& params) {
+    const JsonValue* token = json::member(params, "progressToken");
+    if (!token || !token->IsInt64()) return;  // we only ever issue integer tokens
+    std::shared_ptr<const std::function<void(const Progress&)>> callback;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = pending_.find(token->GetInt64());
+        if (it == pending_.end()) return;  // progress for a finished request: harmless
+        if (it->second.reset_on_progress) it->second.deadline = Clock::now() + it->second.timeout;
+        callback = it->second.on_progress;
+    }
+    if (!callback) return;
+    Progress progress;
+    if (const JsonValue* p = json::member(params, "progress"); p && p->IsNumber()) progress.progress = p->GetDouble();
+    if (const JsonValue* t = json::member(params, "total"); t && t->IsNumber()) progress.total = t->GetDouble();
+    progress.message = json::string_or(params, "message");
+    (*callback)(progress);
+}
+
+void RpcEngine::handle_inbound_request(const JsonValue& message) {
+    const std::string method(json::view(message["method"]));
+    auto responder = std::make_shared<Responder>(weak_from_this(), id_to_json(message["id"]));
+    if (method == "ping") {
+        static const JsonValue kEmptyResult(rapidjson::kObjectType);
+        responder->result(kEmptyResult);
+        return;
+    }
+    if (!hooks_.on_request) {
+        responder->error(-32601, "method not found: " + method);
+        return;
+    }
+    Json params;
+    if (const JsonValue* p = json::member(message, "params")) params.CopyFrom(*p, params.GetAllocator());
+    hooks_.on_request(method, std::move(params), std::move(responder));
+}
+
+std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
+    std::vector<std::pair<std::int64_t, Pending>> expired;
+    std::size_t remaining = 0;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto it = pending_.begin(); it != pending_.end();) {
+            if (now >= it->second.deadline || now >= it->second.hard_deadline) {
+                expired.emplace_back(it->first, std::move(it->second));
+                it = pending_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        remaining = pending_.size();
+    }
+    for (auto& [id, entry] : expired) {
+        const bool hard = now >= entry.hard_deadline;
+        std::string what = entry.method + " to '" + peer_ + "' timed out after " +
+                           (hard ? "its maximum total time" : std::to_string(entry.timeout.count()) + " ms");
+        send_cancelled(id, "timed out");
+        entry.promise.set_exception(std::make_exception_ptr(
+            Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; raise the timeout with --timeout "
+                                             "or the server's \"timeout\" setting if it is just slow)")));
+    }
+    return remaining;
+}
+
+void RpcEngine::fail_all(const Error& error) {
+    std::unordered_map<std::int64_t, Pending> failed;
+    {
+        std::lock_guard lock(mutex_);
+        closed_error_ = error;
+        failed.swap(pending_);
+    }
+    for (auto& [id, entry] : failed) {
+        Error specific(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json());
+        entry.promise.set_exception(std::make_exception_ptr(specific));
+    }
+}
+
+void RpcEngine::reopen() {
+    std::lock_guard lock(mutex_);
+    closed_error_.reset();
+}
+
+std::size_t RpcEngine::pending_count() const {
+    std::lock_guard lock(mutex_);
+    return pending_.size();
+}
+
+void RpcEngine::log(int level, const std::string& message) const {
+    if (hooks_.log) hooks_.log(level, message);
+}
+
+}  // namespace mcph::jsonrpc

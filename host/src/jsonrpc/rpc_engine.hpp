@@ -1,0 +1,123 @@
+// The JSON-RPC 2.0 engine of one session: request ids, the pending-request table, timeouts,
+// cancellation, progress routing, and dispatch of inbound requests and notifications.
+//
+// Threads: requests start on any caller thread and are written straight to the transport.
+// Responses arrive on the transport's thread and complete the waiting future right there, under
+// a short lock around the pending table (never held across I/O or a user callback). Timeouts
+// are found by check_timeouts(), which the owner calls periodically from its event loop.
+#pragma once
+
+#include <mcph/error.hpp>
+#include <mcph/json.hpp>
+#include <mcph/session.hpp>
+#include <mcph/types.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mcph::jsonrpc {
+
+using Clock = std::chrono::steady_clock;
+
+class RpcEngine;
+
+// Answers one inbound (server→client) request, once, from any thread.
+class Responder {
+public:
+    Responder(std::weak_ptr<RpcEngine> engine, std::string id_json) : engine_(std::move(engine)), id_json_(std::move(id_json)) {}
+    void result(const JsonValue& result);
+    void error(int code, const std::string& message);
+    const std::string& id_json() const { return id_json_; }
+
+private:
+    std::weak_ptr<RpcEngine> engine_;
+    std::string id_json_;
+};
+
+struct EngineHooks {
+    // Writes one serialized message to the transport; throws mcph::Error on failure.
+    std::function<void(std::string_view message)> send;
+    // An inbound request other than ping. Runs on the transport thread: hand off slow work.
+    std::function<void(const std::string& method, Json params, std::shared_ptr<Responder> responder)> on_request;
+    // An inbound notification other than progress/cancelled. Runs on the transport thread.
+    std::function<void(const std::string& method, const JsonValue& params)> on_notification;
+    // Diagnostics (malformed or unexpected messages): logged, never fatal.
+    std::function<void(int level, const std::string& message)> log;  // level: 1 info, 2 warn, 3 error
+    // Called when the pending table goes from empty to non-empty, so the owner can start ticking.
+    std::function<void()> arm_timeouts;
+};
+
+struct RequestSettings {
+    std::chrono::milliseconds timeout{60000};
+    bool reset_timeout_on_progress = false;
+    std::optional<std::chrono::milliseconds> max_total_timeout;
+    std::function<void(const Progress&)> on_progress;
+};
+
+class RpcEngine : public std::enable_shared_from_this<RpcEngine> {
+public:
+    RpcEngine(std::string peer_name, EngineHooks hooks);
+
+    // Sends a request. Failures (send error, engine closed) come back through the future.
+    PendingRequest start_request(std::string_view method, Json params, RequestSettings settings);
+    // Sends a notification; throws mcph::Error on send failure.
+    void notify(std::string_view method, const JsonValue* params);
+    // Cancels a pending request: its future fails with Cancelled, the server gets notifications/cancelled.
+    void cancel(std::int64_t id, const std::string& reason);
+
+    // One complete message from the transport (object or batch array).
+    void handle_message(std::string_view text);
+
+    // Fails every request past its deadline (Timeout) and notifies the server. Returns the number
+    // still pending.
+    std::size_t check_timeouts(Clock::time_point now);
+    // Fails every pending request with `error` at once; later requests fail immediately with it.
+    void fail_all(const Error& error);
+    // Accepts requests again after fail_all (a fresh connection).
+    void reopen();
+
+    std::size_t pending_count() const;
+    void send_raw(std::string_view message) { hooks_.send(message); }
+
+private:
+    struct Pending {
+        std::promise<Json> promise;
+        std::string method;
+        std::chrono::milliseconds timeout{0};
+        Clock::time_point deadline;
+        Clock::time_point hard_deadline;
+        bool reset_on_progress = false;
+        std::shared_ptr<const std::function<void(const Progress&)>> on_progress;
+    };
+
+    void dispatch(Json& doc);
+    void dispatch_value(const JsonValue& message);
+    void handle_response(std::int64_t id, Json& doc);
+    void handle_response_value(const JsonValue& message);
+    void handle_progress(const JsonValue& params);
+    void handle_inbound_request(const JsonValue& message);
+    void send_cancelled(std::int64_t id, const std::string& reason);
+    std::optional<Pending> take(std::int64_t id);
+    void log(int level, const std::string& message) const;
+
+    const std::string peer_;
+    EngineHooks hooks_;
+    std::atomic<std::int64_t> next_id_{0};
+    mutable std::mutex mutex_;
+    std::unordered_map<std::int64_t, Pending> pending_;
+    std::optional<Error> closed_error_;
+};
+
+// Serializes an id value (number or string) as JSON text, for echoing it back.
+std::string id_to_json(const JsonValue& id);
+
+}  // namespace mcph::jsonrpc

@@ -1,0 +1,63 @@
+// The mcph_host_services table handed to every plugin, bound to this host's logger, event loop,
+// URL opener and secret store.
+#pragma once
+
+#include <mcph/host.hpp>
+#include <mcph/plugin_api.h>
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace mcph::plugins {
+
+// Where plugins keep secrets (tokens). The in-memory store lives for the process; a persistent
+// store plugs in behind the same interface.
+class SecretStore {
+public:
+    virtual ~SecretStore() = default;
+    virtual std::optional<std::string> get(const std::string& key) = 0;
+    virtual void set(const std::string& key, const std::string& value) = 0;
+    virtual void erase(const std::string& key) = 0;
+};
+
+class MemorySecretStore : public SecretStore {
+public:
+    std::optional<std::string> get(const std::string& key) override;
+    void set(const std::string& key, const std::string& value) override;
+    void erase(const std::string& key) override;
+
+private:
+    std::mutex mutex_;
+    std::map<std::string, std::string> values_;
+};
+
+struct HostServiceBindings {
+    std::function<void(LogLevel, std::string_view, std::string_view)> log;
+    std::function<bool(const std::string&)> open_url;
+    std::function<void(std::function<void()>)> post;
+    SecretStore* secrets = nullptr;
+};
+
+class HostServices {
+public:
+    explicit HostServices(HostServiceBindings bindings);
+    HostServices(const HostServices&) = delete;
+    HostServices& operator=(const HostServices&) = delete;
+
+    const mcph_host_services* table() const { return &table_; }
+    const HostServiceBindings& bindings() const { return bindings_; }
+
+private:
+    HostServiceBindings bindings_;
+    mcph_host_services table_;
+};
+
+// The safe-fetch policy (also exposed to plugins as check_fetch_url): https only, except http to
+// a loopback host; private/link-local addresses only when the server itself is on one.
+// Returns an empty string when allowed, else the reason.
+std::string check_fetch_url(const std::string& url, const std::string& server_url);
+
+}  // namespace mcph::plugins

@@ -1,0 +1,151 @@
+#include "plugins/plugin_loader.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace mcph::plugins {
+namespace {
+
+// Reads a descriptor field only if the plugin's struct is large enough to have it.
+template <class T>
+bool has_field(const mcph_plugin& d, T mcph_plugin::*field) {
+    const auto offset = reinterpret_cast<std::size_t>(&(static_cast<const mcph_plugin*>(nullptr)->*field));
+    return d.struct_size >= offset + sizeof(T);
+}
+
+std::string safe_string(const char* s) { return s ? std::string(s) : std::string(); }
+
+bool validate_descriptor(const mcph_plugin* d, PluginInfo& info) {
+    if (!d) {
+        info.error = "mcph_plugin_entry returned null";
+        return false;
+    }
+    if (d->struct_size < offsetof(mcph_plugin, get_interface) + sizeof(d->get_interface)) {
+        info.error = "descriptor too small (struct_size " + std::to_string(d->struct_size) + ")";
+        return false;
+    }
+    info.abi_major = d->abi_major;
+    info.abi_minor = d->abi_minor;
+    info.name = safe_string(d->name);
+    info.version = safe_string(d->version);
+    info.description = safe_string(d->description);
+    if (d->abi_major != MCPH_ABI_MAJOR) {
+        info.error = "plugin ABI " + std::to_string(d->abi_major) + "." + std::to_string(d->abi_minor) +
+                     " is incompatible with host ABI " + std::to_string(MCPH_ABI_MAJOR) + "." +
+                     std::to_string(MCPH_ABI_MINOR) + " (major versions must match)";
+        return false;
+    }
+    if (!d->get_interface) {
+        info.error = "descriptor has no get_interface";
+        return false;
+    }
+    return true;
+}
+
+bool run_init(const mcph_plugin* d, const mcph_host_services* services, PluginInfo& info) {
+    if (!has_field(*d, &mcph_plugin::init) || !d->init) return true;
+    mcph_error err;
+    std::memset(&err, 0, sizeof err);
+    err.struct_size = sizeof err;
+    mcph_status status = d->init(services, &err);
+    if (status != MCPH_OK) {
+        info.error = std::string("init failed: ") + (err.message[0] ? err.message : "status " + std::to_string(status));
+        return false;
+    }
+    return true;
+}
+
+void describe_interfaces(const LoadedPlugin& plugin, PluginInfo& info) {
+    if (const auto* t = plugin.transport()) {
+        info.interfaces.push_back(MCPH_TRANSPORT_INTERFACE_V1);
+        if (t->config_types)
+            for (const char* const* type = t->config_types; *type; ++type) info.config_types.emplace_back(*type);
+    }
+    if (const auto* a = plugin.auth()) {
+        info.interfaces.push_back(MCPH_AUTH_INTERFACE_V1);
+        info.auth_backend = safe_string(a->backend_name);
+    }
+}
+
+}  // namespace
+
+LoadedPlugin::LoadedPlugin(boost::dll::shared_library library, const mcph_plugin* descriptor)
+    : library_(std::move(library)), descriptor_(descriptor) {}
+
+LoadedPlugin::~LoadedPlugin() {
+    if (has_field(*descriptor_, &mcph_plugin::shutdown) && descriptor_->shutdown) descriptor_->shutdown();
+}
+
+void LoadedPlugin::bind_interfaces() {
+    // A vtable is used only if it is at least as large as the v1 layout we call into.
+    auto* t = static_cast<const mcph_transport_vtable_v1*>(descriptor_->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
+    if (t && t->struct_size >= sizeof(mcph_transport_vtable_v1) && t->create && t->start && t->send && t->close &&
+        t->destroy)
+        transport_ = t;
+    auto* a = static_cast<const mcph_auth_vtable_v1*>(descriptor_->get_interface(MCPH_AUTH_INTERFACE_V1));
+    if (a && a->struct_size >= sizeof(mcph_auth_vtable_v1) && a->create && a->get_headers && a->destroy) auth_ = a;
+}
+
+std::filesystem::path default_plugin_dir() {
+    std::error_code ec;
+    auto exe = boost::dll::program_location(ec);
+    if (ec) return {};
+    return (exe.parent_path() / ".." / "lib" / "mcph" / "plugins").lexically_normal();
+}
+
+std::vector<std::filesystem::path> plugin_search_path(const HostOptions& options) {
+    std::vector<std::filesystem::path> dirs;
+    if (options.use_env_plugin_path) {
+        if (const char* env = std::getenv("MCPH_PLUGIN_PATH")) {
+            std::stringstream ss(env);
+            std::string entry;
+            while (std::getline(ss, entry, ':'))
+                if (!entry.empty()) dirs.emplace_back(entry);
+        }
+    }
+    dirs.insert(dirs.end(), options.plugin_dirs.begin(), options.plugin_dirs.end());
+    if (options.use_default_plugin_dir) {
+        auto def = default_plugin_dir();
+        if (!def.empty()) dirs.push_back(def);
+    }
+    return dirs;
+}
+
+std::shared_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& file, const mcph_host_services* services,
+                                          PluginInfo& info) {
+    info.path = file;
+    boost::dll::shared_library library;
+    try {
+        // rtld_local keeps each plugin's symbols to itself; rtld_now surfaces missing symbols here.
+        library = boost::dll::shared_library(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& e) {
+        info.error = std::string("not loadable: ") + e.what();
+        return nullptr;
+    }
+    if (!library.has(MCPH_ENTRY_SYMBOL)) {
+        info.error = "not an mcph plugin (no mcph_plugin_entry symbol)";
+        return nullptr;
+    }
+    const mcph_plugin* descriptor = nullptr;
+    try {
+        descriptor = library.get<const mcph_plugin*()>(MCPH_ENTRY_SYMBOL)();
+    } catch (const std::exception& e) {
+        info.error = std::string("entry point failed: ") + e.what();
+        return nullptr;
+    }
+    if (!validate_descriptor(descriptor, info) || !run_init(descriptor, services, info)) return nullptr;
+    auto plugin = std::make_shared<LoadedPlugin>(std::move(library), descriptor);
+    plugin->bind_interfaces();
+    describe_interfaces(*plugin, info);
+    if (info.interfaces.empty()) {
+        info.error = "plugin offers no interface this host understands (mcph.transport/1, mcph.auth/1)";
+        return nullptr;
+    }
+    info.loaded = true;
+    return plugin;
+}
+
+}  // namespace mcph::plugins

@@ -1,0 +1,93 @@
+// The public face of SessionCore: every call forwards; nothing else lives here.
+#include "json/json_access.hpp"
+#include "session/session_core.hpp"
+
+#include <mcph/session.hpp>
+
+namespace mcph {
+
+std::string CallToolResult::text() const {
+    std::string out;
+    const JsonValue* content = raw.IsObject() ? json::array_member(raw, "content") : nullptr;
+    if (!content) return out;
+    for (const JsonValue& block : content->GetArray()) {
+        if (json::string_or(block, "type") != "text") continue;
+        if (!out.empty()) out.push_back('\n');
+        out += json::string_or(block, "text");
+    }
+    return out;
+}
+
+const JsonValue* CallToolResult::structured() const {
+    return raw.IsObject() ? json::object_member(raw, "structuredContent") : nullptr;
+}
+
+ClientSession::ClientSession(std::shared_ptr<detail::SessionCore> core) : core_(std::move(core)) {}
+ClientSession::~ClientSession() = default;
+
+const std::string& ClientSession::server_name() const { return core_->settings().server_name; }
+bool ClientSession::connected() const { return core_->connected(); }
+const std::string& ClientSession::protocol_version() const { return core_->protocol_version(); }
+const Implementation& ClientSession::server_info() const { return core_->server_info(); }
+const Json& ClientSession::server_capabilities() const { return core_->server_capabilities(); }
+const std::string& ClientSession::instructions() const { return core_->instructions(); }
+bool ClientSession::has_capability(const char* name) const { return core_->has_capability(name); }
+
+PendingRequest ClientSession::request(const std::string& method, Json params, const RequestOptions& options) {
+    return core_->request(method, std::move(params), options);
+}
+Json ClientSession::call(const std::string& method, Json params, const RequestOptions& options) {
+    return core_->call(method, std::move(params), options);
+}
+void ClientSession::notify(const std::string& method, Json params) { core_->notify(method, std::move(params)); }
+
+std::vector<Tool> ClientSession::list_tools() { return core_->fetch_tools(); }
+std::vector<Resource> ClientSession::list_resources() { return core_->fetch_resources(); }
+std::vector<ResourceTemplate> ClientSession::list_resource_templates() { return core_->fetch_resource_templates(); }
+std::vector<Prompt> ClientSession::list_prompts() { return core_->fetch_prompts(); }
+
+CallToolResult ClientSession::call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options) {
+    return core_->call_tool(name, arguments, options);
+}
+
+namespace {
+Json object_with(const char* key, const std::string& value) {
+    Json params(rapidjson::kObjectType);
+    params.AddMember(rapidjson::StringRef(key), json::string_value(value, params.GetAllocator()), params.GetAllocator());
+    return params;
+}
+}  // namespace
+
+Json ClientSession::read_resource(const std::string& uri) { return core_->call("resources/read", object_with("uri", uri)); }
+void ClientSession::subscribe_resource(const std::string& uri) { core_->call("resources/subscribe", object_with("uri", uri)); }
+void ClientSession::unsubscribe_resource(const std::string& uri) {
+    core_->call("resources/unsubscribe", object_with("uri", uri));
+}
+
+Json ClientSession::get_prompt(const std::string& name, const JsonValue& arguments) {
+    Json params = object_with("name", name);
+    if (arguments.IsObject()) params.AddMember("arguments", JsonValue(arguments, params.GetAllocator()), params.GetAllocator());
+    return core_->call("prompts/get", std::move(params));
+}
+
+Json ClientSession::complete(const JsonValue& ref, const std::string& argument_name, const std::string& argument_value) {
+    Json params(rapidjson::kObjectType);
+    auto& a = params.GetAllocator();
+    params.AddMember("ref", JsonValue(ref, a), a);
+    JsonValue argument(rapidjson::kObjectType);
+    argument.AddMember("name", json::string_value(argument_name, a), a);
+    argument.AddMember("value", json::string_value(argument_value, a), a);
+    params.AddMember("argument", argument, a);
+    return core_->call("completion/complete", std::move(params));
+}
+
+void ClientSession::set_logging_level(const std::string& level) { core_->call("logging/setLevel", object_with("level", level)); }
+void ClientSession::ping() { core_->call("ping", Json()); }
+
+std::vector<Tool> ClientSession::cached_tools() const { return core_->cached_tools(); }
+std::vector<Resource> ClientSession::cached_resources() const { return core_->cached_resources(); }
+std::vector<Prompt> ClientSession::cached_prompts() const { return core_->cached_prompts(); }
+
+void ClientSession::close() { core_->close(); }
+
+}  // namespace mcph

@@ -1,0 +1,440 @@
+#include "session/session_core.hpp"
+
+#include "json/json_access.hpp"
+#include "session/feature_parsing.hpp"
+#include "session/pagination.hpp"
+#include "session/protocol_version.hpp"
+#include "session/server_requests.hpp"
+
+namespace mcph::detail {
+namespace {
+
+constexpr auto kTimeoutTick = std::chrono::milliseconds(20);
+constexpr int kIdleTicksBeforeDisarm = 50;  // keep ticking ~1 s after the last request finishes
+
+Json initialize_params(const Implementation& client) {
+    Json params(rapidjson::kObjectType);
+    auto& a = params.GetAllocator();
+    params.AddMember("protocolVersion", json::string_value(session::kLatestProtocolVersion, a), a);
+    JsonValue caps(rapidjson::kObjectType);
+    caps.AddMember("roots", JsonValue(rapidjson::kObjectType), a);
+    caps.AddMember("sampling", JsonValue(rapidjson::kObjectType), a);
+    // Exactly {}: the richer {form:{},url:{}} form crashes some server SDKs (seed 000, §18.4).
+    caps.AddMember("elicitation", JsonValue(rapidjson::kObjectType), a);
+    params.AddMember("capabilities", caps, a);
+    JsonValue info(rapidjson::kObjectType);
+    info.AddMember("name", json::string_value(client.name, a), a);
+    info.AddMember("version", json::string_value(client.version, a), a);
+    if (!client.title.empty()) info.AddMember("title", json::string_value(client.title, a), a);
+    params.AddMember("clientInfo", info, a);
+    return params;
+}
+
+Json cursor_params(const std::string& cursor) {
+    Json params(rapidjson::kObjectType);
+    if (!cursor.empty()) params.AddMember("cursor", json::string_value(cursor, params.GetAllocator()), params.GetAllocator());
+    return params;
+}
+
+LogLevel to_log_level(mcph_log_level level) { return static_cast<LogLevel>(level); }
+
+}  // namespace
+
+SessionCore::SessionCore(SessionSettings settings, std::shared_ptr<plugins::LoadedPlugin> plugin,
+                         const mcph_host_services* services, runtime::Runtime& runtime)
+    : settings_(std::move(settings)),
+      plugin_(std::move(plugin)),
+      services_(services),
+      runtime_(runtime),
+      ticker_(runtime.loop()) {}
+
+SessionCore::~SessionCore() {
+    closing_ = true;
+    if (engine_) engine_->fail_all(Error(ErrorKind::Connection, "session destroyed"));
+    channel_.reset();  // closes the transport: no callback after this
+}
+
+// ---- lifecycle ----------------------------------------------------------------------------------
+
+void SessionCore::connect() {
+    if (connected_) return;
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    jsonrpc::EngineHooks hooks;
+    hooks.send = [this](std::string_view message) {
+        if (!channel_) throw Error(ErrorKind::Connection, "not connected");
+        channel_->send(message);
+    };
+    hooks.on_request = [weak](const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder) {
+        if (auto self = weak.lock()) self->on_server_request(method, std::move(params), std::move(responder));
+    };
+    hooks.on_notification = [this](const std::string& method, const JsonValue& params) {
+        on_server_notification(method, params);
+    };
+    hooks.log = [this](int level, const std::string& message) { log(static_cast<LogLevel>(level), message); };
+    hooks.arm_timeouts = [this] { arm_timeouts(); };
+    engine_ = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
+    closing_ = false;
+
+    try {
+        channel_ = std::make_unique<transport::TransportChannel>(plugin_, services_, settings_.config_json, this);
+        channel_->start();
+        handshake();
+    } catch (const Error& e) {
+        {
+            std::lock_guard lock(state_mutex_);
+            last_error_ = e.what();
+        }
+        closing_ = true;
+        engine_->fail_all(e);
+        channel_.reset();
+        throw;
+    }
+    connected_ = true;
+    refresh_lists();
+}
+
+void SessionCore::handshake() {
+    RequestOptions options;
+    options.timeout = settings_.connect_timeout;
+    Json result;
+    try {
+        result = request("initialize", initialize_params(settings_.client_info), options).get();
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Timeout)
+            throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not answer initialize within " +
+                                                   std::to_string(settings_.connect_timeout.count()) + " ms");
+        throw;
+    }
+    std::string version = json::string_or(result, "protocolVersion");
+    if (!session::is_supported_protocol_version(version)) {
+        throw Error(ErrorKind::Protocol,
+                    "server '" + settings_.server_name + "' chose protocol version '" + version +
+                        "', which mcph does not speak (supported: 2025-11-25, 2025-06-18, 2025-03-26); "
+                        "upgrade the server or mcph");
+    }
+    protocol_version_ = version;
+    if (const JsonValue* caps = json::object_member(result, "capabilities"))
+        server_capabilities_.CopyFrom(*caps, server_capabilities_.GetAllocator());
+    else
+        server_capabilities_.SetObject();
+    if (const JsonValue* info = json::object_member(result, "serverInfo"))
+        server_info_ = {json::string_or(*info, "name"), json::string_or(*info, "version"), json::string_or(*info, "title")};
+    instructions_ = json::string_or(result, "instructions");
+
+    channel_->set_option("protocol-version", version);
+    engine_->notify("notifications/initialized", nullptr);
+    channel_->set_option("initialized", "true");
+}
+
+void SessionCore::close() {
+    if (closing_.exchange(true)) return;  // guard: close must not re-enter itself
+    connected_ = false;
+    if (engine_) engine_->fail_all(Error(ErrorKind::Connection, "session with '" + settings_.server_name + "' was closed"));
+    if (channel_) channel_->close();
+    std::lock_guard lock(state_mutex_);
+    tools_.clear();
+    resources_.clear();
+    prompts_.clear();
+}
+
+bool SessionCore::has_capability(const char* name) const {
+    return server_capabilities_.IsObject() && server_capabilities_.HasMember(name);
+}
+
+void SessionCore::require_capability(const char* name, const char* feature) const {
+    if (!has_capability(name))
+        throw Error(ErrorKind::Usage, "server '" + settings_.server_name + "' does not offer " + feature +
+                                          " (no '" + name + "' capability)");
+}
+
+std::string SessionCore::last_error() const {
+    std::lock_guard lock(state_mutex_);
+    return last_error_;
+}
+
+Error SessionCore::disconnected_error() const {
+    return Error(ErrorKind::Connection, "server '" + settings_.server_name + "' is not connected");
+}
+
+// ---- requests -----------------------------------------------------------------------------------
+
+PendingRequest SessionCore::request(const std::string& method, Json params, const RequestOptions& options) {
+    if (!engine_) {
+        std::promise<Json> failed;
+        failed.set_exception(std::make_exception_ptr(disconnected_error()));
+        return PendingRequest(failed.get_future(), {});
+    }
+    jsonrpc::RequestSettings settings;
+    settings.timeout = options.timeout.value_or(settings_.request_timeout);
+    settings.reset_timeout_on_progress = options.reset_timeout_on_progress;
+    settings.max_total_timeout = options.max_total_timeout;
+    settings.on_progress = options.on_progress;
+    return engine_->start_request(method, std::move(params), std::move(settings));
+}
+
+Json SessionCore::call(const std::string& method, Json params, const RequestOptions& options) {
+    return request(method, std::move(params), options).get();
+}
+
+void SessionCore::notify(const std::string& method, Json params) {
+    if (!engine_) throw disconnected_error();
+    engine_->notify(method, &params);
+}
+
+// ---- features -----------------------------------------------------------------------------------
+
+std::vector<Tool> SessionCore::fetch_tools() {
+    require_capability("tools", "tools");
+    std::vector<Tool> tools;
+    session::for_each_page_item(
+        "tools/list from '" + settings_.server_name + "'", "tools",
+        [this](const std::string& cursor) { return call("tools/list", cursor_params(cursor)); },
+        [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "name")); },
+        [&](const JsonValue& item) {
+            if (auto tool = parse_tool(settings_.server_name, item)) tools.push_back(std::move(*tool));
+        },
+        [this](const std::string& warning) { log(LogLevel::Warn, warning); });
+    output_schemas_.set_tools(tools);
+    std::lock_guard lock(state_mutex_);
+    tools_ = tools;
+    return tools;
+}
+
+std::vector<Resource> SessionCore::fetch_resources() {
+    require_capability("resources", "resources");
+    std::vector<Resource> out;
+    session::for_each_page_item(
+        "resources/list from '" + settings_.server_name + "'", "resources",
+        [this](const std::string& cursor) { return call("resources/list", cursor_params(cursor)); },
+        [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "uri")); },
+        [&](const JsonValue& item) {
+            if (auto r = parse_resource(settings_.server_name, item)) out.push_back(std::move(*r));
+        },
+        [this](const std::string& warning) { log(LogLevel::Warn, warning); });
+    std::lock_guard lock(state_mutex_);
+    resources_ = out;
+    return out;
+}
+
+std::vector<ResourceTemplate> SessionCore::fetch_resource_templates() {
+    require_capability("resources", "resource templates");
+    std::vector<ResourceTemplate> out;
+    session::for_each_page_item(
+        "resources/templates/list from '" + settings_.server_name + "'", "resourceTemplates",
+        [this](const std::string& cursor) { return call("resources/templates/list", cursor_params(cursor)); },
+        [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "uriTemplate")); },
+        [&](const JsonValue& item) {
+            if (auto r = parse_resource_template(settings_.server_name, item)) out.push_back(std::move(*r));
+        },
+        [this](const std::string& warning) { log(LogLevel::Warn, warning); });
+    return out;
+}
+
+std::vector<Prompt> SessionCore::fetch_prompts() {
+    require_capability("prompts", "prompts");
+    std::vector<Prompt> out;
+    session::for_each_page_item(
+        "prompts/list from '" + settings_.server_name + "'", "prompts",
+        [this](const std::string& cursor) { return call("prompts/list", cursor_params(cursor)); },
+        [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "name")); },
+        [&](const JsonValue& item) {
+            if (auto p = parse_prompt(settings_.server_name, item)) out.push_back(std::move(*p));
+        },
+        [this](const std::string& warning) { log(LogLevel::Warn, warning); });
+    std::lock_guard lock(state_mutex_);
+    prompts_ = out;
+    return out;
+}
+
+CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options) {
+    Json params(rapidjson::kObjectType);
+    auto& a = params.GetAllocator();
+    params.AddMember("name", json::string_value(name, a), a);
+    if (arguments.IsObject())
+        params.AddMember("arguments", JsonValue(arguments, a), a);
+    else if (!arguments.IsNull())
+        throw Error(ErrorKind::Usage, "tool arguments must be a JSON object");
+    CallToolResult result;
+    result.raw = call("tools/call", std::move(params), options);
+    if (!result.raw.IsObject()) throw Error(ErrorKind::Protocol, "tools/call result is not an object");
+    result.is_error = json::bool_or(result.raw, "isError", false);
+    if (!json::array_member(result.raw, "content") && !result.structured())
+        throw Error(ErrorKind::Protocol, "tools/call result of '" + name + "' has no content");
+    std::string problem = output_schemas_.validate(name, result);
+    if (!problem.empty()) throw Error(ErrorKind::Protocol, problem);
+    return result;
+}
+
+std::vector<Tool> SessionCore::cached_tools() const {
+    std::lock_guard lock(state_mutex_);
+    return tools_;
+}
+std::vector<Resource> SessionCore::cached_resources() const {
+    std::lock_guard lock(state_mutex_);
+    return resources_;
+}
+std::vector<Prompt> SessionCore::cached_prompts() const {
+    std::lock_guard lock(state_mutex_);
+    return prompts_;
+}
+
+void SessionCore::refresh_lists() {
+    for (const char* which : {"tools", "resources", "prompts"})
+        if (has_capability(which)) refresh_list(which);
+}
+
+void SessionCore::refresh_list(const std::string& which) {
+    try {
+        if (which == "tools") fetch_tools();
+        else if (which == "resources") fetch_resources();
+        else if (which == "prompts") fetch_prompts();
+    } catch (const Error& e) {
+        log(LogLevel::Warn, "could not list " + which + ": " + e.what());
+    }
+}
+
+// ---- server → client ----------------------------------------------------------------------------
+
+void SessionCore::on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder) {
+    // Application callbacks may block (a person answering a form): run them on the callback pool
+    // so this transport thread keeps reading and the timer loop keeps ticking.
+    auto shared_params = std::make_shared<Json>(std::move(params));
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    runtime_.run_callback([weak, method, shared_params, responder] {
+        auto self = weak.lock();
+        if (!self) return;
+        try {
+            self->answer_server_request(method, *shared_params, *responder);
+        } catch (const Error& e) {
+            responder->error(e.kind() == ErrorKind::Remote ? e.code() : -32603, e.what());
+        } catch (const std::exception& e) {
+            responder->error(-32603, std::string("client callback failed: ") + e.what());
+        }
+    });
+}
+
+void SessionCore::answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder) {
+    const ClientCallbacks& cb = settings_.callbacks;
+    if (method == "roots/list") {
+        responder.result(roots_result(cb.roots ? cb.roots(settings_.server_name) : default_roots()));
+    } else if (method == "sampling/createMessage") {
+        if (!cb.sampling) {
+            responder.error(-1, "sampling declined: this application has no model to sample from");
+            return;
+        }
+        responder.result(cb.sampling(settings_.server_name, params));
+    } else if (method == "elicitation/create") {
+        ElicitationRequest request;
+        request.server = settings_.server_name;
+        request.mode = json::string_or(params, "mode", "form");
+        request.message = json::string_or(params, "message");
+        if (const JsonValue* schema = json::object_member(params, "requestedSchema"))
+            request.requested_schema.CopyFrom(*schema, request.requested_schema.GetAllocator());
+        else
+            request.requested_schema.SetObject();
+        ElicitationResponse response;  // declined unless a callback accepts
+        if (cb.elicitation && request.mode == "form") response = cb.elicitation(request);
+        responder.result(elicitation_result(request, std::move(response)));
+    } else {
+        responder.error(-32601, "method not found: " + method);
+    }
+}
+
+void SessionCore::on_server_notification(const std::string& method, const JsonValue& params) {
+    const ClientCallbacks& cb = settings_.callbacks;
+    auto refresh_later = [this](std::string which) {
+        std::weak_ptr<SessionCore> weak = weak_from_this();
+        // The refresh waits for responses, so it must not run on this transport thread.
+        runtime_.run_callback([weak, which] {
+            auto self = weak.lock();
+            if (!self || !self->connected()) return;
+            self->refresh_list(which);
+            if (self->settings_.callbacks.on_list_changed) self->settings_.callbacks.on_list_changed(self->settings_.server_name, which);
+        });
+    };
+    if (method == "notifications/tools/list_changed") refresh_later("tools");
+    else if (method == "notifications/resources/list_changed") refresh_later("resources");
+    else if (method == "notifications/prompts/list_changed") refresh_later("prompts");
+    else if (method == "notifications/resources/updated") {
+        if (cb.on_resource_updated) cb.on_resource_updated(settings_.server_name, json::string_or(params, "uri"));
+    } else if (method == "notifications/message") {
+        static const JsonValue kNull;
+        const JsonValue* data = json::member(params, "data");
+        if (cb.on_log)
+            cb.on_log(settings_.server_name, json::string_or(params, "level", "info"), json::string_or(params, "logger"),
+                      data ? *data : kNull);
+        else
+            log(LogLevel::Debug, "server log: " + (data ? to_json(*data) : std::string()));
+    } else {
+        log(LogLevel::Debug, "ignored notification " + method);
+    }
+}
+
+// ---- transport events ---------------------------------------------------------------------------
+
+void SessionCore::on_transport_message(std::string_view message) { engine_->handle_message(message); }
+
+void SessionCore::on_transport_closed(mcph_close_reason reason, std::string_view detail) {
+    std::string why = reason == MCPH_CLOSE_CLEAN ? "closed the connection"
+                      : reason == MCPH_CLOSE_SESSION_EXPIRED ? "expired the session"
+                      : reason == MCPH_CLOSE_AUTH_REQUIRED   ? "requires authentication"
+                                                             : "connection failed";
+    std::string message = "server '" + settings_.server_name + "' " + why;
+    if (!detail.empty()) message += ": " + std::string(detail);
+    {
+        std::lock_guard lock(state_mutex_);
+        last_error_ = message;
+    }
+    const bool was_connected = connected_.exchange(false);
+    engine_->fail_all(Error(ErrorKind::Connection, message));
+    if (was_connected && !closing_ && settings_.on_disconnected) {
+        std::weak_ptr<SessionCore> weak = weak_from_this();
+        runtime_.post([weak, message] {
+            if (auto self = weak.lock()) self->settings_.on_disconnected(message);
+        });
+    }
+}
+
+void SessionCore::on_transport_diagnostic(mcph_log_level level, std::string_view message) {
+    log(to_log_level(level), std::string(message));
+}
+
+// ---- timeouts -----------------------------------------------------------------------------------
+
+void SessionCore::arm_timeouts() {
+    if (ticking_.exchange(true)) return;
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    runtime_.post([weak] {
+        if (auto self = weak.lock()) {
+            self->idle_ticks_ = 0;
+            self->tick_timeouts();
+        }
+    });
+}
+
+void SessionCore::tick_timeouts() {
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    ticker_.expires_after(kTimeoutTick);
+    ticker_.async_wait([weak](const boost::system::error_code& ec) {
+        auto self = weak.lock();
+        if (ec || !self) return;
+        const std::size_t remaining = self->engine_->check_timeouts(jsonrpc::Clock::now());
+        self->idle_ticks_ = remaining ? 0 : self->idle_ticks_ + 1;
+        if (self->idle_ticks_ < kIdleTicksBeforeDisarm) {
+            self->tick_timeouts();
+            return;
+        }
+        self->ticking_ = false;
+        // A request may have been added between the check and the store: re-arm if so.
+        if (self->engine_->pending_count() && !self->ticking_.exchange(true)) {
+            self->idle_ticks_ = 0;
+            self->tick_timeouts();
+        }
+    });
+}
+
+void SessionCore::log(LogLevel level, const std::string& message) const {
+    if (settings_.log) settings_.log(level, settings_.server_name, message);
+}
+
+}  // namespace mcph::detail

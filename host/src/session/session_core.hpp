@@ -1,0 +1,116 @@
+// SessionCore — the MCP client for one server: lifecycle (initialize → initialized → work →
+// close), capability-checked features, cached lists kept fresh by list_changed notifications,
+// and routing of server→client requests to the application's callbacks.
+#pragma once
+
+#include "jsonrpc/rpc_engine.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "runtime/runtime.hpp"
+#include "session/output_schema.hpp"
+#include "transport/transport_channel.hpp"
+
+#include <mcph/callbacks.hpp>
+#include <mcph/host.hpp>
+#include <mcph/session.hpp>
+#include <mcph/types.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace mcph::detail {
+
+struct SessionSettings {
+    std::string server_name;
+    std::string transport_type;
+    std::string config_json;  // the server's config object, as handed to the plugin
+    std::chrono::milliseconds request_timeout{60000};
+    std::chrono::milliseconds connect_timeout{30000};
+    Implementation client_info;
+    ClientCallbacks callbacks;
+    std::function<void(LogLevel, std::string_view, std::string_view)> log;
+    // Called (on the event loop) when an established connection ends on its own.
+    std::function<void(const std::string& reason)> on_disconnected;
+};
+
+class SessionCore : public std::enable_shared_from_this<SessionCore>, public transport::TransportListener {
+public:
+    SessionCore(SessionSettings settings, std::shared_ptr<plugins::LoadedPlugin> plugin,
+                const mcph_host_services* services, runtime::Runtime& runtime);
+    ~SessionCore() override;
+
+    // Starts the transport and runs the handshake, then fills the cached lists. Throws Error.
+    void connect();
+    void close();
+    bool connected() const { return connected_.load(); }
+
+    const SessionSettings& settings() const { return settings_; }
+    const std::string& protocol_version() const { return protocol_version_; }
+    const Implementation& server_info() const { return server_info_; }
+    const Json& server_capabilities() const { return server_capabilities_; }
+    const std::string& instructions() const { return instructions_; }
+    bool has_capability(const char* name) const;
+    std::string last_error() const;
+
+    PendingRequest request(const std::string& method, Json params, const RequestOptions& options);
+    Json call(const std::string& method, Json params, const RequestOptions& options = {});
+    void notify(const std::string& method, Json params);
+
+    std::vector<Tool> fetch_tools();
+    std::vector<Resource> fetch_resources();
+    std::vector<ResourceTemplate> fetch_resource_templates();
+    std::vector<Prompt> fetch_prompts();
+    CallToolResult call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options);
+
+    std::vector<Tool> cached_tools() const;
+    std::vector<Resource> cached_resources() const;
+    std::vector<Prompt> cached_prompts() const;
+
+    // TransportListener
+    void on_transport_message(std::string_view message) override;
+    void on_transport_closed(mcph_close_reason reason, std::string_view detail) override;
+    void on_transport_diagnostic(mcph_log_level level, std::string_view message) override;
+
+private:
+    void handshake();
+    void refresh_lists();
+    void refresh_list(const std::string& which);
+    void require_capability(const char* name, const char* feature) const;
+    void on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder);
+    void answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder);
+    void on_server_notification(const std::string& method, const JsonValue& params);
+    void arm_timeouts();
+    void tick_timeouts();
+    void log(LogLevel level, const std::string& message) const;
+    Error disconnected_error() const;
+
+    SessionSettings settings_;
+    std::shared_ptr<plugins::LoadedPlugin> plugin_;
+    const mcph_host_services* services_;
+    runtime::Runtime& runtime_;
+
+    std::shared_ptr<jsonrpc::RpcEngine> engine_;
+    std::unique_ptr<transport::TransportChannel> channel_;
+    boost::asio::steady_timer ticker_;
+    std::atomic<bool> ticking_{false};
+    int idle_ticks_ = 0;
+
+    std::atomic<bool> connected_{false};
+    std::atomic<bool> closing_{false};
+    std::string protocol_version_;
+    Implementation server_info_;
+    Json server_capabilities_;
+    std::string instructions_;
+
+    mutable std::mutex state_mutex_;  // guards the fields below
+    std::string last_error_;
+    std::vector<Tool> tools_;
+    std::vector<Resource> resources_;
+    std::vector<Prompt> prompts_;
+    OutputSchemaCache output_schemas_;
+};
+
+}  // namespace mcph::detail
