@@ -1,0 +1,246 @@
+#include "commands.hpp"
+
+#include "interactive.hpp"
+#include "render.hpp"
+
+#include <mcph/error.hpp>
+
+#include <cctype>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+namespace mcph::cli {
+namespace {
+
+std::string load_config_text(const std::string& source) {
+    const auto first = source.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && source[first] == '{') return source;  // inline JSON
+    std::ifstream in(source);
+    if (!in) throw Error(ErrorKind::Usage, "cannot read --mcp-config file '" + source + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Json parse_args_json(const std::vector<std::string>& args, std::size_t index) {
+    if (args.size() <= index) return Json(rapidjson::kObjectType);
+    Json doc = parse_json(args[index], "tool arguments");
+    if (!doc.IsObject()) throw Error(ErrorKind::Usage, "arguments must be a JSON object, e.g. '{\"a\":1}'");
+    return doc;
+}
+
+void print_json(const JsonValue& value) { std::cout << to_pretty_json(value) << "\n"; }
+
+// Connects every configured server; a failure is reported on stderr and the rest go on.
+void connect_all_reporting(Host& host) {
+    host.connect_all();
+    for (const auto& s : host.status())
+        if (s.state == "failed") std::cerr << "mcph: server '" << s.name << "' failed: " << s.error << "\n";
+}
+
+void require_servers(Host& host) {
+    if (host.server_names().empty())
+        throw Error(ErrorKind::Usage, "no servers configured: pass --mcp-config '{\"mcpServers\":{...}}' (or try `mcph demo`)");
+}
+
+std::vector<std::shared_ptr<ClientSession>> live_sessions(Host& host) {
+    std::vector<std::shared_ptr<ClientSession>> out;
+    for (const auto& name : host.server_names())
+        if (auto s = host.session(name)) out.push_back(s);
+    if (out.empty()) throw Error(ErrorKind::Connection, "no server could be connected (see the errors above)");
+    return out;
+}
+
+// The servers a mapped tool name may belong to, so `call` connects only those.
+std::vector<std::string> candidate_servers(Host& host, const std::string& tool) {
+    std::vector<std::string> out;
+    for (const auto& name : host.server_names()) {
+        std::string sanitized = name;
+        for (char& c : sanitized)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+        if (tool.rfind("mcp__" + sanitized.substr(0, 40), 0) == 0 || tool.rfind(name + "/", 0) == 0) out.push_back(name);
+    }
+    return out;
+}
+
+int cmd_servers(Host& host, const Options& o) {
+    if (o.json) {
+        Json doc(rapidjson::kArrayType);
+        for (const auto& s : host.status()) {
+            JsonValue v(rapidjson::kObjectType);
+            v.AddMember("name", JsonValue(s.name.c_str(), doc.GetAllocator()), doc.GetAllocator());
+            v.AddMember("type", JsonValue(s.type.c_str(), doc.GetAllocator()), doc.GetAllocator());
+            v.AddMember("state", JsonValue(s.state.c_str(), doc.GetAllocator()), doc.GetAllocator());
+            doc.PushBack(v, doc.GetAllocator());
+        }
+        print_json(doc);
+        return 0;
+    }
+    if (host.server_names().empty()) std::cout << "(no servers configured)\n";
+    for (const auto& s : host.status()) std::cout << s.name << "  [" << s.type << "]  " << s.state << "\n";
+    return 0;
+}
+
+int cmd_tools(Host& host, const Options& o) {
+    require_servers(host);
+    std::vector<Tool> tools;
+    if (!o.args.empty()) {
+        host.connect(o.args[0]);
+        for (auto& t : host.tools())
+            if (t.server == o.args[0]) tools.push_back(std::move(t));
+    } else {
+        connect_all_reporting(host);
+        live_sessions(host);
+        tools = host.tools();
+    }
+    if (o.json) print_json(tools_json(tools));
+    else print_tools(std::cout, tools);
+    return 0;
+}
+
+int cmd_call(Host& host, const Options& o) {
+    if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph call <tool> [json-args]");
+    require_servers(host);
+    const std::string& tool = o.args[0];
+    Json args = parse_args_json(o.args, 1);
+    auto candidates = candidate_servers(host, tool);
+    if (candidates.empty()) candidates = host.server_names();
+    for (const auto& name : candidates) {
+        try {
+            host.connect(name);
+        } catch (const Error& e) {
+            if (candidates.size() == 1) throw;
+            std::cerr << "mcph: server '" << name << "' failed: " << e.what() << "\n";
+        }
+    }
+    RequestOptions ro;
+    ro.on_progress = progress_printer(tool);
+    ro.reset_timeout_on_progress = true;
+    CallToolResult result = host.call_tool(tool, args, ro);
+    if (ro.on_progress) std::cerr << "\n";
+    if (o.json) print_json(result.raw);
+    else print_call_result(std::cout, result);
+    return result.is_error ? 1 : 0;
+}
+
+int cmd_resources(Host& host, const Options& o) {
+    require_servers(host);
+    connect_all_reporting(host);
+    std::vector<Resource> all;
+    for (auto& s : live_sessions(host))
+        if (s->has_capability("resources"))
+            for (auto& r : s->list_resources()) all.push_back(std::move(r));
+    if (o.json) print_json(resources_json(all));
+    else print_resources(std::cout, all);
+    return 0;
+}
+
+int cmd_read(Host& host, const Options& o) {
+    if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph read <uri> [server]");
+    require_servers(host);
+    const std::string& uri = o.args[0];
+    std::vector<std::shared_ptr<ClientSession>> sessions;
+    if (o.args.size() > 1) sessions.push_back(host.connect(o.args[1]));
+    else {
+        connect_all_reporting(host);
+        sessions = live_sessions(host);
+    }
+    std::optional<Error> last;
+    for (auto& s : sessions) {
+        if (!s->has_capability("resources")) continue;
+        try {
+            Json result = s->read_resource(uri);
+            if (o.json) print_json(result);
+            else print_read_result(std::cout, result);
+            return 0;
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::Remote) throw;
+            last = e;
+        }
+    }
+    if (last) throw *last;
+    throw Error(ErrorKind::NotFound, "no connected server offers resources");
+}
+
+int cmd_prompts(Host& host, const Options& o) {
+    require_servers(host);
+    connect_all_reporting(host);
+    std::vector<Prompt> all;
+    for (auto& s : live_sessions(host))
+        if (s->has_capability("prompts"))
+            for (auto& p : s->list_prompts()) all.push_back(std::move(p));
+    if (o.json) print_json(prompts_json(all));
+    else print_prompts(std::cout, all);
+    return 0;
+}
+
+int cmd_prompt(Host& host, const Options& o) {
+    if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph prompt <name|server/name> [json-args]");
+    require_servers(host);
+    std::string name = o.args[0];
+    std::string server;
+    if (auto slash = name.find('/'); slash != std::string::npos) {
+        server = name.substr(0, slash);
+        name = name.substr(slash + 1);
+    }
+    Json args = parse_args_json(o.args, 1);
+    if (!server.empty()) host.connect(server);
+    else connect_all_reporting(host);
+    for (auto& s : live_sessions(host)) {
+        if ((!server.empty() && s->server_name() != server) || !s->has_capability("prompts")) continue;
+        for (const Prompt& p : s->cached_prompts()) {
+            if (p.name != name) continue;
+            Json result = s->get_prompt(name, args);
+            if (o.json) print_json(result);
+            else print_prompt_result(std::cout, result);
+            return 0;
+        }
+    }
+    throw Error(ErrorKind::NotFound, "no prompt named '" + o.args[0] + "' (run `mcph prompts`)");
+}
+
+int cmd_status(Host& host, const Options& o) {
+    host.connect_all();
+    Json status = host.status_json();
+    if (o.json) print_json(status);
+    else print_status(std::cout, status);
+    return 0;
+}
+
+int cmd_plugins(Host& host, const Options& o) {
+    if (o.json) print_json(host.status_json()["plugins"]);
+    else print_plugins(std::cout, host.plugins());
+    return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<Host> make_host(const Options& options, const std::string& extra_config_json) {
+    HostOptions ho;
+    ho.plugin_dirs = options.plugin_dirs;
+    if (options.timeout) ho.request_timeout = *options.timeout;
+    ho.callbacks = make_cli_callbacks(stdin_is_tty() && stderr_is_tty());
+    auto host = std::make_unique<Host>(std::move(ho));
+    if (!extra_config_json.empty()) host->add_config_json(extra_config_json);
+    for (const auto& source : options.mcp_configs) host->add_config_json(load_config_text(source));
+    return host;
+}
+
+int run_command(const Options& o) {
+    using Handler = int (*)(Host&, const Options&);
+    static const std::map<std::string, Handler> kCommands = {
+        {"servers", cmd_servers},     {"tools", cmd_tools},   {"call", cmd_call},     {"resources", cmd_resources},
+        {"read", cmd_read},           {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
+        {"plugins", cmd_plugins},
+    };
+    if (o.command == "demo") return run_demo(o);
+    auto it = kCommands.find(o.command);
+    if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
+    auto host = make_host(o);
+    return it->second(*host, o);
+}
+
+}  // namespace mcph::cli

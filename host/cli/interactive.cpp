@@ -1,0 +1,135 @@
+#include "interactive.hpp"
+
+#include <mcph/error.hpp>
+
+#include <rapidjson/document.h>
+
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <unistd.h>
+
+namespace mcph::cli {
+namespace {
+
+std::mutex& console_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+std::string ask(const std::string& question) {
+    std::cerr << question << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) return {};
+    return line;
+}
+
+std::string string_member(const JsonValue& v, const char* key) {
+    if (!v.IsObject()) return {};
+    auto it = v.FindMember(key);
+    return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString() : std::string();
+}
+
+// The text of the last message the server wants sampled, for showing to the person.
+std::string last_message_text(const JsonValue& params) {
+    if (!params.IsObject() || !params.HasMember("messages") || !params["messages"].IsArray()) return {};
+    const auto& messages = params["messages"].GetArray();
+    if (messages.Empty()) return {};
+    const JsonValue& last = messages[messages.Size() - 1];
+    if (!last.IsObject() || !last.HasMember("content")) return {};
+    return string_member(last["content"], "text");
+}
+
+Json sample_on_terminal(const std::string& server, const JsonValue& params) {
+    std::lock_guard lock(console_mutex());
+    std::cerr << "\n[" << server << "] asks for a model completion:\n  " << last_message_text(params) << "\n";
+    std::string reply = ask("Type the reply (empty line declines): ");
+    if (reply.empty()) throw Error(ErrorKind::Remote, "the user declined the sampling request", -1);
+    Json result(rapidjson::kObjectType);
+    auto& a = result.GetAllocator();
+    result.AddMember("role", "assistant", a);
+    JsonValue content(rapidjson::kObjectType);
+    content.AddMember("type", "text", a);
+    content.AddMember("text", JsonValue(reply.c_str(), a), a);
+    result.AddMember("content", content, a);
+    result.AddMember("model", "human-at-terminal", a);
+    result.AddMember("stopReason", "endTurn", a);
+    return result;
+}
+
+// Reads one property value typed by the person; empty input leaves it unset (defaults apply).
+bool read_property(const std::string& name, const JsonValue& schema, Json& content) {
+    const std::string type = string_member(schema, "type");
+    std::string prompt = "  " + name + " (" + (type.empty() ? "string" : type) + ")";
+    if (schema.IsObject() && schema.HasMember("default")) prompt += " [default: " + to_json(schema["default"]) + "]";
+    std::string answer = ask(prompt + ": ");
+    if (answer.empty()) return true;
+    auto& a = content.GetAllocator();
+    JsonValue key(name.c_str(), a);
+    if (type == "number" || type == "integer") {
+        try {
+            double v = std::stod(answer);
+            if (type == "integer") content.AddMember(key, JsonValue(static_cast<int64_t>(v)), a);
+            else content.AddMember(key, JsonValue(v), a);
+        } catch (const std::exception&) {
+            std::cerr << "  not a number\n";
+            return false;
+        }
+    } else if (type == "boolean") {
+        content.AddMember(key, JsonValue(answer == "y" || answer == "yes" || answer == "true"), a);
+    } else {
+        content.AddMember(key, JsonValue(answer.c_str(), a), a);
+    }
+    return true;
+}
+
+ElicitationResponse elicit_on_terminal(const ElicitationRequest& request) {
+    std::lock_guard lock(console_mutex());
+    std::cerr << "\n[" << request.server << "] asks: " << request.message << "\n";
+    ElicitationResponse response;
+    response.content.SetObject();
+    if (request.requested_schema.IsObject() && request.requested_schema.HasMember("properties") &&
+        request.requested_schema["properties"].IsObject()) {
+        for (const auto& p : request.requested_schema["properties"].GetObject()) {
+            while (!read_property(p.name.GetString(), p.value, response.content)) {
+            }
+        }
+    }
+    std::string confirm = ask("Send this answer? [y = accept, n = decline, c = cancel]: ");
+    response.action = confirm == "y" || confirm == "yes" ? "accept" : confirm == "c" ? "cancel" : "decline";
+    return response;
+}
+
+}  // namespace
+
+bool stdin_is_tty() { return ::isatty(STDIN_FILENO) == 1; }
+bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
+
+ClientCallbacks make_cli_callbacks(bool interactive) {
+    ClientCallbacks cb;
+    if (interactive) {
+        cb.sampling = sample_on_terminal;
+        cb.elicitation = elicit_on_terminal;
+    }
+    cb.on_log = [](const std::string& server, const std::string& level, const std::string& logger,
+                   const JsonValue& data) {
+        std::lock_guard lock(console_mutex());
+        std::cerr << "[" << server << (logger.empty() ? "" : "/" + logger) << " " << level << "] "
+                  << (data.IsString() ? std::string(data.GetString()) : to_json(data)) << "\n";
+    };
+    return cb;
+}
+
+std::function<void(const Progress&)> progress_printer(const std::string& label) {
+    if (!stderr_is_tty()) return {};
+    return [label](const Progress& p) {
+        std::lock_guard lock(console_mutex());
+        std::cerr << "\r\033[K" << label << ": " << p.progress;
+        if (p.total) std::cerr << "/" << *p.total;
+        if (!p.message.empty()) std::cerr << " " << p.message;
+        std::cerr << std::flush;
+    };
+}
+
+}  // namespace mcph::cli

@@ -1,0 +1,21 @@
+// How the CLI answers server→client requests: interactively when a person is at a terminal,
+// declining cleanly otherwise (a script must never hang waiting for input nobody will type).
+#pragma once
+
+#include <mcph/callbacks.hpp>
+#include <mcph/types.hpp>
+
+#include <functional>
+
+namespace mcph::cli {
+
+bool stdin_is_tty();
+bool stderr_is_tty();
+
+// Sampling and elicitation prompts on the terminal when `interactive`; server log lines to stderr.
+ClientCallbacks make_cli_callbacks(bool interactive);
+
+// A progress line on stderr ("\r..."), only on a TTY; empty function otherwise.
+std::function<void(const Progress&)> progress_printer(const std::string& label);
+
+}  // namespace mcph::cli

@@ -1,0 +1,55 @@
+// mcph — the command-line MCP host. Parses options, runs one command, maps failures to exit codes.
+#include "commands.hpp"
+#include "options.hpp"
+
+#include <mcph/error.hpp>
+
+#include <iostream>
+
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 3;
+
+int exit_code_for(mcph::ErrorKind kind) {
+    switch (kind) {
+        case mcph::ErrorKind::Usage:
+        case mcph::ErrorKind::NotFound: return kExitUsage;
+        default: return kExitFailure;
+    }
+}
+
+const char* hint_for(mcph::ErrorKind kind) {
+    switch (kind) {
+        case mcph::ErrorKind::Usage: return "run `mcph --help` for usage";
+        case mcph::ErrorKind::NotFound: return "list what exists with `mcph servers`, `mcph tools` or `mcph prompts`";
+        case mcph::ErrorKind::Plugin: return "run `mcph plugins` to see which plugins loaded and why others were refused";
+        case mcph::ErrorKind::Timeout: return "the server is slow or stuck: raise --timeout, or check the server";
+        case mcph::ErrorKind::Connection:
+            return "check the server's command/url; `mcph status` shows each server's state and last error";
+        default: return "`mcph status` shows each server's state and last error";
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        mcph::cli::Options options = mcph::cli::parse_options(argc, argv);
+        if (options.version) {
+            std::cout << "mcph " << MCPH_VERSION << " (MCP 2025-11-25; plugin ABI 1)\n";
+            return 0;
+        }
+        if (options.help || options.command.empty()) {
+            (options.help ? std::cout : std::cerr) << mcph::cli::usage_text();
+            return options.help ? 0 : kExitUsage;
+        }
+        return mcph::cli::run_command(options);
+    } catch (const mcph::Error& e) {
+        std::cerr << "mcph: error: " << e.what() << "\n       (" << hint_for(e.kind()) << ")\n";
+        return exit_code_for(e.kind());
+    } catch (const std::exception& e) {
+        std::cerr << "mcph: internal error: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}

@@ -1,0 +1,80 @@
+#include "options.hpp"
+
+#include <mcph/error.hpp>
+
+#include <cctype>
+
+namespace mcph::cli {
+
+const char* usage_text() {
+    return R"(usage: mcph [options] <command> [args]
+
+Commands:
+  demo                      run the built-in demo against the bundled hello-server (no config needed)
+  servers                   list configured servers
+  tools [server]            connect and list tools (mapped names: mcp__{server}__{tool})
+  call <tool> [json-args]   call a tool by mapped name (or server/tool); args as a JSON object
+  resources                 list resources of every server
+  read <uri> [server]       read a resource
+  prompts                   list prompts
+  prompt <name> [json-args] render a prompt (name or server/name)
+  status                    connect everything and show the status view
+  plugins                   list plugins found, loaded or refused (with the reason)
+
+Options:
+  --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins
+  --plugin-dir <dir>        also search this directory for plugins (repeatable)
+  --json                    machine-readable output
+  --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s)
+  -h, --help                this text
+  --version                 print the version
+
+Exit codes: 0 ok, 1 the tool reported an error, 2 usage error, 3 connection or protocol failure.
+Environment: MCPH_PLUGIN_PATH (plugin dirs, ':'-separated), MCPH_LOG_LEVEL (debug|info|warn|error),
+             MCPH_SHELL_PREFIX (wraps stdio server commands, e.g. "docker exec -i box").
+)";
+}
+
+std::chrono::milliseconds parse_duration(const std::string& text) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        throw Error(ErrorKind::Usage, "invalid duration '" + text + "' (try 30s or 500ms)");
+    }
+    const std::string unit = text.substr(used);
+    double ms = 0;
+    if (unit.empty() || unit == "ms") ms = value;
+    else if (unit == "s") ms = value * 1000;
+    else if (unit == "m") ms = value * 60000;
+    else throw Error(ErrorKind::Usage, "invalid duration unit in '" + text + "' (use ms, s or m)");
+    if (ms <= 0) throw Error(ErrorKind::Usage, "duration must be positive: '" + text + "'");
+    return std::chrono::milliseconds(static_cast<long long>(ms));
+}
+
+Options parse_options(int argc, char** argv) {
+    Options o;
+    auto value_of = [&](int& i, const std::string& flag) -> std::string {
+        if (i + 1 >= argc) throw Error(ErrorKind::Usage, flag + " needs a value");
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--mcp-config") o.mcp_configs.push_back(value_of(i, a));
+        else if (a.rfind("--mcp-config=", 0) == 0) o.mcp_configs.push_back(a.substr(13));
+        else if (a == "--plugin-dir") o.plugin_dirs.emplace_back(value_of(i, a));
+        else if (a.rfind("--plugin-dir=", 0) == 0) o.plugin_dirs.emplace_back(a.substr(13));
+        else if (a == "--json") o.json = true;
+        else if (a == "--timeout") o.timeout = parse_duration(value_of(i, a));
+        else if (a.rfind("--timeout=", 0) == 0) o.timeout = parse_duration(a.substr(10));
+        else if (a == "-h" || a == "--help") o.help = true;
+        else if (a == "--version") o.version = true;
+        else if (a.size() > 1 && a[0] == '-' && o.command.empty()) throw Error(ErrorKind::Usage, "unknown option " + a);
+        else if (o.command.empty()) o.command = a;
+        else o.args.push_back(a);
+    }
+    return o;
+}
+
+}  // namespace mcph::cli

@@ -1,0 +1,31 @@
+// Command-line parsing for `mcph`.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcph::cli {
+
+struct Options {
+    std::vector<std::string> mcp_configs;  // each a file path or inline JSON
+    std::vector<std::filesystem::path> plugin_dirs;
+    bool json = false;
+    std::optional<std::chrono::milliseconds> timeout;
+    std::string command;
+    std::vector<std::string> args;  // the command's positional arguments
+    bool help = false;
+    bool version = false;
+};
+
+// Throws mcph::Error(Usage) with a message that says what was wrong.
+Options parse_options(int argc, char** argv);
+
+// "30s", "500ms", "2m", or a bare number of milliseconds.
+std::chrono::milliseconds parse_duration(const std::string& text);
+
+const char* usage_text();
+
+}  // namespace mcph::cli

