@@ -38,6 +38,11 @@ private:
     std::function<void(const std::string&)> cancel_;
 };
 
+// Completion of an asynchronous request: called exactly once, with `error` null on success. It runs
+// on the transport's I/O thread (or on the caller's thread when the request fails at once), so it
+// must be quick; it may start further requests.
+using ResponseHandler = std::function<void(Json result, const Error* error)>;
+
 class ClientSession {
 public:
     explicit ClientSession(std::shared_ptr<detail::SessionCore> core);
@@ -55,6 +60,9 @@ public:
     // Generic JSON-RPC.
     PendingRequest request(const std::string& method, Json params, const RequestOptions& options = {});
     Json call(const std::string& method, Json params, const RequestOptions& options = {});
+    // The same request completed by a callback instead of a future: no thread wakes up to collect
+    // the result, which is what high-throughput embedders want.
+    void request_async(const std::string& method, Json params, ResponseHandler done, const RequestOptions& options = {});
     void notify(const std::string& method, Json params);
 
     // Features. List calls follow every nextCursor (page cap, non-advancing cursors detected).

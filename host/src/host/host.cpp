@@ -47,9 +47,11 @@ Host::Impl::Impl(HostOptions opts) : options(std::move(opts)) {
     plugins::HostServiceBindings bindings;
     bindings.log = options.logger;
     bindings.open_url = options.open_url;
-    bindings.post = [this](std::function<void()> fn) { runtime.post(std::move(fn)); };
-    bindings.secrets = &secrets;
-    services = std::make_unique<plugins::HostServices>(std::move(bindings));
+    bindings.post = [rt = std::weak_ptr<runtime::Runtime>(runtime)](std::function<void()> fn) {
+        if (auto r = rt.lock()) r->post(std::move(fn));
+    };
+    bindings.secrets = secrets;
+    services = std::make_shared<plugins::HostServices>(std::move(bindings));
     registry.discover(plugins::plugin_search_path(options), services->table());
 }
 
@@ -62,7 +64,7 @@ void Host::Impl::shutdown() {
     }
     for (auto& [name, core] : closing) core->close();
     closing.clear();
-    runtime.stop();
+    runtime->stop();
     registry.clear();  // plugins unload once the last object they created is gone
 }
 
@@ -104,7 +106,7 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.log = options.logger;
     const std::string name = config.name;
     settings.on_disconnected = [this, name](const std::string& reason) { set_status(name, "failed", reason); };
-    return std::make_shared<detail::SessionCore>(std::move(settings), plugin_for(config), services->table(), runtime);
+    return std::make_shared<detail::SessionCore>(std::move(settings), plugin_for(config), services, runtime);
 }
 
 

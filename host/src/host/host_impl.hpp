@@ -19,9 +19,9 @@ namespace mcph {
 
 struct Host::Impl {
     HostOptions options;
-    runtime::Runtime runtime;
-    plugins::MemorySecretStore secrets;
-    std::unique_ptr<plugins::HostServices> services;
+    std::shared_ptr<runtime::Runtime> runtime = std::make_shared<runtime::Runtime>();
+    std::shared_ptr<plugins::SecretStore> secrets = std::make_shared<plugins::MemorySecretStore>();
+    std::shared_ptr<plugins::HostServices> services;
     plugins::PluginRegistry registry;
 
     mutable std::mutex mutex;  // guards the maps below; never held across connect or I/O

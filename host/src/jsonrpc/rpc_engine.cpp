@@ -110,6 +110,24 @@ void Responder::error(int code, const std::string& message) {
 RpcEngine::RpcEngine(std::string peer_name, EngineHooks hooks) : peer_(std::move(peer_name)), hooks_(std::move(hooks)) {}
 
 PendingRequest RpcEngine::start_request(std::string_view method, Json params, RequestSettings settings) {
+    Pending entry;
+    std::future<Json> future = entry.promise.get_future();
+    const std::int64_t id = register_and_send(method, params, settings, std::move(entry));
+    std::weak_ptr<RpcEngine> weak = weak_from_this();
+    return PendingRequest(std::move(future), [weak, id](const std::string& reason) {
+        if (auto engine = weak.lock()) engine->cancel(id, reason);
+    });
+}
+
+std::int64_t RpcEngine::start_request_async(std::string_view method, Json params, RequestSettings settings,
+                                            ResponseHandler done) {
+    Pending entry;
+    entry.handler = std::move(done);
+    return register_and_send(method, params, settings, std::move(entry));
+}
+
+std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params, RequestSettings& settings,
+                                          Pending entry) {
     const std::int64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
     if (settings.on_progress) attach_progress_token(params, id);
 
@@ -126,7 +144,6 @@ PendingRequest RpcEngine::start_request(std::string_view method, Json params, Re
     }
     w.EndObject();
 
-    Pending entry;
     entry.method = std::string(method);
     entry.timeout = settings.timeout;
     const auto now = Clock::now();
@@ -135,14 +152,15 @@ PendingRequest RpcEngine::start_request(std::string_view method, Json params, Re
     entry.reset_on_progress = settings.reset_timeout_on_progress;
     if (settings.on_progress)
         entry.on_progress = std::make_shared<const std::function<void(const Progress&)>>(std::move(settings.on_progress));
-    std::future<Json> future = entry.promise.get_future();
 
     bool was_empty = false;
     {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
         if (closed_error_) {
-            entry.promise.set_exception(std::make_exception_ptr(*closed_error_));
-            return PendingRequest(std::move(future), {});
+            Error error = *closed_error_;
+            lock.unlock();
+            fail(entry, Error(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json()));
+            return id;
         }
         was_empty = pending_.empty();
         pending_.emplace(id, std::move(entry));
@@ -152,12 +170,19 @@ PendingRequest RpcEngine::start_request(std::string_view method, Json params, Re
     try {
         hooks_.send(as_view(buffer));
     } catch (const Error& e) {
-        if (auto taken = take(id)) taken->promise.set_exception(std::make_exception_ptr(e));
+        if (auto taken = take(id)) fail(*taken, e);
     }
-    std::weak_ptr<RpcEngine> weak = weak_from_this();
-    return PendingRequest(std::move(future), [weak, id](const std::string& reason) {
-        if (auto engine = weak.lock()) engine->cancel(id, reason);
-    });
+    return id;
+}
+
+void RpcEngine::complete(Pending& entry, Json result) {
+    if (entry.handler) entry.handler(std::move(result), nullptr);
+    else entry.promise.set_value(std::move(result));
+}
+
+void RpcEngine::fail(Pending& entry, const Error& error) {
+    if (entry.handler) entry.handler(Json(), &error);
+    else entry.promise.set_exception(std::make_exception_ptr(error));
 }
 
 void RpcEngine::notify(std::string_view method, const JsonValue* params) {
@@ -178,8 +203,7 @@ void RpcEngine::cancel(std::int64_t id, const std::string& reason) {
     auto taken = take(id);
     if (!taken) return;  // already answered
     send_cancelled(id, reason);
-    taken->promise.set_exception(
-        std::make_exception_ptr(Error(ErrorKind::Cancelled, taken->method + " cancelled: " + reason)));
+    fail(*taken, Error(ErrorKind::Cancelled, taken->method + " cancelled: " + reason));
 }
 
 std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
@@ -274,7 +298,7 @@ void RpcEngine::handle_response(std::int64_t id, Json& doc) {
     rapidjson::Value result;
     result.Swap(doc["result"]);
     static_cast<rapidjson::Value&>(doc).Swap(result);
-    taken->promise.set_value(std::move(doc));
+    complete(*taken, std::move(doc));
 }
 
 void RpcEngine::handle_response_value(const JsonValue& message) {
@@ -289,10 +313,10 @@ void RpcEngine::handle_response_value(const JsonValue& message) {
         return;
     }
     if (const JsonValue* error = json::member(message, "error")) {
-        taken->promise.set_exception(std::make_exception_ptr(remote_error(*error, taken->method)));
+        fail(*taken, remote_error(*error, taken->method));
         return;
     }
-    taken->promise.set_value(clone_json(message["result"]));
+    complete(*taken, clone_json(message["result"]));
 }
 
 void RpcEngine::handle_progress(const JsonValue& params) {
@@ -351,9 +375,8 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
         std::string what = entry.method + " to '" + peer_ + "' timed out after " +
                            (hard ? "its maximum total time" : std::to_string(entry.timeout.count()) + " ms");
         send_cancelled(id, "timed out");
-        entry.promise.set_exception(std::make_exception_ptr(
-            Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; raise the timeout with --timeout "
-                                             "or the server's \"timeout\" setting if it is just slow)")));
+        fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; raise the timeout with --timeout "
+                                                     "or the server's \"timeout\" setting if it is just slow)"));
     }
     return remaining;
 }
@@ -366,8 +389,7 @@ void RpcEngine::fail_all(const Error& error) {
         failed.swap(pending_);
     }
     for (auto& [id, entry] : failed) {
-        Error specific(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json());
-        entry.promise.set_exception(std::make_exception_ptr(specific));
+        fail(entry, Error(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json()));
     }
 }
 

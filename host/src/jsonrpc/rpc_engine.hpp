@@ -69,6 +69,10 @@ public:
 
     // Sends a request. Failures (send error, engine closed) come back through the future.
     PendingRequest start_request(std::string_view method, Json params, RequestSettings settings);
+    // Callback flavour: `done` runs once (on the transport thread, or here on immediate failure).
+    // Returns the request id (for cancel).
+    std::int64_t start_request_async(std::string_view method, Json params, RequestSettings settings,
+                                     ResponseHandler done);
     // Sends a notification; throws mcph::Error on send failure.
     void notify(std::string_view method, const JsonValue* params);
     // Cancels a pending request: its future fails with Cancelled, the server gets notifications/cancelled.
@@ -90,7 +94,8 @@ public:
 
 private:
     struct Pending {
-        std::promise<Json> promise;
+        std::promise<Json> promise;  // used when `handler` is empty
+        ResponseHandler handler;
         std::string method;
         std::chrono::milliseconds timeout{0};
         Clock::time_point deadline;
@@ -99,6 +104,9 @@ private:
         std::shared_ptr<const std::function<void(const Progress&)>> on_progress;
     };
 
+    std::int64_t register_and_send(std::string_view method, Json& params, RequestSettings& settings, Pending entry);
+    static void complete(Pending& entry, Json result);
+    static void fail(Pending& entry, const Error& error);
     void dispatch(Json& doc);
     void dispatch_value(const JsonValue& message);
     void handle_response(std::int64_t id, Json& doc);

@@ -66,7 +66,7 @@ void service_log(void* host_data, mcph_log_level level, mcph_str source, mcph_st
 }
 
 mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_sink* out, mcph_error* err) {
-    auto* store = self(host_data)->bindings().secrets;
+    auto* store = self(host_data)->bindings().secrets.get();
     if (!store || !out) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
         return MCPH_ERR_UNSUPPORTED;
@@ -81,7 +81,7 @@ mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_
 }
 
 mcph_status service_secret_set(void* host_data, mcph_str key, mcph_str value, mcph_error* err) {
-    auto* store = self(host_data)->bindings().secrets;
+    auto* store = self(host_data)->bindings().secrets.get();
     if (!store) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
         return MCPH_ERR_UNSUPPORTED;
@@ -91,7 +91,7 @@ mcph_status service_secret_set(void* host_data, mcph_str key, mcph_str value, mc
 }
 
 mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err) {
-    auto* store = self(host_data)->bindings().secrets;
+    auto* store = self(host_data)->bindings().secrets.get();
     if (!store) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
         return MCPH_ERR_UNSUPPORTED;

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -38,7 +39,7 @@ struct HostServiceBindings {
     std::function<void(LogLevel, std::string_view, std::string_view)> log;
     std::function<bool(const std::string&)> open_url;
     std::function<void(std::function<void()>)> post;
-    SecretStore* secrets = nullptr;
+    std::shared_ptr<SecretStore> secrets;
 };
 
 class HostServices {

@@ -39,6 +39,10 @@ PendingRequest ClientSession::request(const std::string& method, Json params, co
 Json ClientSession::call(const std::string& method, Json params, const RequestOptions& options) {
     return core_->call(method, std::move(params), options);
 }
+void ClientSession::request_async(const std::string& method, Json params, ResponseHandler done,
+                                  const RequestOptions& options) {
+    core_->request_async(method, std::move(params), std::move(done), options);
+}
 void ClientSession::notify(const std::string& method, Json params) { core_->notify(method, std::move(params)); }
 
 std::vector<Tool> ClientSession::list_tools() { return core_->fetch_tools(); }

@@ -41,12 +41,13 @@ LogLevel to_log_level(mcph_log_level level) { return static_cast<LogLevel>(level
 }  // namespace
 
 SessionCore::SessionCore(SessionSettings settings, std::shared_ptr<plugins::LoadedPlugin> plugin,
-                         const mcph_host_services* services, runtime::Runtime& runtime)
+                         std::shared_ptr<plugins::HostServices> services, std::shared_ptr<runtime::Runtime> runtime)
     : settings_(std::move(settings)),
       plugin_(std::move(plugin)),
-      services_(services),
-      runtime_(runtime),
-      ticker_(runtime.loop()) {}
+      services_(std::move(services)),
+      runtime_holder_(std::move(runtime)),
+      runtime_(*runtime_holder_),
+      ticker_(runtime_.loop()) {}
 
 SessionCore::~SessionCore() {
     closing_ = true;
@@ -76,7 +77,7 @@ void SessionCore::connect() {
     closing_ = false;
 
     try {
-        channel_ = std::make_unique<transport::TransportChannel>(plugin_, services_, settings_.config_json, this);
+        channel_ = std::make_unique<transport::TransportChannel>(plugin_, services_->table(), settings_.config_json, this);
         channel_->start();
         handshake();
     } catch (const Error& e) {
@@ -164,12 +165,26 @@ PendingRequest SessionCore::request(const std::string& method, Json params, cons
         failed.set_exception(std::make_exception_ptr(disconnected_error()));
         return PendingRequest(failed.get_future(), {});
     }
+    return engine_->start_request(method, std::move(params), request_settings(options));
+}
+
+void SessionCore::request_async(const std::string& method, Json params, ResponseHandler done,
+                                const RequestOptions& options) {
+    if (!engine_) {
+        Error error = disconnected_error();
+        done(Json(), &error);
+        return;
+    }
+    engine_->start_request_async(method, std::move(params), request_settings(options), std::move(done));
+}
+
+jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& options) const {
     jsonrpc::RequestSettings settings;
     settings.timeout = options.timeout.value_or(settings_.request_timeout);
     settings.reset_timeout_on_progress = options.reset_timeout_on_progress;
     settings.max_total_timeout = options.max_total_timeout;
     settings.on_progress = options.on_progress;
-    return engine_->start_request(method, std::move(params), std::move(settings));
+    return settings;
 }
 
 Json SessionCore::call(const std::string& method, Json params, const RequestOptions& options) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "jsonrpc/rpc_engine.hpp"
+#include "plugins/host_services.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "runtime/runtime.hpp"
 #include "session/output_schema.hpp"
@@ -38,8 +39,10 @@ struct SessionSettings {
 
 class SessionCore : public std::enable_shared_from_this<SessionCore>, public transport::TransportListener {
 public:
+    // The session shares ownership of the runtime and the services table, so a ClientSession kept
+    // by the application past the Host's end never touches freed memory.
     SessionCore(SessionSettings settings, std::shared_ptr<plugins::LoadedPlugin> plugin,
-                const mcph_host_services* services, runtime::Runtime& runtime);
+                std::shared_ptr<plugins::HostServices> services, std::shared_ptr<runtime::Runtime> runtime);
     ~SessionCore() override;
 
     // Starts the transport and runs the handshake, then fills the cached lists. Throws Error.
@@ -57,6 +60,7 @@ public:
 
     PendingRequest request(const std::string& method, Json params, const RequestOptions& options);
     Json call(const std::string& method, Json params, const RequestOptions& options = {});
+    void request_async(const std::string& method, Json params, ResponseHandler done, const RequestOptions& options);
     void notify(const std::string& method, Json params);
 
     std::vector<Tool> fetch_tools();
@@ -86,10 +90,12 @@ private:
     void tick_timeouts();
     void log(LogLevel level, const std::string& message) const;
     Error disconnected_error() const;
+    jsonrpc::RequestSettings request_settings(const RequestOptions& options) const;
 
     SessionSettings settings_;
     std::shared_ptr<plugins::LoadedPlugin> plugin_;
-    const mcph_host_services* services_;
+    std::shared_ptr<plugins::HostServices> services_;
+    std::shared_ptr<runtime::Runtime> runtime_holder_;
     runtime::Runtime& runtime_;
 
     std::shared_ptr<jsonrpc::RpcEngine> engine_;

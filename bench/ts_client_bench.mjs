@@ -1,0 +1,162 @@
+// ts_client_bench.mjs — the official TypeScript MCP SDK (Client + StdioClientTransport, or
+// StreamableHTTPClientTransport with --http URL) against hello-server. Prints one JSON object with
+// the same keys as bench-raw-pipe and mcph-bench (see README.md).
+//
+// The SDK is loaded from tests/peers/node_modules (pinned by tests/peers/package-lock.json), found
+// relative to this script; its CommonJS build is used (same source as the ESM build).
+//
+// usage: node ts_client_bench.mjs [--server PATH] [--http URL] [--calls N] [--inflight K]
+//                                  [--echo-calls M] [--echo-bytes B] [--connects C]
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, '..', 'tests', 'peers', 'package.json'));
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+// (the package's "./*" export maps package.json to dist/cjs/, so read the real one from disk)
+const sdkVersion = JSON.parse(
+  readFileSync(path.join(here, '..', 'tests', 'peers', 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
+).version;
+
+function parseArgs(argv) {
+  const o = {
+    server: path.join(here, '..', 'build', 'bin', 'hello-server'),
+    http: null, calls: 20000, inflight: 16, echoCalls: 50, echoBytes: 1 << 20, connects: 5,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--server') o.server = next();
+    else if (a === '--http') o.http = next();
+    else if (a === '--calls') o.calls = Number(next());
+    else if (a === '--inflight') o.inflight = Number(next());
+    else if (a === '--echo-calls') o.echoCalls = Number(next());
+    else if (a === '--echo-bytes') o.echoBytes = Number(next());
+    else if (a === '--connects') o.connects = Number(next());
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return o;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+
+// Count Node warnings instead of printing them. Over HTTP the SDK (1.32.2) passes one shared
+// AbortSignal to every fetch and undici adds a listener to it per request, so Node warns
+// (MaxListenersExceededWarning) once per call after 1500 calls; that growth is part of what is
+// measured, the warning text is not useful output. Reported as "node_warnings".
+let nodeWarnings = 0;
+process.removeAllListeners('warning');
+process.on('warning', () => { nodeWarnings++; });
+
+async function connect() {
+  const client = new Client({ name: 'ts-client-bench', version: '0.1.0' });
+  const transport = opts.http
+    ? new StreamableHTTPClientTransport(new URL(opts.http))
+    : new StdioClientTransport({ command: opts.server, args: [], stderr: 'inherit' });
+  await client.connect(transport);  // initialize + notifications/initialized
+  return { client, transport };
+}
+
+async function disconnect({ client, transport }) {
+  if (opts.http) await transport.terminateSession().catch(() => {});  // DELETE the session
+  await client.close();
+}
+
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.round(p * (sorted.length - 1)))] : 0;
+
+function check(result, what) {
+  if (!result || result.isError || !Array.isArray(result.content)) {
+    throw new Error(`${what}: unexpected result ${JSON.stringify(result).slice(0, 200)}`);
+  }
+  return result;
+}
+
+async function main() {
+  // 1. connect + initialize, fresh process / session each time, median.
+  const connectMs = [];
+  for (let i = 0; i < opts.connects; i++) {
+    const t = performance.now();
+    const c = await connect();
+    connectMs.push(performance.now() - t);
+    await disconnect(c);
+  }
+  connectMs.sort((a, b) => a - b);
+
+  const conn = await connect();
+  const { client } = conn;
+  // tools/list once, so that callTool validates structuredContent against add's outputSchema, as
+  // mcph does.
+  await client.listTools();
+  for (let i = 0; i < 1000; i++) check(await client.callTool({ name: 'add', arguments: { a: i, b: 1 } }), 'warm-up');
+
+  // 2. sequential tools/call add.
+  const lat = new Float64Array(opts.calls);
+  let t0 = performance.now();
+  for (let i = 0; i < opts.calls; i++) {
+    const t = performance.now();
+    check(await client.callTool({ name: 'add', arguments: { a: i, b: 1 } }), 'tools/call add');
+    lat[i] = (performance.now() - t) * 1000;
+  }
+  const seqS = (performance.now() - t0) / 1000;
+  const sortedLat = Array.from(lat).sort((a, b) => a - b);
+
+  // 3. K calls in flight (each finished call starts the next), N in total.
+  let started = 0;
+  const worker = async () => {
+    while (started < opts.calls) {
+      const i = started++;
+      check(await client.callTool({ name: 'add', arguments: { a: i, b: 1 } }), 'tools/call add (in flight)');
+    }
+  };
+  t0 = performance.now();
+  await Promise.all(Array.from({ length: Math.min(opts.inflight, opts.calls) }, worker));
+  const inflightS = (performance.now() - t0) / 1000;
+
+  // 4. echo with a large text payload, sequential.
+  const payload = 'x'.repeat(opts.echoBytes);
+  t0 = performance.now();
+  for (let i = 0; i < opts.echoCalls; i++) {
+    const r = check(await client.callTool({ name: 'echo', arguments: { text: payload } }), 'tools/call echo');
+    if (r.content[0].text.length !== opts.echoBytes) throw new Error('echo: payload changed');
+  }
+  const echoS = (performance.now() - t0) / 1000;
+  await disconnect(conn);
+
+  const out = {
+    client: 'ts-sdk',
+    sdk_version: sdkVersion,
+    node_version: process.versions.node,
+    transport: opts.http ? 'http' : 'stdio',
+    connect_ms_median: +percentile(connectMs, 0.5).toFixed(3),
+    seq_calls: opts.calls,
+    seq_p50_us: +percentile(sortedLat, 0.5).toFixed(2),
+    seq_p99_us: +percentile(sortedLat, 0.99).toFixed(2),
+    seq_calls_per_s: Math.round(opts.calls / seqS),
+    inflight: opts.inflight,
+    inflight_calls: opts.calls,
+    inflight_calls_per_s: Math.round(opts.calls / inflightS),
+    echo_calls: opts.echoCalls,
+    echo_payload_bytes: opts.echoBytes,
+    // payload bytes both ways (request text + response text), 10^6 bytes per MB
+    echo_mb_per_s: opts.echoCalls ? +((2 * opts.echoBytes * opts.echoCalls) / echoS / 1e6).toFixed(1) : 0,
+    peak_rss_mb: +(process.resourceUsage().maxRSS / 1024).toFixed(1),
+    node_warnings: nodeWarnings,
+  };
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`ts_client_bench: ${e && e.stack ? e.stack : e}\n`);
+    process.exit(1);
+  },
+);

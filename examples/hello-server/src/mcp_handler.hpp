@@ -1,0 +1,54 @@
+// McpHandler — JSON-RPC dispatch for one MCP session, independent of the transport.
+//
+// Two steps so a transport can look at a message before it is acted on (HTTP checks the session
+// first): parse() classifies the text; handle() runs it and returns the Reply (zero or one response,
+// plus any notifications to send before it). One handler per session; not thread-safe.
+#pragma once
+
+#include "json_rpc.hpp"
+#include "options.hpp"
+#include "reply.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace hello {
+
+// Protocol versions this server speaks, newest first.
+bool is_supported_protocol_version(std::string_view version);
+
+class McpHandler {
+public:
+    enum class Kind { Request, Notification, Response, Invalid };
+
+    struct Message {
+        Document doc;
+        Kind kind = Kind::Invalid;
+        std::string_view method;    // requests and notifications
+        const Value* id = nullptr;  // requests (and responses)
+        int error_code = 0;         // Invalid: -32700 or -32600
+        std::string error;          // Invalid: why
+    };
+
+    explicit McpHandler(const ServerOptions& options) : options_(options) {}
+
+    static Message parse(std::string_view text);
+    Reply handle(Message& message);
+    Reply handle(std::string_view text) {
+        Message m = parse(text);
+        return handle(m);
+    }
+
+    // The version agreed by initialize; empty before a successful initialize.
+    const std::string& protocol_version() const { return protocol_version_; }
+    bool initialized() const { return initialized_; }
+
+private:
+    void initialize(const Value& params, Document& result);
+
+    const ServerOptions& options_;
+    std::string protocol_version_;
+    bool initialized_ = false;  // notifications/initialized received
+};
+
+}  // namespace hello
