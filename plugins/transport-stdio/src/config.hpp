@@ -1,0 +1,26 @@
+// The stdio server config object, parsed and validated once in create().
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcph::stdio {
+
+struct StdioConfig {
+    std::string name;                            // server name, for messages and logs
+    std::string command;                         // required
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;      // added to the allow-listed parent variables
+    std::string cwd;                             // empty: inherit the host's working directory
+    size_t max_message_bytes = size_t{128} << 20;
+    std::chrono::milliseconds shutdown_grace{2000};
+};
+
+// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.
+StdioConfig parse_config(std::string_view json);
+
+}  // namespace mcph::stdio

@@ -1,0 +1,83 @@
+#include "pipe_io.hpp"
+
+#include <poll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace mcph::stdio {
+namespace {
+
+enum class Ready { fd, wake, error };
+
+// Waits for `events` on `fd` or for the wake-up. Readiness of the wake-up wins: once it fired the
+// caller is shutting down and must not block again.
+Ready wait_for(int fd, short events, int wake_fd) {
+    for (;;) {
+        pollfd fds[2] = {{fd, events, 0}, {wake_fd, POLLIN, 0}};
+        int n = ::poll(fds, 2, -1);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return Ready::error;
+        }
+        if (fds[1].revents) return Ready::wake;
+        if (fds[0].revents) return Ready::fd;  // includes POLLHUP/POLLERR: the next call reports it
+    }
+}
+
+void advance(iovec*& iov, int& count, size_t written) {
+    while (count > 0 && written >= iov->iov_len) {
+        written -= iov->iov_len;
+        ++iov;
+        --count;
+    }
+    if (count > 0) {
+        iov->iov_base = static_cast<char*>(iov->iov_base) + written;
+        iov->iov_len -= written;
+    }
+}
+
+}  // namespace
+
+WriteResult write_all(int fd, std::string_view head, std::string_view tail, int wake_fd, int& error_code) {
+    iovec parts[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<char*>(tail.data()), tail.size()}};
+    iovec* iov = parts;
+    int count = 2;
+    advance(iov, count, 0);  // skips empty parts
+    while (count > 0) {
+        ssize_t n = ::writev(fd, iov, count);
+        if (n >= 0) {
+            advance(iov, count, static_cast<size_t>(n));
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EPIPE) return WriteResult::closed;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            error_code = errno;
+            return WriteResult::error;
+        }
+        // Back-pressure: the child is not reading. Block, but stay interruptible by close().
+        Ready r = wait_for(fd, POLLOUT, wake_fd);
+        if (r == Ready::wake) return WriteResult::closed;
+        if (r == Ready::error) {
+            error_code = errno;
+            return WriteResult::error;
+        }
+    }
+    return WriteResult::ok;
+}
+
+ssize_t read_or_wake(int fd, char* buffer, size_t size, int wake_fd) {
+    for (;;) {
+        Ready r = wait_for(fd, POLLIN, wake_fd);
+        if (r == Ready::wake) return -1;
+        if (r == Ready::error) return -2;
+        ssize_t n = ::read(fd, buffer, size);
+        if (n >= 0) return n;
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return -2;
+    }
+}
+
+}  // namespace mcph::stdio

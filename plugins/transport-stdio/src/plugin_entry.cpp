@@ -1,0 +1,20 @@
+// The plugin's single exported symbol: mcph_plugin_entry, serving config type "stdio".
+#include "signals.hpp"
+#include "stdio_transport.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+namespace {
+
+mcph_status init(const mcph_host_services*, mcph_error*) {
+    mcph::stdio::ignore_sigpipe_once();  // why: see signals.hpp
+    return MCPH_OK;
+}
+
+const char* const kConfigTypes[] = {"stdio", nullptr};
+const auto kVtable = mcph::plugin::make_transport_vtable<mcph::stdio::StdioTransport>(kConfigTypes);
+
+}  // namespace
+
+MCPH_DEFINE_PLUGIN("transport-stdio", "0.1.0", "MCP servers as child processes (newline-delimited JSON-RPC on stdio)",
+                   init, MCPH_TRANSPORT_INTERFACE_V1, &kVtable)

@@ -1,0 +1,16 @@
+# cmake -DPLUGIN=<file> -P check_exports.cmake
+# Fails unless the plugin's dynamic symbol table defines exactly one symbol: mcph_plugin_entry.
+execute_process(COMMAND nm -D --defined-only "${PLUGIN}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on ${PLUGIN}")
+endif()
+string(REGEX MATCHALL "[^\n]+" lines "${out}")
+set(names "")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^.* " "" name "${line}")
+  list(APPEND names "${name}")
+endforeach()
+if(NOT names STREQUAL "mcph_plugin_entry")
+  message(FATAL_ERROR "plugin exports [${names}], expected only mcph_plugin_entry")
+endif()
+message(STATUS "exports: ${names}")

@@ -1,0 +1,290 @@
+#include "harness.hpp"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace stdio_test {
+namespace {
+
+std::mutex g_log_mutex;
+std::vector<std::string> g_logs;
+
+void host_log(void*, mcph_log_level, mcph_str source, mcph_str message) {
+    std::lock_guard lock(g_log_mutex);
+    g_logs.emplace_back(std::string(source.ptr, source.len) + ": " + std::string(message.ptr, message.len));
+}
+
+mcph_host_services make_services() {
+    mcph_host_services s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    s.abi_major = MCPH_ABI_MAJOR;
+    s.abi_minor = MCPH_ABI_MINOR;
+    s.log = host_log;
+    return s;
+}
+
+mcph_error make_error() {
+    mcph_error e;
+    std::memset(&e, 0, sizeof e);
+    e.struct_size = sizeof e;
+    return e;
+}
+
+size_t count_dir(const char* path) {
+    size_t n = 0;
+    if (DIR* d = ::opendir(path)) {
+        while (dirent* e = ::readdir(d))
+            if (e->d_name[0] != '.') ++n;
+        ::closedir(d);
+    }
+    return n;
+}
+
+const mcph_host_services* services() {
+    static mcph_host_services s = make_services();
+    return &s;
+}
+
+}  // namespace
+
+std::vector<std::string> Plugin::logs() {
+    std::lock_guard lock(g_log_mutex);
+    return g_logs;
+}
+
+Plugin& plugin() {
+    static Plugin p = [] {
+        void* lib = ::dlopen(MCPH_STDIO_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+        auto entry = reinterpret_cast<mcph_plugin_entry_fn>(::dlsym(lib, MCPH_ENTRY_SYMBOL));
+        if (!entry) throw std::runtime_error("no mcph_plugin_entry");
+        Plugin out;
+        out.descriptor = entry();
+        mcph_error err = make_error();
+        if (out.descriptor->init && out.descriptor->init(services(), &err) != MCPH_OK)
+            throw std::runtime_error(std::string("init: ") + err.message);
+        out.vtable = static_cast<const mcph_transport_vtable_v1*>(out.descriptor->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
+        if (!out.vtable) throw std::runtime_error("no mcph.transport/1");
+        return out;  // never dlclose'd: the process ends with it loaded
+    }();
+    return p;
+}
+
+// ---- JSON ------------------------------------------------------------------------------------
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_array(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + json_string(items[i]);
+    return out + "]";
+}
+
+std::string Config::json() const {
+    std::string out = "{\"type\":\"stdio\",\"name\":\"test\",\"command\":" + json_string(command);
+    out += ",\"args\":" + json_array(args);
+    if (!env.empty()) {
+        out += ",\"env\":{";
+        bool first = true;
+        for (const auto& [k, v] : env) {
+            out += (first ? "" : ",") + json_string(k) + ":" + json_string(v);
+            first = false;
+        }
+        out += "}";
+    }
+    if (cwd) out += ",\"cwd\":" + json_string(*cwd);
+    if (!extra.empty()) out += "," + extra;
+    return out + "}";
+}
+
+Config sh(const std::string& script, std::string extra) {
+    return Config{"/bin/sh", {"-c", script}, {}, std::nullopt, std::move(extra)};
+}
+
+Config script(const std::string& name, std::vector<std::string> args, std::string extra) {
+    args.insert(args.begin(), std::string(MCPH_STDIO_SCRIPTS) + "/" + name);
+    return Config{"/bin/sh", std::move(args), {}, std::nullopt, std::move(extra)};
+}
+
+// ---- Recorder --------------------------------------------------------------------------------
+
+Recorder::Recorder() {
+    std::memset(&callbacks_, 0, sizeof callbacks_);
+    callbacks_.struct_size = sizeof callbacks_;
+    callbacks_.user_data = this;
+    callbacks_.on_message = &Recorder::on_message;
+    callbacks_.on_closed = &Recorder::on_closed;
+    callbacks_.on_diagnostic = &Recorder::on_diagnostic;
+}
+
+void Recorder::note_callback() {
+    if (close_returned_.load()) late_callbacks_.fetch_add(1);
+}
+
+void Recorder::on_message(void* self_ptr, mcph_str message) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    self->in_callback_.fetch_add(1);
+    std::string_view text(message.ptr, message.len);
+    if (self->on_message_hook) self->on_message_hook(text);
+    {
+        std::lock_guard lock(self->mutex_);
+        self->messages_.emplace_back(text);
+    }
+    self->cv_.notify_all();
+    self->in_callback_.fetch_sub(1);
+}
+
+void Recorder::on_closed(void* self_ptr, mcph_close_reason reason, mcph_str detail) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->detail_.assign(detail.ptr, detail.len);
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_diagnostic(void* self_ptr, mcph_log_level, mcph_str message) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    self->diagnostics_.emplace_back(message.ptr, message.len);
+}
+
+bool Recorder::wait_messages(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return messages_.size() >= count; });
+}
+
+bool Recorder::wait_closed(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return closed_count_ > 0; });
+}
+
+std::vector<std::string> Recorder::messages() {
+    std::lock_guard lock(mutex_);
+    return messages_;
+}
+std::vector<std::string> Recorder::diagnostics() {
+    std::lock_guard lock(mutex_);
+    return diagnostics_;
+}
+size_t Recorder::message_count() {
+    std::lock_guard lock(mutex_);
+    return messages_.size();
+}
+int Recorder::closed_count() {
+    std::lock_guard lock(mutex_);
+    return closed_count_;
+}
+mcph_close_reason Recorder::close_reason() {
+    std::lock_guard lock(mutex_);
+    return reason_;
+}
+std::string Recorder::close_detail() {
+    std::lock_guard lock(mutex_);
+    return detail_;
+}
+
+// ---- Transport -------------------------------------------------------------------------------
+
+Transport::Transport(const std::string& config_json) {
+    mcph_error err = make_error();
+    create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
+                                             recorder.callbacks(), &transport_, &err);
+    if (create_status_ != MCPH_OK) error_ = err.message;
+}
+
+Transport::~Transport() {
+    if (transport_) {
+        close();
+        plugin().vtable->destroy(transport_);
+    }
+}
+
+mcph_status Transport::start() {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->start(transport_, &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+mcph_status Transport::send(std::string_view message) {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->send(transport_, mcph_str_from(message.data(), message.size()), &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+void Transport::close() {
+    plugin().vtable->close(transport_);
+    recorder.mark_closed_returned();
+}
+
+// ---- process introspection --------------------------------------------------------------------
+
+long rss_kib() {
+    std::ifstream in("/proc/self/status");
+    std::string key;
+    while (in >> key) {
+        if (key == "VmRSS:") {
+            long kib = 0;
+            in >> kib;
+            return kib;
+        }
+        in.ignore(1 << 20, '\n');
+    }
+    return -1;
+}
+
+size_t open_fd_count() { return count_dir("/proc/self/fd") - 1; }  // minus opendir's own descriptor
+
+size_t thread_count() { return count_dir("/proc/self/task"); }
+
+bool process_gone(long pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    if (!in) return true;
+    std::string line;
+    std::getline(in, line);
+    size_t paren = line.rfind(')');
+    return paren == std::string::npos || (paren + 2 < line.size() && line[paren + 2] == 'Z');
+}
+
+bool has_children() {
+    siginfo_t info;
+    std::memset(&info, 0, sizeof info);
+    // ECHILD: no child at all, running or zombie.
+    return ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+}  // namespace stdio_test

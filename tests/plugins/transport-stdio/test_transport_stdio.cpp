@@ -1,0 +1,555 @@
+// End-to-end tests of the stdio transport plugin, through its C vtable, against real processes.
+#include "harness.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+namespace stdio_test {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Every test checks the two promises a host relies on most: nothing fires after close() returns,
+// and no child process is left behind.
+class StdioTransportTest : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
+    void TearDown() override { EXPECT_FALSE(has_children()) << "a child process was not reaped"; }
+
+    static void expect_clean_shutdown(Transport& t) {
+        t.close();
+        EXPECT_EQ(t.recorder.late_callbacks(), 0);
+    }
+};
+
+rapidjson::Document parse(const std::string& text) {
+    rapidjson::Document d;
+    d.Parse(text.c_str());
+    EXPECT_FALSE(d.HasParseError()) << text;
+    return d;
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "mcph-stdio-XXXXXX").string();
+        path = ::mkdtemp(tmpl.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+long ms_since(Clock::time_point start) {
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+// ---- the vtable ---------------------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, DescriptorAndVtableAreComplete) {
+    const mcph_plugin* d = plugin().descriptor;
+    EXPECT_EQ(d->abi_major, MCPH_ABI_MAJOR);
+    EXPECT_STREQ(d->name, "transport-stdio");
+    const mcph_transport_vtable_v1* v = plugin().vtable;
+    EXPECT_EQ(v->struct_size, sizeof(mcph_transport_vtable_v1));
+    ASSERT_NE(v->config_types, nullptr);
+    EXPECT_STREQ(v->config_types[0], "stdio");
+    EXPECT_EQ(v->config_types[1], nullptr);
+    EXPECT_EQ(d->get_interface("mcph.transport/2"), nullptr);
+    EXPECT_EQ(d->get_interface(MCPH_AUTH_INTERFACE_V1), nullptr);
+}
+
+TEST_F(StdioTransportTest, InitIgnoresSigpipeInTheHost) {
+    struct sigaction current {};
+    ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &current), 0);
+    EXPECT_EQ(current.sa_handler, SIG_IGN);
+}
+
+// ---- messages -----------------------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, EchoRoundTripThroughCat) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.create_status(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    const std::string msg = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"text":"héllo"}})";
+    ASSERT_EQ(t.send(msg), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.recorder.messages(), std::vector<std::string>{msg});
+    expect_clean_shutdown(t);
+    EXPECT_EQ(t.recorder.closed_count(), 0) << "our own close must not be reported as on_closed";
+}
+
+TEST_F(StdioTransportTest, SendFromInsideOnMessage) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    std::atomic<int> status{-1};
+    t.recorder.on_message_hook = [&](std::string_view m) {
+        if (m == R"({"id":1})") status = t.send(R"({"id":2})");
+    };
+    ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(2));
+    EXPECT_EQ(status.load(), MCPH_OK);
+    EXPECT_EQ(t.recorder.messages(), (std::vector<std::string>{R"({"id":1})", R"({"id":2})"}));
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, ManyMessagesFromTwoThreadsStayWholeAndInOrder) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    constexpr int kPerThread = 20000;
+    auto sender = [&](char tag) {
+        for (int i = 0; i < kPerThread; ++i) {
+            std::string m = std::string("{\"t\":\"") + tag + "\",\"n\":" + std::to_string(i) + ",\"pad\":\"" +
+                            std::string(static_cast<size_t>(i % 300), tag) + "\"}";
+            ASSERT_EQ(t.send(m), MCPH_OK);
+        }
+    };
+    std::thread a(sender, 'a'), b(sender, 'b');
+    a.join();
+    b.join();
+    ASSERT_TRUE(t.recorder.wait_messages(2 * kPerThread, 30s)) << t.recorder.message_count();
+    int next[2] = {0, 0};
+    for (const std::string& m : t.recorder.messages()) {
+        rapidjson::Document d = parse(m);
+        ASSERT_TRUE(d.IsObject()) << m;
+        int which = d["t"].GetString()[0] == 'a' ? 0 : 1;
+        ASSERT_EQ(d["n"].GetInt(), next[which]) << "out of order: " << m;
+        ASSERT_EQ(d["pad"].GetStringLength(), static_cast<unsigned>(next[which] % 300));
+        ++next[which];
+    }
+    EXPECT_EQ(next[0], kPerThread);
+    EXPECT_EQ(next[1], kPerThread);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, FiftyMegabyteLineRoundTripsIntact) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    std::string big = "{\"data\":\"";
+    big.reserve(50'000'100);
+    for (size_t i = 0; big.size() < 50'000'000; ++i) big.push_back(static_cast<char>('a' + i % 26));
+    big += "\"}";
+    auto start = Clock::now();
+    ASSERT_EQ(t.send(big), MCPH_OK) << t.error();  // cat echoes while we write: no deadlock
+    ASSERT_TRUE(t.recorder.wait_messages(1, 60s));
+    long elapsed = ms_since(start);
+    std::vector<std::string> got = t.recorder.messages();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].size(), big.size());
+    EXPECT_TRUE(got[0] == big) << "the 50 MB line was altered";
+    EXPECT_LT(elapsed, 30000) << "framing a large line should be linear";
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, LineAtLimitPassesLineOverLimitClosesWithError) {
+    Transport t(script("limits.sh", {"1000"}, "\"maxMessageBytes\":1000,\"shutdownGraceMs\":200"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    std::vector<std::string> got = t.recorder.messages();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], std::string(1000, 'x'));
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_EQ(t.recorder.close_detail(), "message exceeds 1000 bytes");
+    std::vector<std::string> diags = t.recorder.diagnostics();
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_NE(diags[0].find("message exceeds 1000 bytes"), std::string::npos);
+    EXPECT_EQ(t.send("{}"), MCPH_ERR_CLOSED) << "send after on_closed";
+    auto start = Clock::now();
+    expect_clean_shutdown(t);  // the script sleeps and ignores stdin: SIGTERM ends it
+    EXPECT_LT(ms_since(start), 2000);
+    EXPECT_EQ(t.recorder.closed_count(), 1);
+}
+
+TEST_F(StdioTransportTest, UnterminatedOversizedLineIsBoundedAndCloses) {
+    // 20 MB with no newline at all: must fail at the limit, not buffer everything.
+    Transport t(sh("head -c 20000000 /dev/zero | tr '\\0' x; exec sleep 30",
+                   "\"maxMessageBytes\":65536,\"shutdownGraceMs\":200"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_EQ(t.recorder.close_detail(), "message exceeds 65536 bytes");
+    EXPECT_TRUE(t.recorder.messages().empty());
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, CrLfIsStrippedAndBlankLinesSkipped) {
+    Transport t(sh("printf '{\"a\":1}\\r\\n\\r\\n\\n{\"b\":2}\\n{\"c\":3}'"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    // An unterminated last line is not a message: the stream ended mid-frame.
+    EXPECT_EQ(t.recorder.messages(), (std::vector<std::string>{R"({"a":1})", R"({"b":2})"}));
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_CLEAN);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, SendRejectsEmbeddedNewline) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK);
+    EXPECT_EQ(t.send("{\"a\":\n1}"), MCPH_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(t.error().find("newline"), std::string::npos) << t.error();
+    EXPECT_EQ(t.send("{\"ok\":true}"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.recorder.messages(), std::vector<std::string>{"{\"ok\":true}"});
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, SendBeforeStartAndAfterCloseIsClosed) {
+    Transport t(Config{"cat"});
+    EXPECT_EQ(t.send("{}"), MCPH_ERR_CLOSED);
+    ASSERT_EQ(t.start(), MCPH_OK);
+    expect_clean_shutdown(t);
+    EXPECT_EQ(t.send("{}"), MCPH_ERR_CLOSED);
+    t.close();  // idempotent
+    EXPECT_EQ(t.start(), MCPH_ERR_CLOSED);
+}
+
+TEST_F(StdioTransportTest, SendToServerThatClosedStdinIsClosedNotSigpipe) {
+    Transport t(script("closes_stdin.sh", {}, "\"shutdownGraceMs\":200"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.send("{\"id\":1}"), MCPH_ERR_CLOSED);  // EPIPE; the test process is still alive
+    expect_clean_shutdown(t);
+}
+
+// ---- stderr -------------------------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, StderrFloodNeitherBlocksTheServerNorGrowsMemory) {
+    // 150 MB on stderr before the answer: a server would block forever if stderr were not
+    // drained, and an uncapped buffer would grow by 150 MB (more than the 100 MB the spec asks
+    // for, so the check below has a wide margin against the 64 MiB cap).
+    const char* kFloodBytes = "150000000";
+    Transport t(script("stderr_flood.sh", {kFloodBytes}, "\"shutdownGraceMs\":200"));
+    long before = rss_kib();
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1, 90s)) << "the server was blocked on stderr";
+    long grown_kib = rss_kib() - before;
+    EXPECT_EQ(t.recorder.messages(), std::vector<std::string>{R"({"done":true})"});
+    // The cap is 64 MiB of stderr; allow slack for allocator and sanitizer overhead.
+    EXPECT_LT(grown_kib, 88 * 1024) << "stderr buffer is not bounded";
+    RecordProperty("rss_growth_kib", std::to_string(grown_kib));
+    std::printf("rss growth during a %s-byte stderr flood: %ld KiB\n", kFloodBytes, grown_kib);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, StderrTailKeepsTheNewestWholeLines) {
+    Transport t(script("flood_then_crash.sh", {"10000000"}));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed(30s));
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    std::string detail = t.recorder.close_detail();
+    EXPECT_EQ(detail.rfind("process exited with code 1", 0), 0u) << detail.substr(0, 200);
+    EXPECT_NE(detail.find("first of the last lines\nlast words"), std::string::npos) << detail.substr(0, 200);
+    EXPECT_EQ(detail.substr(detail.size() - 10), "last words");
+    EXPECT_LT(detail.size(), 4200u);
+    expect_clean_shutdown(t);
+}
+
+// ---- exit reporting -------------------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, CrashReportsExitCodeAndStderrTail) {
+    Transport t(sh("echo 'fatal: config file missing' >&2; exit 3"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.closed_count(), 1);
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_EQ(t.recorder.close_detail(), "process exited with code 3; stderr:\nfatal: config file missing");
+    expect_clean_shutdown(t);
+    EXPECT_EQ(t.recorder.closed_count(), 1);
+}
+
+TEST_F(StdioTransportTest, KilledBySignalIsReported) {
+    Transport t(sh("echo 'about to crash' >&2; kill -SEGV $$"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    std::string detail = t.recorder.close_detail();
+    EXPECT_NE(detail.find("killed by signal 11 (SIGSEGV)"), std::string::npos) << detail;
+    EXPECT_NE(detail.find("about to crash"), std::string::npos) << detail;
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, CleanExitIsClean) {
+    Transport t(sh("echo '{\"bye\":1}'; echo 'not an error' >&2; exit 0"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.messages(), std::vector<std::string>{R"({"bye":1})"});
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_CLEAN);
+    EXPECT_EQ(t.recorder.close_detail(), "process exited with code 0");
+    EXPECT_EQ(t.send("{}"), MCPH_ERR_CLOSED);
+    expect_clean_shutdown(t);
+}
+
+// ---- start failures -------------------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, CommandNotFoundFailsStartClearly) {
+    Transport t(Config{"mcph-no-such-command-xyz"});
+    ASSERT_EQ(t.create_status(), MCPH_OK);
+    EXPECT_EQ(t.start(), MCPH_ERR_IO);
+    EXPECT_EQ(t.error().rfind("cannot start 'mcph-no-such-command-xyz': not found in PATH", 0), 0u) << t.error();
+    EXPECT_EQ(t.send("{}"), MCPH_ERR_CLOSED);
+    expect_clean_shutdown(t);
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+}
+
+TEST_F(StdioTransportTest, AbsolutePathThatDoesNotExistFailsStart) {
+    Transport t(Config{"/nonexistent/mcph-server"});
+    EXPECT_EQ(t.start(), MCPH_ERR_IO);
+    EXPECT_EQ(t.error(), "cannot start '/nonexistent/mcph-server': No such file or directory");
+}
+
+TEST_F(StdioTransportTest, NotExecutableFailsStart) {
+    TempDir dir;
+    fs::path file = dir.path / "server";
+    std::ofstream(file) << "#!/bin/sh\necho hi\n";
+    fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+    {
+        Transport t(Config{file.string()});
+        EXPECT_EQ(t.start(), MCPH_ERR_IO);
+        EXPECT_EQ(t.error(), "cannot start '" + file.string() + "': Permission denied");
+    }
+    {
+        Config c{"server"};
+        c.env["PATH"] = dir.path.string();
+        Transport t(c);
+        EXPECT_EQ(t.start(), MCPH_ERR_IO);
+        EXPECT_EQ(t.error(), "cannot start 'server': '" + file.string() + "' is not executable");
+    }
+}
+
+TEST_F(StdioTransportTest, BadWorkingDirectoryFailsStart) {
+    Config c{"cat"};
+    c.cwd = "/nonexistent-mcph-dir";
+    Transport t(c);
+    EXPECT_EQ(t.start(), MCPH_ERR_IO);
+    EXPECT_EQ(t.error(), "cannot start 'cat': working directory '/nonexistent-mcph-dir': No such file or directory");
+}
+
+// ---- config -------------------------------------------------------------------------------------
+
+struct BadConfigCase {
+    const char* json;
+    const char* field;  // must appear in the message
+};
+
+class BadConfig : public StdioTransportTest, public ::testing::WithParamInterface<BadConfigCase> {};
+
+TEST_P(BadConfig, IsInvalidArgumentNamingTheField) {
+    Transport t(std::string(GetParam().json));
+    EXPECT_EQ(t.create_status(), MCPH_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(t.error().find(GetParam().field), std::string::npos) << t.error();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, BadConfig,
+    ::testing::Values(BadConfigCase{R"({"type":"stdio"})", "'command' is required"},
+                      BadConfigCase{R"({"command":""})", "'command'"},
+                      BadConfigCase{R"({"command":42})", "'command' must be a string"},
+                      BadConfigCase{R"({"command":"cat","args":"-n"})", "'args'"},
+                      BadConfigCase{R"({"command":"cat","args":["-n",3]})", "'args[1]'"},
+                      BadConfigCase{R"({"command":"cat","env":["A=1"]})", "'env'"},
+                      BadConfigCase{R"({"command":"cat","env":{"A":1}})", "'env.A'"},
+                      BadConfigCase{R"({"command":"cat","cwd":7})", "'cwd'"},
+                      BadConfigCase{R"({"command":"cat","type":"http"})", "'type'"},
+                      BadConfigCase{R"({"command":"cat","maxMessageBytes":0})", "'maxMessageBytes'"},
+                      BadConfigCase{R"({"command":"cat","maxMessageBytes":"big"})", "'maxMessageBytes'"},
+                      BadConfigCase{R"({"command":"cat","shutdownGraceMs":-1})", "'shutdownGraceMs'"},
+                      BadConfigCase{R"({"command":"cat","name":[]})", "'name'"},
+                      BadConfigCase{R"(["cat"])", "JSON object"},
+                      BadConfigCase{R"({"command":"cat",)", "not valid JSON"}));
+
+// ---- environment, cwd, prefix ----------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, EnvironmentIsAllowListPlusConfigured) {
+    ::setenv("MCPH_TEST_SECRET", "hunter2", 1);
+    Config c = sh(R"(printf '{"secret":"%s","foo":"%s","home":"%s","path":"%s","set":"%s"}\n' )"
+                  R"("$MCPH_TEST_SECRET" "$FOO" "$HOME" "$PATH" "${MCPH_TEST_SECRET+yes}")");
+    c.env = {{"FOO", "bar baz"}, {"HOME", "/configured/home"}};
+    Transport t(c);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    ::unsetenv("MCPH_TEST_SECRET");
+    rapidjson::Document d = parse(t.recorder.messages()[0]);
+    EXPECT_STREQ(d["secret"].GetString(), "");
+    EXPECT_STREQ(d["set"].GetString(), "") << "a non-allow-listed variable leaked";
+    EXPECT_STREQ(d["foo"].GetString(), "bar baz");
+    EXPECT_STREQ(d["home"].GetString(), "/configured/home") << "configured env must override";
+    EXPECT_STREQ(d["path"].GetString(), std::getenv("PATH"));
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, WorkingDirectoryIsHonoured) {
+    TempDir dir;
+    Config c = sh(R"X(printf '{"cwd":"%s"}\n' "$(pwd -P)")X");
+    c.cwd = dir.path.string();
+    Transport t(c);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_STREQ(parse(t.recorder.messages()[0])["cwd"].GetString(), fs::canonical(dir.path).c_str());
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, RelativeCommandIsResolvedInTheChildsPath) {
+    TempDir dir;
+    fs::path tool = dir.path / "mcph-test-tool";
+    std::ofstream(tool) << "#!/bin/sh\necho '{\"tool\":true}'\n";
+    fs::permissions(tool, fs::perms::owner_all);
+    Config c{"mcph-test-tool"};
+    c.env["PATH"] = dir.path.string() + ":/usr/bin:/bin";
+    Transport t(c);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.recorder.messages()[0], R"({"tool":true})");
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, ShellPrefixIsPrependedToArgv) {
+    ::setenv("MCPH_SHELL_PREFIX", "  env   FOO=from-prefix ", 1);
+    Transport t(sh(R"(printf '{"foo":"%s"}\n' "$FOO")"));
+    mcph_status st = t.start();
+    ::unsetenv("MCPH_SHELL_PREFIX");
+    ASSERT_EQ(st, MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_STREQ(parse(t.recorder.messages()[0])["foo"].GetString(), "from-prefix");
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, ChildStartsWithDefaultSignalsAndNoBlockedSignals) {
+    // The host ignores SIGPIPE (plugin init) and this thread blocks SIGUSR1: neither may leak
+    // into the server, or SIGPIPE/SIGTERM would stop working on it.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR1);
+    ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &block, &old), 0);
+    Transport t(Config{"grep", {"-E", "^Sig(Ign|Blk)", "/proc/self/status"}});
+    mcph_status st = t.start();
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    ASSERT_EQ(st, MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.messages(),
+              (std::vector<std::string>{"SigBlk:\t0000000000000000", "SigIgn:\t0000000000000000"}));
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, ChildInheritsOnlyStdioDescriptors) {
+    // Another transport is alive meanwhile: its pipes must not leak into this child (O_CLOEXEC).
+    Transport other(Config{"cat"});
+    ASSERT_EQ(other.start(), MCPH_OK);
+    Transport t(Config{"ls", {"/proc/self/fd"}});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    // 0-2 are the pipes; 3 is the directory ls itself is reading.
+    EXPECT_EQ(t.recorder.messages(), (std::vector<std::string>{"0", "1", "2", "3"}));
+    expect_clean_shutdown(t);
+    expect_clean_shutdown(other);
+}
+
+// ---- shutdown -----------------------------------------------------------------------------------
+
+TEST_F(StdioTransportTest, CloseOfWellBehavedServerIsQuickAndSilent) {
+    Transport t(Config{"cat", {}, {}, std::nullopt, "\"shutdownGraceMs\":5000"});
+    ASSERT_EQ(t.start(), MCPH_OK);
+    auto start = Clock::now();
+    expect_clean_shutdown(t);
+    EXPECT_LT(ms_since(start), 1000) << "cat exits on stdin EOF; no signal should be needed";
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+}
+
+TEST_F(StdioTransportTest, CloseKillsServerIgnoringEofAndSigtermWithItsWholeGroup) {
+    constexpr long kGraceMs = 300;
+    Transport t(script("stubborn.sh", {}, "\"shutdownGraceMs\":" + std::to_string(kGraceMs)));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    rapidjson::Document d = parse(t.recorder.messages()[0]);
+    long pid = d["pid"].GetInt64(), grandchild = d["grandchild"].GetInt64();
+    EXPECT_EQ(::getpgid(static_cast<pid_t>(pid)), pid) << "the server leads its own process group";
+    EXPECT_EQ(::getpgid(static_cast<pid_t>(grandchild)), pid);
+
+    auto start = Clock::now();
+    expect_clean_shutdown(t);
+    long elapsed = ms_since(start);
+    EXPECT_GE(elapsed, 2 * kGraceMs - 50) << "stdin EOF, then SIGTERM, each get a grace period";
+    EXPECT_LT(elapsed, 2 * kGraceMs + 1000);
+    EXPECT_TRUE(process_gone(pid));
+    for (int i = 0; i < 100 && !process_gone(grandchild); ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(process_gone(grandchild)) << "the grandchild survived: the group was not killed";
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+}
+
+TEST_F(StdioTransportTest, NoCallbackAfterCloseEvenWhileFlooded) {
+    Transport t(Config{"yes", {R"({"jsonrpc":"2.0","method":"notifications/progress"})"}, {}, std::nullopt,
+                       "\"shutdownGraceMs\":200"});
+    t.recorder.on_message_hook = [](std::string_view) { std::this_thread::sleep_for(std::chrono::microseconds(50)); };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1000));
+    t.close();
+    EXPECT_EQ(t.recorder.in_callback(), 0) << "close returned while on_message was running";
+    size_t count = t.recorder.message_count();
+    std::this_thread::sleep_for(200ms);
+    EXPECT_EQ(t.recorder.message_count(), count);
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+}
+
+TEST_F(StdioTransportTest, CloseUnblocksASenderStuckOnAFullPipe) {
+    // The server never reads stdin: a large send blocks on back-pressure until close().
+    Transport t(sh("exec sleep 30", "\"shutdownGraceMs\":200"));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    std::atomic<int> status{-1};
+    std::thread sender([&] { status = t.send(std::string(8 << 20, 'x')); });
+    std::this_thread::sleep_for(200ms);
+    EXPECT_EQ(status.load(), -1) << "send should be blocked on the full pipe";
+    expect_clean_shutdown(t);
+    sender.join();
+    EXPECT_EQ(status.load(), MCPH_ERR_CLOSED);
+}
+
+TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
+    plugin();  // loaded before the baseline
+    size_t fds = open_fd_count(), threads = thread_count();
+    for (int i = 0; i < 5; ++i) {
+        Transport t(Config{"cat"});
+        ASSERT_EQ(t.start(), MCPH_OK);
+        ASSERT_EQ(t.send("{}"), MCPH_OK);
+        ASSERT_TRUE(t.recorder.wait_messages(1));
+        EXPECT_GT(open_fd_count(), fds);
+        EXPECT_EQ(thread_count(), threads + 2) << "one stdout reader and one stderr drain";
+    }
+    EXPECT_EQ(open_fd_count(), fds);
+    EXPECT_EQ(thread_count(), threads);
+}
+
+TEST_F(StdioTransportTest, DestroyWithoutCloseStillShutsDown) {
+    long pid = 0;
+    {
+        Transport t(sh(R"(echo "{\"pid\":$$}"; exec cat)"));
+        ASSERT_EQ(t.start(), MCPH_OK);
+        ASSERT_TRUE(t.recorder.wait_messages(1));
+        pid = parse(t.recorder.messages()[0])["pid"].GetInt64();
+        // ~Transport calls destroy (after close); destroy alone must also be safe: see below.
+    }
+    EXPECT_TRUE(process_gone(pid));
+    mcph_transport* raw = nullptr;
+    Recorder rec;
+    std::string cfg = Config{"cat"}.json();
+    ASSERT_EQ(plugin().vtable->create(nullptr, mcph_str_from(cfg.data(), cfg.size()), rec.callbacks(), &raw, nullptr),
+              MCPH_OK);
+    ASSERT_EQ(plugin().vtable->start(raw, nullptr), MCPH_OK);
+    plugin().vtable->destroy(raw);  // no close() first
+}
+
+}  // namespace
+}  // namespace stdio_test

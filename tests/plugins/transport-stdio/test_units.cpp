@@ -1,0 +1,180 @@
+// Unit tests of the plugin's pure parts (compiled in from plugins/transport-stdio/src).
+#include "command_line.hpp"
+#include "config.hpp"
+#include "environment.hpp"
+#include "line_reader.hpp"
+#include "stderr_buffer.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+namespace mcph::stdio {
+namespace {
+
+std::vector<std::string> feed_all(LineReader& r, const std::vector<std::string>& chunks, bool* ok = nullptr) {
+    std::vector<std::string> out;
+    bool good = true;
+    for (const auto& c : chunks) {
+        if (!r.feed(c.data(), c.size(), [&](std::string_view l) { out.emplace_back(l); })) {
+            good = false;
+            break;
+        }
+    }
+    if (ok) *ok = good;
+    return out;
+}
+
+TEST(LineReader, SplitsLinesAcrossChunks) {
+    LineReader r(100);
+    auto lines = feed_all(r, {"{\"a\"", ":1}\n{\"b\":2}\n{", "\"c\":3", "}\n"});
+    EXPECT_EQ(lines, (std::vector<std::string>{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}"}));
+    EXPECT_EQ(r.pending_size(), 0u);
+}
+
+TEST(LineReader, StripsCrAndSkipsBlankLines) {
+    LineReader r(100);
+    auto lines = feed_all(r, {"a\r\n\r\n\nb\r", "\n", "\r\n"});
+    EXPECT_EQ(lines, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(LineReader, LimitIsExactInsideAChunkAndAcrossChunks) {
+    for (bool split : {false, true}) {
+        LineReader r(5);
+        bool ok = false;
+        std::vector<std::string> chunks = split ? std::vector<std::string>{"123", "45\n12", "3456\n"}
+                                                : std::vector<std::string>{"12345\n123456\n"};
+        auto lines = feed_all(r, chunks, &ok);
+        EXPECT_FALSE(ok);
+        EXPECT_EQ(lines, std::vector<std::string>{"12345"}) << split;
+    }
+    LineReader r(5);
+    bool ok = false;
+    EXPECT_EQ(feed_all(r, {"123", "45\r", "\n"}, &ok), std::vector<std::string>{"12345"});
+    EXPECT_TRUE(ok) << "a stripped CR does not count";
+}
+
+TEST(LineReader, UnterminatedLineStopsAtTheLimit) {
+    LineReader r(1000);
+    std::string chunk(600, 'x');
+    EXPECT_TRUE(r.feed(chunk.data(), chunk.size(), [](std::string_view) {}));
+    EXPECT_FALSE(r.feed(chunk.data(), chunk.size(), [](std::string_view) {}));
+    EXPECT_LE(r.pending_size(), 1001u) << "memory must stay bounded by the limit";
+}
+
+TEST(LineReader, LargeLineInManySmallChunks) {
+    LineReader r(10'000'000);
+    std::string line(5'000'000, 'q');
+    line[12345] = 'z';
+    std::vector<std::string> got;
+    for (size_t i = 0; i < line.size(); i += 4096)
+        ASSERT_TRUE(r.feed(line.data() + i, std::min<size_t>(4096, line.size() - i),
+                           [&](std::string_view l) { got.emplace_back(l); }));
+    ASSERT_TRUE(r.feed("\n", 1, [&](std::string_view l) { got.emplace_back(l); }));
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_TRUE(got[0] == line);
+}
+
+TEST(StderrBuffer, KeepsNewestBytesUpToCapacity) {
+    StderrBuffer b(10, 4);
+    b.append("0123456789", 10);
+    b.append("abc", 3);
+    EXPECT_EQ(b.size(), 10u);
+    EXPECT_EQ(b.dropped(), 3u);
+    EXPECT_EQ(b.tail(100), "3456789abc");
+}
+
+TEST(StderrBuffer, MatchesAReferenceUnderRandomAppends) {
+    std::mt19937 rng(42);
+    StderrBuffer b(1000, 64);
+    std::string all;
+    for (int i = 0; i < 2000; ++i) {
+        std::string chunk(rng() % 300, 'a');
+        for (char& c : chunk) c = static_cast<char>('a' + rng() % 26);
+        b.append(chunk.data(), chunk.size());
+        all += chunk;
+        std::string expect = all.substr(all.size() > 1000 ? all.size() - 1000 : 0);
+        ASSERT_EQ(b.size(), expect.size());
+        ASSERT_EQ(b.tail(1000), expect);  // no newlines: the tail is not trimmed
+    }
+}
+
+TEST(StderrBuffer, TailStartsAtALineBoundary) {
+    StderrBuffer b;
+    std::string text = "first line\nsecond line\nthird line\n";
+    b.append(text.data(), text.size());
+    EXPECT_EQ(b.tail(1000), "first line\nsecond line\nthird line");
+    EXPECT_EQ(b.tail(20), "third line");          // cut inside "second line": dropped
+    EXPECT_EQ(b.tail(23), "second line\nthird line");  // cut exactly at a line start: kept
+}
+
+TEST(StderrBuffer, TailOfOneLongLineDoesNotStartMidCharacter) {
+    StderrBuffer b;
+    std::string text = "é";  // 2 bytes
+    for (int i = 0; i < 10; ++i) text += "é";
+    b.append(text.data(), text.size());
+    std::string t = b.tail(5);  // the cut falls on a continuation byte
+    EXPECT_EQ(t, "éé");
+}
+
+TEST(CommandLine, SplitsPrefixOnWhitespace) {
+    EXPECT_EQ(split_whitespace("  docker exec\t-i   box \n"),
+              (std::vector<std::string>{"docker", "exec", "-i", "box"}));
+    EXPECT_TRUE(split_whitespace(" \t ").empty());
+    EXPECT_EQ(build_argv({"docker", "exec", "-i", "box"}, "server", {"--stdio"}),
+              (std::vector<std::string>{"docker", "exec", "-i", "box", "server", "--stdio"}));
+    EXPECT_EQ(build_argv({}, "server", {"a"}), (std::vector<std::string>{"server", "a"}));
+}
+
+TEST(CommandLine, ResolvesInTheGivenPath) {
+    EXPECT_EQ(resolve_program("sh", "/nonexistent:/bin", ""), "/bin/sh");
+    EXPECT_EQ(resolve_program("./x", "/bin", ""), "./x");  // contains '/': left to execve
+    try {
+        resolve_program("mcph-nope", "/nonexistent:/also-not", "");
+        FAIL();
+    } catch (const mcph::plugin::Error& e) {
+        EXPECT_EQ(e.status(), MCPH_ERR_IO);
+        EXPECT_STREQ(e.what(), "cannot start 'mcph-nope': not found in PATH (/nonexistent:/also-not)");
+    }
+}
+
+TEST(Environment, AllowListPlusConfiguredOverrides) {
+    ::setenv("MCPH_UNIT_SECRET", "s", 1);
+    ::setenv("TZ", "UTC", 1);
+    EnvMap env = child_environment({{"TZ", "Europe/Paris"}, {"EXTRA", "1"}});
+    ::unsetenv("MCPH_UNIT_SECRET");
+    EXPECT_EQ(env.count("MCPH_UNIT_SECRET"), 0u);
+    EXPECT_EQ(env["TZ"], "Europe/Paris");
+    EXPECT_EQ(env["EXTRA"], "1");
+    if (const char* path = std::getenv("PATH")) {
+        EXPECT_EQ(env["PATH"], path);
+    }
+    for (const auto& [k, v] : env) {
+        bool allowed = k == "EXTRA";
+        for (const char* const* n = inherited_variable_names(); *n; ++n) allowed |= k == *n;
+        EXPECT_TRUE(allowed) << k;
+    }
+}
+
+TEST(Config, ParsesAllFieldsAndDefaults) {
+    StdioConfig c = parse_config(R"({"type":"stdio","name":"fs","command":"npx","args":["-y","server"],
+        "env":{"A":"1"},"cwd":"/tmp","maxMessageBytes":4096,"shutdownGraceMs":50,"timeout":30})");
+    EXPECT_EQ(c.name, "fs");
+    EXPECT_EQ(c.command, "npx");
+    EXPECT_EQ(c.args, (std::vector<std::string>{"-y", "server"}));
+    EXPECT_EQ(c.env.at("A"), "1");
+    EXPECT_EQ(c.cwd, "/tmp");
+    EXPECT_EQ(c.max_message_bytes, 4096u);
+    EXPECT_EQ(c.shutdown_grace.count(), 50);
+    StdioConfig d = parse_config(R"({"command":"x"})");
+    EXPECT_EQ(d.max_message_bytes, size_t{128} << 20);
+    EXPECT_EQ(d.shutdown_grace.count(), 2000);
+    EXPECT_TRUE(d.args.empty());
+    EXPECT_TRUE(d.cwd.empty());
+}
+
+}  // namespace
+}  // namespace mcph::stdio
