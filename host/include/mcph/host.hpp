@@ -3,6 +3,7 @@
 
 #include <mcph/callbacks.hpp>
 #include <mcph/error.hpp>
+#include <mcph/in_process_server.hpp>
 #include <mcph/json.hpp>
 #include <mcph/session.hpp>
 #include <mcph/types.hpp>
@@ -72,6 +73,9 @@ public:
     void add_config_json(std::string_view json_text);
     // Adds one server: `config` is its config object ({"command":...} or {"type":"http","url":...}).
     void add_server(const std::string& name, const JsonValue& config);
+    // Registers an MCP server implemented inside this application (config type "sdk"), reached
+    // without I/O. Adds a {"type":"sdk"} config entry under `name` unless one exists.
+    void register_sdk_server(const std::string& name, std::shared_ptr<InProcessServer> server);
     std::vector<std::string> server_names() const;
 
     // Connects (or returns the live session). Throws Error(Connection/Protocol/Plugin/NotFound).

@@ -1,4 +1,6 @@
+#include "config/headers_helper.hpp"
 #include "host/host_impl.hpp"
+#include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
 
@@ -106,7 +108,31 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.log = options.logger;
     const std::string name = config.name;
     settings.on_disconnected = [this, name](const std::string& reason) { set_status(name, "failed", reason); };
-    return std::make_shared<detail::SessionCore>(std::move(settings), plugin_for(config), services, runtime);
+    return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
+}
+
+detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfig& config) {
+    if (config.type == "sdk") {
+        std::shared_ptr<InProcessServer> server;
+        {
+            std::lock_guard lock(mutex);
+            if (auto it = sdk_servers.find(config.name); it != sdk_servers.end()) server = it->second;
+        }
+        if (!server)
+            throw Error(ErrorKind::NotFound, "server '" + config.name +
+                                                 "' has type \"sdk\" but the application registered no in-process "
+                                                 "server under that name (Host::register_sdk_server)");
+        return [server](transport::TransportListener* listener) -> std::unique_ptr<transport::Transport> {
+            return std::make_unique<transport::InProcessTransport>(server, listener);
+        };
+    }
+    auto plugin = plugin_for(config);
+    // The helper runs at every connect and reconnect, so each attempt gets fresh headers.
+    return [plugin, services = services, name = config.name, json = config.config_json](
+               transport::TransportListener* listener) -> std::unique_ptr<transport::Transport> {
+        return std::make_unique<transport::TransportChannel>(plugin, services->table(),
+                                                             config::apply_headers_helper(name, json), listener);
+    };
 }
 
 
@@ -131,6 +157,17 @@ void Host::add_server(const std::string& name, const JsonValue& config) {
     if (!impl_->configs.count(name)) impl_->order.push_back(name);
     impl_->statuses[name] = ServerStatus{name, parsed.type, parsed.disabled ? "disabled" : "pending", ""};
     impl_->configs[name] = std::move(parsed);
+}
+
+void Host::register_sdk_server(const std::string& name, std::shared_ptr<InProcessServer> server) {
+    if (!server) throw Error(ErrorKind::Usage, "register_sdk_server: null server for '" + name + "'");
+    std::lock_guard lock(impl_->mutex);
+    impl_->sdk_servers[name] = std::move(server);
+    if (impl_->configs.count(name)) return;
+    Json entry = parse_json(R"({"type":"sdk"})");
+    impl_->order.push_back(name);
+    impl_->configs[name] = config::parse_server_config(name, entry);
+    impl_->statuses[name] = ServerStatus{name, "sdk", "pending", ""};
 }
 
 std::vector<std::string> Host::server_names() const {

@@ -29,6 +29,7 @@ struct Host::Impl {
     std::map<std::string, config::ServerConfig> configs;
     std::map<std::string, std::shared_ptr<detail::SessionCore>> sessions;
     std::map<std::string, ServerStatus> statuses;
+    std::map<std::string, std::shared_ptr<InProcessServer>> sdk_servers;
 
     explicit Impl(HostOptions opts);
     ~Impl() { shutdown(); }
@@ -36,6 +37,7 @@ struct Host::Impl {
     void set_status(const std::string& name, const std::string& state, const std::string& error);
     config::ServerConfig config_of(const std::string& name) const;
     std::shared_ptr<plugins::LoadedPlugin> plugin_for(const config::ServerConfig& config) const;
+    detail::TransportFactory transport_factory(const config::ServerConfig& config);
     std::shared_ptr<detail::SessionCore> make_session(const config::ServerConfig& config);
 };
 

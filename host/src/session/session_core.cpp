@@ -40,10 +40,10 @@ LogLevel to_log_level(mcph_log_level level) { return static_cast<LogLevel>(level
 
 }  // namespace
 
-SessionCore::SessionCore(SessionSettings settings, std::shared_ptr<plugins::LoadedPlugin> plugin,
+SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transport,
                          std::shared_ptr<plugins::HostServices> services, std::shared_ptr<runtime::Runtime> runtime)
     : settings_(std::move(settings)),
-      plugin_(std::move(plugin)),
+      make_transport_(std::move(make_transport)),
       services_(std::move(services)),
       runtime_holder_(std::move(runtime)),
       runtime_(*runtime_holder_),
@@ -77,7 +77,7 @@ void SessionCore::connect() {
     closing_ = false;
 
     try {
-        channel_ = std::make_unique<transport::TransportChannel>(plugin_, services_->table(), settings_.config_json, this);
+        channel_ = make_transport_(this);
         channel_->start();
         handshake();
     } catch (const Error& e) {

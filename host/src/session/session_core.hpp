@@ -8,6 +8,7 @@
 #include "plugins/plugin_loader.hpp"
 #include "runtime/runtime.hpp"
 #include "session/output_schema.hpp"
+#include "transport/transport.hpp"
 #include "transport/transport_channel.hpp"
 
 #include <mcph/callbacks.hpp>
@@ -23,6 +24,10 @@
 #include <string>
 
 namespace mcph::detail {
+
+// Builds a fresh transport for each (re)connect; runs on the connecting thread and may block
+// (e.g. a headersHelper command). Throws mcph::Error.
+using TransportFactory = std::function<std::unique_ptr<transport::Transport>(transport::TransportListener* listener)>;
 
 struct SessionSettings {
     std::string server_name;
@@ -41,8 +46,8 @@ class SessionCore : public std::enable_shared_from_this<SessionCore>, public tra
 public:
     // The session shares ownership of the runtime and the services table, so a ClientSession kept
     // by the application past the Host's end never touches freed memory.
-    SessionCore(SessionSettings settings, std::shared_ptr<plugins::LoadedPlugin> plugin,
-                std::shared_ptr<plugins::HostServices> services, std::shared_ptr<runtime::Runtime> runtime);
+    SessionCore(SessionSettings settings, TransportFactory make_transport, std::shared_ptr<plugins::HostServices> services,
+                std::shared_ptr<runtime::Runtime> runtime);
     ~SessionCore() override;
 
     // Starts the transport and runs the handshake, then fills the cached lists. Throws Error.
@@ -93,13 +98,13 @@ private:
     jsonrpc::RequestSettings request_settings(const RequestOptions& options) const;
 
     SessionSettings settings_;
-    std::shared_ptr<plugins::LoadedPlugin> plugin_;
+    TransportFactory make_transport_;
     std::shared_ptr<plugins::HostServices> services_;
     std::shared_ptr<runtime::Runtime> runtime_holder_;
     runtime::Runtime& runtime_;
 
     std::shared_ptr<jsonrpc::RpcEngine> engine_;
-    std::unique_ptr<transport::TransportChannel> channel_;
+    std::unique_ptr<transport::Transport> channel_;
     boost::asio::steady_timer ticker_;
     std::atomic<bool> ticking_{false};
     int idle_ticks_ = 0;

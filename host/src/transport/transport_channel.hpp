@@ -3,6 +3,7 @@
 #pragma once
 
 #include "plugins/plugin_loader.hpp"
+#include "transport/transport.hpp"
 
 #include <mcph/plugin_api.h>
 
@@ -32,20 +33,20 @@ public:
     }
 };
 
-class TransportChannel {
+class TransportChannel : public Transport {
 public:
     // Builds the plugin object from the server's config JSON. Throws mcph::Error(Usage) when the
     // plugin rejects the config, Error(Plugin) on other failures.
     TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin, const mcph_host_services* services,
                      const std::string& config_json, TransportListener* listener);
-    ~TransportChannel();
+    ~TransportChannel() override;
     TransportChannel(const TransportChannel&) = delete;
     TransportChannel& operator=(const TransportChannel&) = delete;
 
-    void start();                        // throws Error(Connection)
-    void send(std::string_view message);  // throws Error(Connection) when closed or failing
-    void set_option(std::string_view key, std::string_view value);  // unsupported options are ignored
-    void close();                        // idempotent; no callbacks after it returns
+    void start() override;                        // throws Error(Connection)
+    void send(std::string_view message) override;  // throws Error(Connection) when closed or failing
+    void set_option(std::string_view key, std::string_view value) override;  // unsupported options are ignored
+    void close() override;                        // idempotent; no callbacks after it returns
 
 private:
     static void on_message(void* ud, mcph_str message);

@@ -199,7 +199,7 @@ void StdioTransport::close() noexcept {
 void StdioTransport::stop_child() noexcept {
     auto grace = config_.shutdown_grace;
     if (!child_->wait_exit(grace)) {
-        log(MCPH_LOG_WARN, "server did not exit after stdin was closed; sending SIGTERM");
+        log(MCPH_LOG_INFO, "server did not exit after stdin was closed; sending SIGTERM");
         child_->signal_group(SIGTERM);
         if (!child_->wait_exit(grace)) {
             log(MCPH_LOG_WARN, "server ignored SIGTERM; sending SIGKILL");
