@@ -52,17 +52,26 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
 SessionCore::~SessionCore() {
     closing_ = true;
     if (engine_) engine_->fail_all(Error(ErrorKind::Connection, "session destroyed"));
-    channel_.reset();  // closes the transport: no callback after this
+    drop_transport();  // no callback after this
 }
 
 // ---- lifecycle ----------------------------------------------------------------------------------
 
 void SessionCore::connect() {
     if (connected_) return;
+    if (!engine_) create_engine();
+    establish();
+    connected_ = true;
+    refresh_lists();
+}
+
+void SessionCore::create_engine() {
     std::weak_ptr<SessionCore> weak = weak_from_this();
     jsonrpc::EngineHooks hooks;
     hooks.send = [this](std::string_view message) {
-        if (!channel_) throw Error(ErrorKind::Connection, "not connected");
+        // Shared: many senders at once; a reconnect swaps the transport under the exclusive lock.
+        std::shared_lock lock(channel_mutex_);
+        if (!channel_) throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' is not connected");
         channel_->send(message);
     };
     hooks.on_request = [weak](const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder) {
@@ -74,10 +83,18 @@ void SessionCore::connect() {
     hooks.log = [this](int level, const std::string& message) { log(static_cast<LogLevel>(level), message); };
     hooks.arm_timeouts = [this] { arm_timeouts(); };
     engine_ = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
-    closing_ = false;
+}
 
+// Opens a fresh transport and runs the handshake on it (first connect, or after a session expired).
+void SessionCore::establish() {
+    closing_ = false;
+    engine_->reopen();
     try {
-        channel_ = make_transport_(this);
+        auto transport = make_transport_(this);
+        {
+            std::unique_lock lock(channel_mutex_);
+            channel_ = std::move(transport);
+        }
         channel_->start();
         handshake();
     } catch (const Error& e) {
@@ -87,10 +104,33 @@ void SessionCore::connect() {
         }
         closing_ = true;
         engine_->fail_all(e);
-        channel_.reset();
+        drop_transport();
         throw;
     }
-    connected_ = true;
+}
+
+// Closes the transport first (which also releases a sender blocked in it), then destroys it once
+// no sender holds it any more.
+void SessionCore::drop_transport() {
+    std::unique_ptr<transport::Transport> old;
+    if (channel_) channel_->close();
+    {
+        std::unique_lock lock(channel_mutex_);
+        old = std::move(channel_);
+    }
+}
+
+bool SessionCore::session_can_expire() const { return settings_.transport_type != "stdio" && settings_.transport_type != "sdk"; }
+
+// A remote server forgot our session (HTTP 404): start a fresh one, once per expiry, however many
+// callers noticed it at the same time.
+void SessionCore::recover_expired_session(std::uint64_t seen_generation) {
+    std::lock_guard lock(reconnect_mutex_);
+    if (generation_.load() != seen_generation) return;  // another caller already recovered
+    log(LogLevel::Info, "session expired; starting a fresh session");
+    drop_transport();
+    establish();
+    ++generation_;
     refresh_lists();
 }
 
@@ -131,7 +171,7 @@ void SessionCore::close() {
     if (closing_.exchange(true)) return;  // guard: close must not re-enter itself
     connected_ = false;
     if (engine_) engine_->fail_all(Error(ErrorKind::Connection, "session with '" + settings_.server_name + "' was closed"));
-    if (channel_) channel_->close();
+    if (channel_) channel_->close();  // the object itself lives until destruction: senders may still hold it
     std::lock_guard lock(state_mutex_);
     tools_.clear();
     resources_.clear();
@@ -188,7 +228,17 @@ jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& opt
 }
 
 Json SessionCore::call(const std::string& method, Json params, const RequestOptions& options) {
-    return request(method, std::move(params), options).get();
+    if (!session_can_expire()) return request(method, std::move(params), options).get();
+    // Remote sessions can expire under us: keep a copy of the params to retry once on a fresh one.
+    Json retry_params = clone_json(params);
+    const std::uint64_t generation = generation_.load();
+    try {
+        return request(method, std::move(params), options).get();
+    } catch (const Error& e) {
+        if (e.code() != kSessionExpiredCode || method == "initialize") throw;
+        recover_expired_session(generation);
+        return request(method, std::move(retry_params), options).get();
+    }
 }
 
 void SessionCore::notify(const std::string& method, Json params) {
@@ -399,6 +449,11 @@ void SessionCore::on_transport_closed(mcph_close_reason reason, std::string_view
     {
         std::lock_guard lock(state_mutex_);
         last_error_ = message;
+    }
+    if (reason == MCPH_CLOSE_SESSION_EXPIRED && connected_) {
+        // Recoverable: pending calls fail with a marked error and call() starts a fresh session.
+        engine_->fail_all(Error(ErrorKind::Connection, message, kSessionExpiredCode));
+        return;
     }
     const bool was_connected = connected_.exchange(false);
     engine_->fail_all(Error(ErrorKind::Connection, message));

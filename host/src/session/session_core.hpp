@@ -21,6 +21,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 
 namespace mcph::detail {
@@ -28,6 +29,10 @@ namespace mcph::detail {
 // Builds a fresh transport for each (re)connect; runs on the connecting thread and may block
 // (e.g. a headersHelper command). Throws mcph::Error.
 using TransportFactory = std::function<std::unique_ptr<transport::Transport>(transport::TransportListener* listener)>;
+
+// The code carried by a Connection error when the server expired our session (HTTP 404); the
+// seed's systems see the same condition as JSON-RPC -32001.
+inline constexpr int kSessionExpiredCode = -32001;
 
 struct SessionSettings {
     std::string server_name;
@@ -84,6 +89,11 @@ public:
     void on_transport_diagnostic(mcph_log_level level, std::string_view message) override;
 
 private:
+    void create_engine();
+    void establish();
+    void drop_transport();
+    bool session_can_expire() const;
+    void recover_expired_session(std::uint64_t seen_generation);
     void handshake();
     void refresh_lists();
     void refresh_list(const std::string& which);
@@ -104,7 +114,10 @@ private:
     runtime::Runtime& runtime_;
 
     std::shared_ptr<jsonrpc::RpcEngine> engine_;
+    std::shared_mutex channel_mutex_;  // exclusive only to swap channel_
     std::unique_ptr<transport::Transport> channel_;
+    std::mutex reconnect_mutex_;
+    std::atomic<std::uint64_t> generation_{0};
     boost::asio::steady_timer ticker_;
     std::atomic<bool> ticking_{false};
     int idle_ticks_ = 0;
