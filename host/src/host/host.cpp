@@ -243,17 +243,16 @@ std::vector<Tool> Host::tools() const {
 CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
     std::string server;
     std::string original;
-    if (auto slash = mapped_name.find('/'); !tools::is_mapped_tool_name(mapped_name) && slash != std::string::npos) {
+    for (const Tool& tool : tools()) {
+        if (tool.mapped_name == mapped_name) {
+            server = tool.server;
+            original = tool.name;
+            break;
+        }
+    }
+    if (auto slash = mapped_name.find('/'); server.empty() && slash != std::string::npos) {
         server = mapped_name.substr(0, slash);  // "server/tool" addresses a tool by its original name
         original = mapped_name.substr(slash + 1);
-    } else {
-        for (const Tool& tool : tools()) {
-            if (tool.mapped_name == mapped_name) {
-                server = tool.server;
-                original = tool.name;
-                break;
-            }
-        }
     }
     if (server.empty())
         throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' (run `mcph tools` to list them)");

@@ -171,6 +171,8 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
         hooks_.send(as_view(buffer));
     } catch (const Error& e) {
         if (auto taken = take(id)) fail(*taken, e);
+    } catch (const std::exception& e) {  // the contract says Error; anything else still must not leak
+        if (auto taken = take(id)) fail(*taken, Error(ErrorKind::Connection, std::string("send failed: ") + e.what()));
     }
     return id;
 }

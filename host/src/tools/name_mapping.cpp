@@ -49,9 +49,10 @@ std::string map_tool_name(std::string_view server, std::string_view tool) {
     candidate.append(kPrefix).append(sanitize_name_part(server)).append(kSeparator).append(sanitize_name_part(tool));
     if (verbatim_allowed(server, tool, candidate)) return candidate;
 
-    std::string identity;
-    identity.append(server).push_back('\0');
-    identity.append(tool);
+    // Length-prefixed, so the pair is recoverable even when a name itself contains NUL.
+    std::string identity = std::to_string(server.size());
+    identity.push_back(':');
+    identity.append(server).append(tool);
     std::string hash = sha256_hex(identity).substr(0, kHashHexDigits);
     candidate.resize(std::min(candidate.size(), kMaxMappedNameLength - kSuffixLength));
     return candidate + "_h" + hash;

@@ -5,9 +5,10 @@
 // the server part holds no "__" and does not end in '_' (so "mcp__" + server + "__" splits in one
 // way only), the tool part is not empty, the whole fits in 64 characters, and it does not end in
 // an encoding suffix. Every other name is shortened to fit and gets "_h" + 16 hex digits of
-// SHA-256(server NUL tool). Verbatim and encoded names are therefore disjoint sets; two verbatim
-// names cannot collide; two encoded names collide only if 64 bits of SHA-256 do — and the caller
-// (Host) still checks, so a collision is an explicit error, never a silent mix-up.
+// SHA-256(len(server) ':' server tool) (length-prefixed: names may contain NUL). Verbatim and
+// encoded names are therefore disjoint sets; two verbatim names cannot collide; two encoded names
+// collide only if 64 bits of SHA-256 do — and the caller (Host) still checks, so a collision is
+// an explicit error, never a silent mix-up.
 #pragma once
 
 #include <string>

@@ -1,0 +1,295 @@
+// Plugin discovery and loading with the helper plugins of tests/plugin-api: the good one loads,
+// every refused one is recorded with the loader's reason, and nothing crashes.
+#include "plugins/host_services.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "test_plugins.hpp"
+
+#include <mcph/host.hpp>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using mcph::PluginInfo;
+using mcph::test::plugin_case_dir;
+
+const fs::path kGoodFile = plugin_case_dir("good") / "libmcph_test_echo_transport.so";
+
+// Sets (or unsets) an environment variable for one scope.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        if (value) setenv(name, value, 1);
+        else unsetenv(name);
+    }
+    ~ScopedEnv() {
+        if (old_) setenv(name_.c_str(), old_->c_str(), 1);
+        else unsetenv(name_.c_str());
+    }
+
+private:
+    std::string name_;
+    std::optional<std::string> old_;
+};
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+public:
+    TempDir() {
+        path_ = fs::temp_directory_path() /
+                ("mcph-loader-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+        fs::create_directories(path_);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const fs::path& path() const { return path_; }
+
+private:
+    static inline int counter_ = 0;
+    fs::path path_;
+};
+
+class PluginLoaderTest : public ::testing::Test {
+protected:
+    mcph::plugins::HostServices services{mcph::plugins::HostServiceBindings{}};
+};
+
+TEST_F(PluginLoaderTest, TheHelperPluginsWereBuilt) {
+    for (const char* c : {"good", "abi2", "initfail", "nointerface", "noentry", "garbage", "dup"})
+        EXPECT_TRUE(fs::is_directory(plugin_case_dir(c))) << plugin_case_dir(c);
+    ASSERT_TRUE(fs::exists(kGoodFile)) << kGoodFile;
+}
+
+TEST_F(PluginLoaderTest, GoodPluginLoadsAndDescribesItself) {
+    PluginInfo info;
+    auto plugin = mcph::plugins::load_plugin(kGoodFile, services.table(), info);
+    ASSERT_TRUE(plugin) << info.error;
+    EXPECT_TRUE(info.loaded);
+    EXPECT_EQ(info.error, "");
+    EXPECT_EQ(info.path, kGoodFile);
+    EXPECT_EQ(info.name, "test-echo");
+    EXPECT_EQ(info.version, "1.0.0");
+    EXPECT_EQ(info.abi_major, MCPH_ABI_MAJOR);
+    EXPECT_EQ(info.abi_minor, MCPH_ABI_MINOR);
+    EXPECT_EQ(info.interfaces, std::vector<std::string>{"mcph.transport/1"});
+    EXPECT_EQ(info.config_types, std::vector<std::string>{"echo"});
+    EXPECT_EQ(info.auth_backend, "");
+    EXPECT_NE(plugin->transport(), nullptr);
+    EXPECT_EQ(plugin->auth(), nullptr);
+    EXPECT_STREQ(plugin->descriptor().name, "test-echo");
+}
+
+struct RefusedCase {
+    const char* case_dir;
+    const char* file;
+    const char* reason;  // substring of PluginInfo::error
+    const char* name;    // what the loader could still read, "" if nothing
+};
+
+const RefusedCase kRefused[] = {
+    {"abi2", "libmcph_test_abi2.so", "plugin ABI 2.7 is incompatible with host ABI 1.0 (major versions must match)",
+     "abi-two"},
+    {"initfail", "libmcph_test_init_fails.so", "init failed: test plugin refuses to start: no widget attached",
+     "init-fails"},
+    {"nointerface", "libmcph_test_no_interface.so",
+     "plugin offers no interface this host understands (mcph.transport/1, mcph.auth/1)", "no-interface"},
+    {"noentry", "libmcph_test_no_entry.so", "not an mcph plugin (no mcph_plugin_entry symbol)", ""},
+    {"garbage", "x.so", "not loadable: ", ""},
+    {"garbage", "does-not-exist.so", "not loadable: ", ""},
+};
+
+TEST_F(PluginLoaderTest, RefusedPluginsGetAClearReason) {
+    for (const RefusedCase& c : kRefused) {
+        SCOPED_TRACE(c.file);
+        PluginInfo info;
+        const fs::path file = plugin_case_dir(c.case_dir) / c.file;
+        auto plugin = mcph::plugins::load_plugin(file, services.table(), info);
+        EXPECT_FALSE(plugin);
+        EXPECT_FALSE(info.loaded);
+        EXPECT_EQ(info.path, file);
+        EXPECT_NE(info.error.find(c.reason), std::string::npos) << info.error;
+        EXPECT_EQ(info.name, c.name);
+        EXPECT_TRUE(info.interfaces.empty());
+    }
+}
+
+TEST_F(PluginLoaderTest, NotLoadableReasonCarriesTheDynamicLoaderText) {
+    PluginInfo info;
+    mcph::plugins::load_plugin(plugin_case_dir("garbage") / "x.so", services.table(), info);
+    // The throwing Boost.DLL overload keeps dlerror's text (ARCHITECTURE.md §2), which names the file.
+    EXPECT_NE(info.error.find("x.so"), std::string::npos) << info.error;
+}
+
+TEST_F(PluginLoaderTest, RegistryLoadsTheGoodOneAndRecordsEachRefusal) {
+    mcph::plugins::PluginRegistry registry;
+    const std::vector<fs::path> dirs = {plugin_case_dir("good"), plugin_case_dir("abi2"), plugin_case_dir("initfail"),
+                                        plugin_case_dir("nointerface"), plugin_case_dir("noentry"),
+                                        plugin_case_dir("garbage"), "/nonexistent/mcph/plugins"};
+    registry.discover(dirs, services.table());
+    const auto& infos = registry.infos();
+    ASSERT_EQ(infos.size(), 6u);
+    // In search order, one file per directory.
+    EXPECT_TRUE(infos[0].loaded);
+    EXPECT_EQ(infos[0].name, "test-echo");
+    EXPECT_EQ(infos[0].error, "");
+    for (std::size_t i = 1; i < infos.size(); ++i) {
+        EXPECT_FALSE(infos[i].loaded) << infos[i].path;
+        EXPECT_NE(infos[i].error, "") << infos[i].path;
+    }
+    EXPECT_NE(infos[1].error.find("incompatible"), std::string::npos);
+    EXPECT_NE(infos[2].error.find("init failed"), std::string::npos);
+    EXPECT_NE(infos[3].error.find("no interface"), std::string::npos);
+    EXPECT_NE(infos[4].error.find("no mcph_plugin_entry"), std::string::npos);
+    EXPECT_NE(infos[5].error.find("not loadable"), std::string::npos);
+
+    EXPECT_TRUE(registry.transport_for("echo"));
+    EXPECT_FALSE(registry.transport_for("never")) << "a plugin whose init failed serves nothing";
+    EXPECT_FALSE(registry.transport_for("stdio"));
+    EXPECT_EQ(registry.transport_types(), std::vector<std::string>{"echo"});
+    EXPECT_FALSE(registry.auth_backend("oauth"));
+}
+
+TEST_F(PluginLoaderTest, RegistryLoadsEachFileOnceEvenThroughASymlink) {
+    TempDir tmp;
+    fs::create_symlink(kGoodFile, tmp.path() / "libalias.so");
+    mcph::plugins::PluginRegistry registry;
+    registry.discover({plugin_case_dir("good"), plugin_case_dir("good"), tmp.path()}, services.table());
+    ASSERT_EQ(registry.infos().size(), 1u);
+    EXPECT_TRUE(registry.infos()[0].loaded);
+}
+
+TEST_F(PluginLoaderTest, FirstPluginToClaimATypeWins) {
+    mcph::plugins::PluginRegistry registry;
+    registry.discover({plugin_case_dir("good"), plugin_case_dir("dup")}, services.table());
+    ASSERT_EQ(registry.infos().size(), 2u);
+    EXPECT_EQ(registry.infos()[0].error, "");
+    EXPECT_TRUE(registry.infos()[1].loaded);
+    EXPECT_NE(registry.infos()[1].error.find("transport type 'echo' already served by an earlier plugin"),
+              std::string::npos)
+        << registry.infos()[1].error;
+    EXPECT_EQ(registry.transport_types().size(), 1u);
+}
+
+TEST_F(PluginLoaderTest, OnlySharedLibraryNamesAreConsidered) {
+    TempDir tmp;
+    { std::ofstream(tmp.path() / "README.txt") << "not a plugin"; }
+    { std::ofstream(tmp.path() / "libthing.so.bak.txt") << "x"; }  // has ".so." inside: considered
+    fs::create_directory(tmp.path() / "sub.so");                     // a directory, not a file
+    fs::copy_file(kGoodFile, tmp.path() / "libecho.so.1");
+    mcph::plugins::PluginRegistry registry;
+    registry.discover({tmp.path()}, services.table());
+    std::vector<std::string> names;
+    for (const auto& info : registry.infos()) names.push_back(info.path.filename().string());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"libecho.so.1", "libthing.so.bak.txt"}));
+    EXPECT_TRUE(registry.transport_for("echo"));
+}
+
+TEST_F(PluginLoaderTest, ClearDropsTheRegistryButNotPluginsHeldElsewhere) {
+    mcph::plugins::PluginRegistry registry;
+    registry.discover({plugin_case_dir("good")}, services.table());
+    auto kept = registry.transport_for("echo");
+    ASSERT_TRUE(kept);
+    registry.clear();
+    EXPECT_FALSE(registry.transport_for("echo"));
+    EXPECT_EQ(registry.infos().size(), 1u) << "the record of what was found stays";
+    EXPECT_STREQ(kept->descriptor().name, "test-echo") << "the library is still mapped";
+}
+
+// ---- search path and the Host's view ------------------------------------------------------------
+
+TEST(PluginSearchPath, EnvFirstThenConfiguredThenDefault) {
+    ScopedEnv env("MCPH_PLUGIN_PATH", "/env/one::/env/two");
+    mcph::HostOptions options;
+    options.plugin_dirs = {"/configured"};
+    auto dirs = mcph::plugins::plugin_search_path(options);
+    ASSERT_EQ(dirs.size(), 4u);
+    EXPECT_EQ(dirs[0], fs::path("/env/one"));
+    EXPECT_EQ(dirs[1], fs::path("/env/two"));
+    EXPECT_EQ(dirs[2], fs::path("/configured"));
+    EXPECT_EQ(dirs[3], mcph::plugins::default_plugin_dir());
+    EXPECT_EQ(dirs[3].filename(), "plugins");
+    EXPECT_EQ(dirs[3].parent_path().filename(), "mcph");
+
+    options.use_env_plugin_path = false;
+    options.use_default_plugin_dir = false;
+    EXPECT_EQ(mcph::plugins::plugin_search_path(options), std::vector<fs::path>{"/configured"});
+}
+
+mcph::HostOptions quiet_options() {
+    mcph::HostOptions options;
+    options.use_env_plugin_path = false;
+    options.use_default_plugin_dir = false;
+    options.logger = [](mcph::LogLevel, std::string_view, std::string_view) {};
+    return options;
+}
+
+TEST(HostPlugins, ReportsLoadedAndRefusedPlugins) {
+    mcph::HostOptions options = quiet_options();
+    options.plugin_dirs = {plugin_case_dir("good"), plugin_case_dir("abi2"), plugin_case_dir("initfail"),
+                           plugin_case_dir("noentry"), plugin_case_dir("garbage")};
+    mcph::Host host(options);
+    const auto& plugins = host.plugins();
+    ASSERT_EQ(plugins.size(), 5u);
+    EXPECT_TRUE(plugins[0].loaded);
+    EXPECT_EQ(plugins[0].config_types, std::vector<std::string>{"echo"});
+    for (std::size_t i = 1; i < plugins.size(); ++i) {
+        EXPECT_FALSE(plugins[i].loaded) << plugins[i].path;
+        EXPECT_FALSE(plugins[i].error.empty()) << plugins[i].path;
+    }
+    // The status view carries the same, for `mcph plugins` / `/mcp`.
+    mcph::Json status = host.status_json();
+    ASSERT_TRUE(status["plugins"].IsArray());
+    ASSERT_EQ(status["plugins"].Size(), 5u);
+    EXPECT_TRUE(status["plugins"][0]["loaded"].GetBool());
+    EXPECT_STREQ(status["plugins"][0]["abi"].GetString(), "1.0");
+    EXPECT_FALSE(status["plugins"][1]["loaded"].GetBool());
+    EXPECT_NE(std::string(status["plugins"][1]["error"].GetString()).find("incompatible"), std::string::npos);
+}
+
+TEST(HostPlugins, HonoursMcphPluginPath) {
+    const std::string path = "/nonexistent/dir:" + plugin_case_dir("good").string();
+    ScopedEnv env("MCPH_PLUGIN_PATH", path.c_str());
+    mcph::HostOptions options = quiet_options();
+    options.use_env_plugin_path = true;
+    {
+        mcph::Host host(options);
+        ASSERT_EQ(host.plugins().size(), 1u);
+        EXPECT_TRUE(host.plugins()[0].loaded);
+        EXPECT_EQ(host.plugins()[0].name, "test-echo");
+    }
+    options.use_env_plugin_path = false;
+    mcph::Host without(options);
+    EXPECT_TRUE(without.plugins().empty());
+}
+
+TEST(HostPlugins, NoPluginsMeansNoTransport) {
+    mcph::Host host(quiet_options());
+    EXPECT_TRUE(host.plugins().empty());
+    host.add_config_json(R"({"mcpServers":{"e":{"type":"echo"}}})");
+    try {
+        host.connect("e");
+        FAIL() << "connected without a plugin";
+    } catch (const mcph::Error& e) {
+        EXPECT_EQ(e.kind(), mcph::ErrorKind::Plugin);
+        EXPECT_NE(std::string(e.what()).find("'echo'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("available: none"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace

@@ -1,0 +1,100 @@
+// OutputSchemaCache: structuredContent checked against the tool's outputSchema.
+#include "session/output_schema.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using mcph::CallToolResult;
+using mcph::Tool;
+
+Tool tool(const std::string& name, const std::string& output_schema) {
+    Tool t;
+    t.server = "srv";
+    t.name = name;
+    t.output_schema = output_schema;
+    return t;
+}
+
+CallToolResult result(const char* json) {
+    CallToolResult r;
+    r.raw = mcph::parse_json(json);
+    r.is_error = r.raw.HasMember("isError") && r.raw["isError"].IsBool() && r.raw["isError"].GetBool();
+    return r;
+}
+
+const char* kWeatherSchema = R"({"type":"object","properties":{"temp":{"type":"number"},"city":{"type":"string"}},
+                                 "required":["temp"]})";
+
+class OutputSchemaTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        cache.set_tools({tool("weather", kWeatherSchema), tool("plain", ""),
+                         tool("enum", R"({"type":"object","properties":{"s":{"enum":["a","b"]}}})")});
+    }
+    mcph::detail::OutputSchemaCache cache;
+};
+
+TEST_F(OutputSchemaTest, ValidStructuredContentPasses) {
+    EXPECT_EQ(cache.validate("weather", result(R"({"content":[],"structuredContent":{"temp":21.5,"city":"Oslo"}})")), "");
+    EXPECT_EQ(cache.validate("weather", result(R"({"content":[],"structuredContent":{"temp":-3}})")), "");
+}
+
+TEST_F(OutputSchemaTest, ValidationIsRepeatableFromTheCache) {
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(cache.validate("weather", result(R"({"structuredContent":{"temp":1}})")), "");
+        EXPECT_NE(cache.validate("weather", result(R"({"structuredContent":{"temp":"x"}})")), "");
+    }
+}
+
+struct InvalidCase {
+    const char* name;
+    const char* tool;
+    const char* result;
+    const char* keyword;
+};
+
+const InvalidCase kInvalid[] = {
+    {"wrong type", "weather", R"({"content":[],"structuredContent":{"temp":"hot"}})", "'type'"},
+    {"missing required", "weather", R"({"content":[],"structuredContent":{"city":"Oslo"}})", "'required'"},
+    {"not in enum", "enum", R"({"content":[],"structuredContent":{"s":"c"}})", "'enum'"},
+};
+
+TEST_F(OutputSchemaTest, InvalidStructuredContentFailsNamingTheKeyword) {
+    for (const InvalidCase& c : kInvalid) {
+        SCOPED_TRACE(c.name);
+        std::string problem = cache.validate(c.tool, result(c.result));
+        EXPECT_NE(problem.find(c.keyword), std::string::npos) << problem;
+        EXPECT_NE(problem.find(std::string("tool '") + c.tool + "'"), std::string::npos) << problem;
+    }
+}
+
+TEST_F(OutputSchemaTest, MissingStructuredContentFailsWhenASchemaExists) {
+    std::string problem = cache.validate("weather", result(R"({"content":[{"type":"text","text":"21"}]})"));
+    EXPECT_NE(problem.find("no structuredContent"), std::string::npos) << problem;
+}
+
+TEST_F(OutputSchemaTest, ErrorResultsAreNotValidated) {
+    EXPECT_EQ(cache.validate("weather", result(R"({"isError":true,"content":[{"type":"text","text":"boom"}]})")), "");
+    EXPECT_EQ(cache.validate("weather", result(R"({"isError":true,"structuredContent":{"temp":"bad"}})")), "");
+}
+
+TEST_F(OutputSchemaTest, ToolsWithoutSchemaPass) {
+    EXPECT_EQ(cache.validate("plain", result(R"({"content":[]})")), "");
+    EXPECT_EQ(cache.validate("plain", result(R"({"content":[],"structuredContent":{"anything":[1]}})")), "");
+    EXPECT_EQ(cache.validate("unknown-tool", result(R"({"content":[]})")), "");
+}
+
+TEST_F(OutputSchemaTest, SetToolsReplacesTheKnownSchemas) {
+    ASSERT_NE(cache.validate("weather", result(R"({"structuredContent":{"temp":"x"}})")), "");
+    cache.set_tools({tool("weather", "")});
+    EXPECT_EQ(cache.validate("weather", result(R"({"structuredContent":{"temp":"x"}})")), "");
+    cache.set_tools({tool("weather", R"({"type":"object","properties":{"temp":{"type":"string"}}})")});
+    EXPECT_EQ(cache.validate("weather", result(R"({"structuredContent":{"temp":"x"}})")), "");
+    EXPECT_NE(cache.validate("weather", result(R"({"structuredContent":{"temp":1}})")), "");
+}
+
+}  // namespace

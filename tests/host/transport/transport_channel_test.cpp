@@ -1,0 +1,210 @@
+// TransportChannel over the in-memory echo plugin: the C callbacks reach the listener from the
+// plugin's thread, errors map to mcph::Error kinds, and close is final.
+#include "plugins/host_services.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "test_plugins.hpp"
+#include "transport/transport_channel.hpp"
+
+#include <mcph/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using mcph::Error;
+using mcph::ErrorKind;
+using mcph::transport::TransportChannel;
+
+class Listener : public mcph::transport::TransportListener {
+public:
+    void on_transport_message(std::string_view message) override {
+        std::function<void(std::string_view)> hook;
+        {
+            std::lock_guard lock(mutex_);
+            messages_.emplace_back(message);
+            threads_.push_back(std::this_thread::get_id());
+            hook = on_message_hook;
+        }
+        cv_.notify_all();
+        if (hook) hook(message);
+    }
+    void on_transport_closed(mcph_close_reason reason, std::string_view detail) override {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        reason_ = reason;
+        detail_ = std::string(detail);
+        cv_.notify_all();
+    }
+    void on_transport_diagnostic(mcph_log_level, std::string_view message) override {
+        std::lock_guard lock(mutex_);
+        diagnostics_.emplace_back(message);
+    }
+
+    bool wait_messages(std::size_t n) {
+        std::unique_lock lock(mutex_);
+        return cv_.wait_for(lock, 5s, [&] { return messages_.size() >= n; });
+    }
+    bool wait_closed() {
+        std::unique_lock lock(mutex_);
+        return cv_.wait_for(lock, 5s, [&] { return closed_; });
+    }
+    std::vector<std::string> messages() {
+        std::lock_guard lock(mutex_);
+        return messages_;
+    }
+    std::vector<std::thread::id> threads() {
+        std::lock_guard lock(mutex_);
+        return threads_;
+    }
+
+    std::function<void(std::string_view)> on_message_hook;
+    mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
+    std::string detail_;
+    bool closed_ = false;
+    std::vector<std::string> diagnostics_;
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<std::string> messages_;
+    std::vector<std::thread::id> threads_;
+};
+
+class TransportChannelTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        registry.discover({mcph::test::plugin_case_dir("good")}, services.table());
+        plugin = registry.transport_for("echo");
+        ASSERT_TRUE(plugin) << "echo test plugin not found";
+    }
+    std::unique_ptr<TransportChannel> open(const std::string& config, Listener& listener) {
+        return std::make_unique<TransportChannel>(plugin, services.table(), config, &listener);
+    }
+
+    mcph::plugins::HostServices services{mcph::plugins::HostServiceBindings{}};
+    mcph::plugins::PluginRegistry registry;
+    std::shared_ptr<mcph::plugins::LoadedPlugin> plugin;
+};
+
+TEST_F(TransportChannelTest, EchoesMessagesInOrderFromThePluginThread) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","name":"t","mode":"echo"})", listener);
+    channel->start();
+    for (int i = 0; i < 100; ++i) channel->send("{\"n\":" + std::to_string(i) + "}");
+    ASSERT_TRUE(listener.wait_messages(100));
+    auto messages = listener.messages();
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(messages[i], "{\"n\":" + std::to_string(i) + "}");
+    for (auto id : listener.threads()) EXPECT_NE(id, std::this_thread::get_id()) << "delivered on the plugin's thread";
+    channel->close();
+}
+
+TEST_F(TransportChannelTest, SendFromInsideOnMessageIsAllowed) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","mode":"echo"})", listener);
+    listener.on_message_hook = [&](std::string_view message) {
+        if (message == "ping") channel->send("pong");
+    };
+    channel->start();
+    channel->send("ping");
+    ASSERT_TRUE(listener.wait_messages(2));
+    EXPECT_EQ(listener.messages()[1], "pong");
+    channel->close();
+}
+
+TEST_F(TransportChannelTest, BinarySafeMessages) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","mode":"echo"})", listener);
+    channel->start();
+    const std::string with_nul("a\0b\xc3\xa9", 5);
+    channel->send(with_nul);
+    ASSERT_TRUE(listener.wait_messages(1));
+    EXPECT_EQ(listener.messages()[0], with_nul);
+}
+
+TEST_F(TransportChannelTest, RejectedConfigIsAUsageErrorNamingThePlugin) {
+    Listener listener;
+    for (const char* config : {R"({"type":"echo","mode":"bogus"})", "[]", "not json"}) {
+        SCOPED_TRACE(config);
+        try {
+            open(config, listener);
+            ADD_FAILURE() << "accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Usage);
+            EXPECT_NE(std::string(e.what()).find("test-echo"), std::string::npos) << e.what();
+        }
+    }
+    try {
+        open(R"({"mode":"bogus"})", listener);
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown mode 'bogus'"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(TransportChannelTest, StartFailureIsAConnectionError) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","failStart":true})", listener);
+    try {
+        channel->start();
+        FAIL() << "started";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Connection);
+        EXPECT_NE(std::string(e.what()).find("failStart"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(TransportChannelTest, SendAfterCloseFailsAndCloseIsIdempotent) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","mode":"echo"})", listener);
+    channel->start();
+    channel->close();
+    channel->close();
+    try {
+        channel->send("late");
+        FAIL() << "sent after close";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Connection);
+        EXPECT_NE(std::string(e.what()).find("transport closed"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(listener.messages().empty());
+    EXPECT_FALSE(listener.closed_) << "no on_closed after an orderly close";
+}
+
+TEST_F(TransportChannelTest, PeerFailureArrivesThroughOnClosed) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo"})", listener);  // MCP mode
+    channel->start();
+    channel->send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"crash"}})");
+    ASSERT_TRUE(listener.wait_closed());
+    EXPECT_EQ(listener.reason_, MCPH_CLOSE_ERROR);
+    EXPECT_EQ(listener.detail_, "echo server crashed on request");
+    EXPECT_THROW(channel->send("{}"), Error);
+}
+
+TEST_F(TransportChannelTest, UnsupportedOptionsAreIgnored) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","mode":"echo"})", listener);
+    EXPECT_NO_THROW(channel->set_option("protocol-version", "2025-11-25"));
+    EXPECT_NO_THROW(channel->set_option("made-up", "x"));
+}
+
+TEST_F(TransportChannelTest, ChannelKeepsThePluginMappedAfterTheRegistryLetsGo) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","mode":"echo"})", listener);
+    registry.clear();
+    plugin.reset();  // the channel now holds the only reference
+    channel->start();
+    channel->send("still here");
+    ASSERT_TRUE(listener.wait_messages(1));
+    EXPECT_EQ(listener.messages()[0], "still here");
+    channel.reset();  // destroys the transport, then the plugin may unload
+}
+
+}  // namespace
