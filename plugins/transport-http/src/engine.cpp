@@ -1,0 +1,258 @@
+// The curl multi loop and the starting of transfers. Response handling: engine_responses.cpp.
+#include "engine.hpp"
+
+#include <algorithm>
+
+namespace mcph::http {
+namespace {
+
+using namespace std::chrono_literals;
+using mcph::plugin::Error;
+
+constexpr auto kDeleteTimeout = 2000ms;
+constexpr int kMaxPollMs = 1000;             // an upper bound only; wakeups and curl's timers cut it short
+constexpr size_t kMaxQueuedCommands = 100000;
+
+template <class T>
+void setopt(CURL* easy, CURLoption option, T value) {
+    // Options set here are valid for this libcurl; a failure means out of memory.
+    if (curl_easy_setopt(easy, option, value) != CURLE_OK) throw std::bad_alloc();
+}
+
+}  // namespace
+
+Engine::Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const std::atomic<bool>& stopping,
+               std::atomic<bool>& ended)
+    : host_(host), config_(config), stopping_(stopping), ended_(ended),
+      mailbox_(kMaxQueuedCommands, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
+
+Engine::~Engine() { abort_all(); }
+
+// ---- the loop ---------------------------------------------------------------------------------
+
+void Engine::run() noexcept {
+    while (!stopping_.load() && !terminated_) {
+        try {
+            step();
+        } catch (const std::exception& e) {
+            terminate(MCPH_CLOSE_ERROR, std::string("internal error in the HTTP transport: ") + e.what());
+        }
+        if (stopping_.load() || terminated_) break;
+        curl_multi_poll(multi_.get(), nullptr, 0, poll_timeout_ms(), nullptr);
+    }
+    abort_all();
+    if (stopping_.load() && !terminated_ && !session_id_.empty()) delete_session();
+}
+
+void Engine::step() {
+    drain_commands();
+    int running = 0;
+    curl_multi_perform(multi_.get(), &running);  // write callbacks deliver SSE events from here
+    reap();
+    fire_timers();
+    expire_deadlines();
+}
+
+void Engine::drain_commands() {
+    for (Command& c : mailbox_.take_all()) {
+        if (terminated_ || stopping_.load()) return;
+        switch (c.kind) {
+            case Command::Kind::Send:
+                start(TransferSpec::post(std::move(c.payload), std::move(c.request_ids)));
+                break;
+            case Command::Kind::ProtocolVersion:
+                protocol_version_ = std::move(c.payload);
+                break;
+            case Command::Kind::Initialized:
+                if (!listen_requested_) {
+                    listen_requested_ = true;
+                    start(TransferSpec::of(TransferKind::Listen));
+                }
+                break;
+        }
+    }
+}
+
+void Engine::reap() {
+    int left = 0;
+    while (!terminated_) {
+        CURLMsg* msg = curl_multi_info_read(multi_.get(), &left);
+        if (!msg) break;
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL* easy = msg->easy_handle;
+        CURLcode code = msg->data.result;
+        Transfer* raw = nullptr;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
+        curl_multi_remove_handle(multi_.get(), easy);
+        auto it = transfers_.find(raw);
+        if (it == transfers_.end()) continue;
+        std::unique_ptr<Transfer> t = std::move(it->second);
+        transfers_.erase(it);
+        on_done(std::move(t), code);
+    }
+}
+
+void Engine::fire_timers() {
+    Clock::time_point now = Clock::now();
+    std::vector<TransferSpec> due;
+    auto keep = std::partition(timers_.begin(), timers_.end(), [&](const Timer& t) { return t.due > now; });
+    for (auto it = keep; it != timers_.end(); ++it) due.push_back(std::move(it->spec));
+    timers_.erase(keep, timers_.end());
+    for (TransferSpec& spec : due) {
+        if (terminated_) return;
+        start(std::move(spec));
+    }
+}
+
+// Our own deadlines rather than CURLOPT_TIMEOUT_MS: a streamed response turns its deadline into
+// an idle timer that every received byte pushes back, which a fixed libcurl timeout cannot do.
+void Engine::expire_deadlines() {
+    Clock::time_point now = Clock::now();
+    std::vector<Transfer*> expired;
+    for (auto& [raw, t] : transfers_)
+        if (t->deadline <= now) expired.push_back(raw);
+    for (Transfer* raw : expired) {
+        if (terminated_) return;
+        auto it = transfers_.find(raw);
+        if (it == transfers_.end()) continue;
+        std::unique_ptr<Transfer> t = std::move(it->second);
+        transfers_.erase(it);
+        curl_multi_remove_handle(multi_.get(), t->easy.get());
+        on_timeout(*t);
+    }
+}
+
+int Engine::poll_timeout_ms() const {
+    Clock::time_point next = Clock::now() + std::chrono::milliseconds(kMaxPollMs);
+    for (const Timer& t : timers_) next = std::min(next, t.due);
+    for (const auto& [raw, t] : transfers_) next = std::min(next, t->deadline);
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count();
+    return static_cast<int>(std::clamp<long long>(ms, 0, kMaxPollMs));
+}
+
+void Engine::schedule(std::chrono::milliseconds delay, TransferSpec spec) {
+    timers_.push_back(Timer{Clock::now() + delay, std::move(spec)});
+}
+
+void Engine::abort_all() noexcept {
+    for (auto& [raw, t] : transfers_) curl_multi_remove_handle(multi_.get(), t->easy.get());
+    transfers_.clear();
+    timers_.clear();
+}
+
+// Best effort, bounded by kDeleteTimeout: tell the server the session is over. 405 (the server
+// does not let clients end sessions) and every other failure are ignored.
+void Engine::delete_session() noexcept {
+    try {
+        std::unique_ptr<Transfer> t = make_transfer(TransferSpec::of(TransferKind::Delete));
+        if (add_common_headers(*t)) return;
+        setopt(t->easy.get(), CURLOPT_CUSTOMREQUEST, "DELETE");
+        setopt(t->easy.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(kDeleteTimeout.count()));
+        setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
+        if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) return;
+        Clock::time_point give_up = Clock::now() + kDeleteTimeout + 500ms;
+        int running = 1;
+        while (running > 0 && Clock::now() < give_up) {
+            curl_multi_perform(multi_.get(), &running);
+            if (running > 0) curl_multi_poll(multi_.get(), nullptr, 0, 50, nullptr);
+        }
+        curl_multi_remove_handle(multi_.get(), t->easy.get());
+    } catch (...) {
+        // Nothing to report to: close() is under way and no callback may fire after it returns.
+    }
+}
+
+// ---- starting transfers -----------------------------------------------------------------------
+
+void Engine::start(TransferSpec spec) {
+    if (terminated_ || stopping_.load()) return;
+    if (spec.kind == TransferKind::Post) tracker_.sent(spec.request_ids);
+    std::unique_ptr<Transfer> t = make_transfer(std::move(spec));
+    if (add_common_headers(*t)) return;  // the failure was handled
+    CURL* e = t->easy.get();
+    const TransferSpec& s = t->spec;
+    if (s.kind == TransferKind::Post) {
+        append_header(t->headers, "Content-Type", "application/json");
+        append_header(t->headers, "Accept", "application/json, text/event-stream");
+        setopt(e, CURLOPT_POST, 1L);
+        setopt(e, CURLOPT_POSTFIELDS, s.payload.data());
+        setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(s.payload.size()));
+    } else {
+        append_header(t->headers, "Accept", "text/event-stream");
+        if (!s.last_event_id.empty()) append_header(t->headers, "Last-Event-ID", s.last_event_id);
+        setopt(e, CURLOPT_HTTPGET, 1L);
+    }
+    // The GET stream may stay silent for hours: no deadline, TCP keep-alive finds dead peers.
+    if (s.kind != TransferKind::Listen) t->deadline = Clock::now() + config_.timeout;
+    launch(std::move(t));
+}
+
+std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
+    auto t = std::make_unique<Transfer>();
+    t->engine = this;
+    t->spec = std::move(spec);
+    t->easy = new_easy();
+    CURL* e = t->easy.get();
+    setopt(e, CURLOPT_URL, config_.url.c_str());
+    setopt(e, CURLOPT_PRIVATE, static_cast<void*>(t.get()));
+    setopt(e, CURLOPT_WRITEFUNCTION, &Engine::write_callback);
+    setopt(e, CURLOPT_WRITEDATA, static_cast<void*>(t.get()));
+    setopt(e, CURLOPT_ERRORBUFFER, t->error);
+    setopt(e, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM from a multi-threaded host
+    setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout.count()));
+    setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+    setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
+    // Verification is always on; caFile only chooses what to trust. Proxies come from the usual
+    // environment variables (libcurl's default, NO_PROXY included): nothing here overrides them.
+    setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+    setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!config_.ca_file.empty()) setopt(e, CURLOPT_CAINFO, config_.ca_file.c_str());
+    return t;
+}
+
+// Static config headers, then the host's auth headers (fetched fresh for every request), then
+// the session headers. Returns an error message when the auth hook failed (already handled).
+std::optional<std::string> Engine::add_common_headers(Transfer& t) {
+    std::vector<std::pair<std::string, std::string>> auth;
+    try {
+        auth = host_.request_headers();
+    } catch (const Error& e) {
+        on_header_failure(t, e.status(), e.what());
+        return std::string(e.what());
+    }
+    for (const auto& [name, value] : config_.headers) append_header(t.headers, name, value);
+    for (const auto& [name, value] : auth) {
+        if (!is_token(name) || is_managed_header(name) ||
+            value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+            diagnostic(MCPH_LOG_WARN, "ignoring an unusable header from the auth hook: '" + name + "'");
+            continue;
+        }
+        append_header(t.headers, name, value);
+    }
+    if (!session_id_.empty()) {
+        append_header(t.headers, "Mcp-Session-Id", session_id_);
+        t.carried_session = true;
+    }
+    if (!protocol_version_.empty()) append_header(t.headers, "MCP-Protocol-Version", protocol_version_);
+    return std::nullopt;
+}
+
+void Engine::on_header_failure(Transfer& t, mcph_status status, const std::string& message) {
+    if (t.spec.kind == TransferKind::Delete) return;
+    std::string why = "the auth hook failed for " + config_.url + ": " + message;
+    if (status == MCPH_ERR_AUTH) return terminate(MCPH_CLOSE_AUTH_REQUIRED, why);
+    if (t.spec.kind == TransferKind::Listen) return diagnostic(MCPH_LOG_WARN, why + " (no GET stream)");
+    if (t.spec.request_ids.empty()) return diagnostic(MCPH_LOG_WARN, why + " (message dropped)");
+    fail_requests(tracker_.waiting(t.spec.request_ids), why, 0);
+}
+
+void Engine::launch(std::unique_ptr<Transfer> t) {
+    setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
+    if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) throw std::bad_alloc();
+    Transfer* raw = t.get();
+    transfers_.emplace(raw, std::move(t));
+}
+
+}  // namespace mcph::http

@@ -1,0 +1,108 @@
+// The I/O side of one HTTP transport: a libcurl multi loop on one thread, owning every transfer,
+// the session id, the request tracker and the reconnect timers. Nothing here is touched by any
+// other thread except mailbox() and wake(). Callbacks into the host happen only from run(), with
+// no lock held, so the host may call send() from inside on_message.
+#pragma once
+
+#include "config.hpp"
+#include "curl_handles.hpp"
+#include "jsonrpc_shape.hpp"
+#include "mailbox.hpp"
+#include "request_tracker.hpp"
+#include "transfer.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace mcph::http {
+
+class Engine {
+public:
+    // `stopping` is set by close(): from then on nothing is delivered. `ended` is set here when
+    // the transport fails for good (before on_closed), so send() can refuse at once.
+    Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const std::atomic<bool>& stopping,
+           std::atomic<bool>& ended);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    Mailbox& mailbox() { return mailbox_; }          // [thread-safe]
+    void wake() const noexcept { multi_.wakeup(); }  // [thread-safe]
+    void run() noexcept;                             // [I/O thread] until stopping or ended
+
+    static constexpr int kMaxReconnectAttempts = 5;
+    static constexpr int kMaxConsecutiveFailures = 3;
+
+private:
+    // ---- the loop (engine.cpp)
+    void step();
+    void drain_commands();
+    void reap();
+    void fire_timers();
+    void expire_deadlines();
+    int poll_timeout_ms() const;
+    void schedule(std::chrono::milliseconds delay, TransferSpec spec);
+    void abort_all() noexcept;
+    void delete_session() noexcept;
+
+    // ---- starting transfers (engine.cpp)
+    void start(TransferSpec spec);
+    std::unique_ptr<Transfer> make_transfer(TransferSpec spec);
+    std::optional<std::string> add_common_headers(Transfer& t);  // an error message on failure
+    void on_header_failure(Transfer& t, mcph_status status, const std::string& message);
+    void launch(std::unique_ptr<Transfer> t);
+
+    // ---- responses (engine_responses.cpp)
+    static size_t write_callback(char* data, size_t size, size_t count, void* user) noexcept;
+    size_t on_body(Transfer& t, std::string_view data);
+    size_t on_sse_bytes(Transfer& t, std::string_view data);
+    void classify(Transfer& t);
+    void on_sse_event(Transfer& t, const SseParser::Event& event);
+    void deliver(std::string_view message, const MessageShape& shape);
+    void on_done(std::unique_ptr<Transfer> t, CURLcode code);
+    bool handle_session_or_auth(Transfer& t);
+    void on_post_done(Transfer& t, CURLcode code);
+    void on_json_done(Transfer& t, CURLcode code);
+    void on_stream_done(Transfer& t, CURLcode code);
+    void on_resume_done(Transfer& t, CURLcode code);
+    void on_listen_done(Transfer& t, CURLcode code);
+    void on_transport_failure(Transfer& t, CURLcode code);
+    void on_timeout(Transfer& t);
+    void resume_or_fail(Transfer& t, const std::string& why);
+    void reconnect_listen(Transfer& t, const std::string& why);
+    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status);
+    void terminate(mcph_close_reason reason, const std::string& detail);
+    void diagnostic(mcph_log_level level, const std::string& message);
+    bool quiet() const;  // closing or ended: no more callbacks
+
+    struct Timer {
+        Clock::time_point due;
+        TransferSpec spec;
+    };
+
+    mcph::plugin::TransportHost host_;
+    const HttpConfig& config_;
+    const std::atomic<bool>& stopping_;
+    std::atomic<bool>& ended_;
+    MultiHandle multi_;
+    Mailbox mailbox_;
+
+    std::unordered_map<Transfer*, std::unique_ptr<Transfer>> transfers_;
+    std::vector<Timer> timers_;
+    RequestTracker tracker_;
+    std::string session_id_;
+    std::string protocol_version_;
+    bool listen_requested_ = false;
+    int consecutive_failures_ = 0;  // transfers that got no HTTP response at all, in a row
+    bool terminated_ = false;
+};
+
+}  // namespace mcph::http

@@ -1,0 +1,376 @@
+// What the engine does with what comes back: body bytes as they arrive (write callback) and
+// finished transfers. Every decision that starts or removes transfers is taken in on_done(),
+// never inside a libcurl callback.
+#include "engine.hpp"
+
+namespace mcph::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr size_t kRejectedHeadBytes = 1024;  // kept of an error body
+constexpr size_t kSnippetBytes = 200;        // quoted in error messages
+constexpr auto kHealthyStream = 10s;
+
+bool is_success(long status) { return status >= 200 && status < 300; }
+
+const char* method_of(TransferKind kind) {
+    switch (kind) {
+        case TransferKind::Post: return "POST";
+        case TransferKind::Delete: return "DELETE";
+        default: return "GET";
+    }
+}
+
+// Length of a valid UTF-8 sequence starting at s[0], or 0.
+size_t utf8_length(std::string_view s) {
+    auto c = static_cast<unsigned char>(s[0]);
+    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (n == 0 || s.size() < n) return 0;
+    for (size_t i = 1; i < n; ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+// The first `max` bytes of a body, safe to embed in a JSON string and a log line: control bytes
+// become spaces, broken UTF-8 becomes '?'.
+std::string snippet(std::string_view body, size_t max = kSnippetBytes) {
+    std::string out;
+    size_t i = 0;
+    while (i < body.size() && i < max) {
+        auto c = static_cast<unsigned char>(body[i]);
+        if (c < 0x80) {
+            out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
+            ++i;
+        } else if (size_t n = utf8_length(body.substr(i)); n && i + n <= max) {
+            out.append(body.substr(i, n));
+            i += n;
+        } else {
+            out += '?';
+            ++i;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+// Feeds one transfer's SSE events back into the engine.
+class StreamSink final : public SseParser::Sink {
+public:
+    StreamSink(Transfer& t, std::function<void(Transfer&, const SseParser::Event&)> on_event)
+        : t_(t), on_event_(std::move(on_event)) {}
+    void on_event(const SseParser::Event& e) override { on_event_(t_, e); }
+    void on_retry(uint64_t ms) override { t_.spec.retry = std::chrono::milliseconds(ms); }
+
+private:
+    Transfer& t_;
+    std::function<void(Transfer&, const SseParser::Event&)> on_event_;
+};
+
+}  // namespace
+
+// ---- while the body arrives ---------------------------------------------------------------------
+
+size_t Engine::write_callback(char* data, size_t size, size_t count, void* user) noexcept {
+    auto* t = static_cast<Transfer*>(user);
+    try {
+        return t->engine->on_body(*t, std::string_view(data, size * count));
+    } catch (const std::exception& e) {
+        t->abort_reason = std::string("internal error: ") + e.what();
+        return 0;  // no exception may cross libcurl's C frames
+    }
+}
+
+size_t Engine::on_body(Transfer& t, std::string_view data) {
+    if (quiet()) return 0;  // close() began: cut the transfer short
+    if (t.body == BodyKind::Undecided) classify(t);
+    switch (t.body) {
+        case BodyKind::Sse:
+            return on_sse_bytes(t, data);
+        case BodyKind::Json:
+            if (t.buffer.size() + data.size() > config_.max_message_bytes) {
+                t.abort_reason = "the response is larger than maxMessageBytes (" +
+                                 std::to_string(config_.max_message_bytes) + " bytes)";
+                return 0;
+            }
+            t.buffer.append(data);
+            return data.size();
+        case BodyKind::Rejected:
+            t.buffer.append(data.substr(0, kRejectedHeadBytes - t.buffer.size()));
+            return t.buffer.size() < kRejectedHeadBytes ? data.size() : 0;  // enough read: stop
+        default:
+            return data.size();
+    }
+}
+
+size_t Engine::on_sse_bytes(Transfer& t, std::string_view data) {
+    // Progress keeps a stream alive: its deadline is an idle timeout (see README).
+    if (t.spec.kind != TransferKind::Listen) t.deadline = Clock::now() + config_.timeout;
+    StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
+    if (t.sse->feed(data, sink) == SseParser::Status::TooLarge) {
+        t.abort_reason = "an SSE event is larger than maxMessageBytes (" +
+                         std::to_string(config_.max_message_bytes) + " bytes)";
+        return 0;
+    }
+    return quiet() ? 0 : data.size();
+}
+
+// Decides what to do with the body once the status and headers are known (at the first body
+// byte, or at completion for an empty body).
+void Engine::classify(Transfer& t) {
+    CURL* e = t.easy.get();
+    t.status = response_status(e);
+    t.content_type = content_type(e);
+    if (t.status > 0) consecutive_failures_ = 0;
+    if (!is_success(t.status)) {
+        t.body = BodyKind::Rejected;
+        return;
+    }
+    // Captured before any message of this response is delivered: the host's next request (e.g.
+    // notifications/initialized, sent from inside on_message) must already carry it.
+    if (std::optional<std::string> id = response_header(e, "Mcp-Session-Id")) {
+        if (is_visible_ascii(*id)) session_id_ = *id;
+        else diagnostic(MCPH_LOG_WARN, "ignoring an Mcp-Session-Id with characters outside visible ASCII");
+    }
+    if (t.spec.kind == TransferKind::Delete || t.status == 202 || t.status == 204) {
+        t.body = BodyKind::Empty;
+    } else if (t.content_type == "text/event-stream") {
+        t.body = BodyKind::Sse;
+        t.sse = std::make_unique<SseParser>(config_.max_message_bytes);
+        t.stream_opened = Clock::now();
+    } else if (t.content_type == "application/json" && t.spec.kind == TransferKind::Post) {
+        t.body = BodyKind::Json;
+    } else {
+        t.body = BodyKind::Rejected;
+    }
+}
+
+void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
+    if (!event.last_event_id.empty() && event.last_event_id != t.spec.last_event_id) {
+        t.spec.last_event_id = std::string(event.last_event_id);
+        t.spec.attempt = 0;  // progress: the reconnect budget starts over
+    }
+    if (event.data.empty()) return;  // e.g. a priming event that only carries an id
+    if (event.type != "message") {
+        diagnostic(MCPH_LOG_DEBUG, "ignoring an SSE event of type '" + std::string(event.type) + "'");
+        return;
+    }
+    MessageShape shape = inspect_message(event.data);
+    if (!shape.valid) {
+        diagnostic(MCPH_LOG_WARN, "skipping an SSE event that is not valid JSON-RPC from " + config_.url + ": " +
+                                      snippet(event.data));
+        return;
+    }
+    deliver(event.data, shape);
+}
+
+// The hot path: straight from the I/O thread to the host, no hop.
+void Engine::deliver(std::string_view message, const MessageShape& shape) {
+    if (quiet()) return;
+    for (const std::string& id : shape.response_ids) tracker_.answered(id);
+    host_.deliver(message);
+}
+
+// ---- when a transfer ends ---------------------------------------------------------------------
+
+void Engine::on_done(std::unique_ptr<Transfer> t, CURLcode code) {
+    if (quiet()) return;
+    if (t->body == BodyKind::Undecided && response_status(t->easy.get()) > 0) classify(*t);
+    if (t->status == 0) return on_transport_failure(*t, code);
+    if (handle_session_or_auth(*t)) return;
+    switch (t->spec.kind) {
+        case TransferKind::Post: return on_post_done(*t, code);
+        case TransferKind::Resume: return on_resume_done(*t, code);
+        case TransferKind::Listen: return on_listen_done(*t, code);
+        case TransferKind::Delete: return;
+    }
+}
+
+// 404 on a request that carried a session id, 401 and 403: the same for every kind of transfer.
+bool Engine::handle_session_or_auth(Transfer& t) {
+    if (t.status == 404 && t.carried_session) {
+        terminate(MCPH_CLOSE_SESSION_EXPIRED, "HTTP 404 from " + config_.url + ": the session expired");
+        return true;
+    }
+    if (t.status != 401 && t.status != 403) return false;
+    std::string challenge = response_header(t.easy.get(), "WWW-Authenticate").value_or("");
+    if (!t.spec.auth_retried && host_.auth_challenge(static_cast<int>(t.status), challenge, config_.url)) {
+        if (quiet()) return true;
+        diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(t.status) + " from " + config_.url +
+                                      ": credentials refreshed, retrying once");
+        TransferSpec again = std::move(t.spec);
+        again.auth_retried = true;
+        start(std::move(again));
+        return true;
+    }
+    terminate(MCPH_CLOSE_AUTH_REQUIRED, "HTTP " + std::to_string(t.status) + " from " + config_.url +
+                                            (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"));
+    return true;
+}
+
+void Engine::on_post_done(Transfer& t, CURLcode code) {
+    std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
+    std::string where = " from " + config_.url;
+    if (!is_success(t.status)) {
+        std::string why = "HTTP " + std::to_string(t.status) + where;
+        if (!t.buffer.empty()) why += ": " + snippet(t.buffer);
+        if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why + " (for a notification or response)");
+        return fail_requests(waiting, why, t.status);
+    }
+    if (!t.abort_reason.empty()) return fail_requests(waiting, t.abort_reason + where, t.status);
+    switch (t.body) {
+        case BodyKind::Json: return on_json_done(t, code);
+        case BodyKind::Sse: return on_stream_done(t, code);
+        case BodyKind::Rejected:
+            if (waiting.empty()) return;
+            return fail_requests(waiting,
+                                 "unexpected content type '" + t.content_type + "'" + where +
+                                     (t.buffer.empty() ? "" : ": " + snippet(t.buffer)),
+                                 t.status);
+        default:
+            // 202 for a request: the spec wants JSON or SSE, but a lenient server may answer on
+            // the GET stream later; the host's request timer covers the case where it never does.
+            if (!waiting.empty()) diagnostic(MCPH_LOG_DEBUG, "HTTP " + std::to_string(t.status) + where +
+                                                                 " without a body for a request");
+            return;
+    }
+}
+
+void Engine::on_json_done(Transfer& t, CURLcode code) {
+    std::string where = " from " + config_.url;
+    if (code != CURLE_OK)
+        return fail_requests(tracker_.waiting(t.spec.request_ids),
+                             "the JSON response" + where + " was cut: " + curl_easy_strerror(code), t.status);
+    MessageShape shape = inspect_message(t.buffer);
+    if (!shape.valid) {
+        if (t.spec.request_ids.empty() && t.buffer.find_first_not_of(" \t\r\n") == std::string::npos) return;
+        return fail_requests(tracker_.waiting(t.spec.request_ids),
+                             "malformed JSON" + where + ": " + snippet(t.buffer), t.status);
+    }
+    deliver(t.buffer, shape);
+    std::vector<std::string> left = tracker_.waiting(t.spec.request_ids);
+    if (!left.empty()) fail_requests(left, "the JSON response" + where + " did not answer the request", t.status);
+}
+
+// A POST's SSE stream, or its resumption, ended. Done when every request it carried has been
+// answered; otherwise resume from the last event id (the spec's "Resumability and Redelivery").
+void Engine::on_stream_done(Transfer& t, CURLcode code) {
+    if (!t.abort_reason.empty())
+        return fail_requests(tracker_.waiting(t.spec.request_ids), t.abort_reason + " from " + config_.url, t.status);
+    if (code == CURLE_OK) {
+        StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
+        t.sse->finish(sink);
+    }
+    if (quiet() || !tracker_.any_waiting(t.spec.request_ids)) return;
+    std::string why = "the SSE stream from " + config_.url + " ended before the response";
+    if (code != CURLE_OK) why += std::string(" (") + curl_easy_strerror(code) + ")";
+    resume_or_fail(t, why);
+}
+
+void Engine::resume_or_fail(Transfer& t, const std::string& why) {
+    std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
+    if (waiting.empty()) return;
+    if (t.spec.last_event_id.empty()) return fail_requests(waiting, why + "; it cannot be resumed (no event id)", 0);
+    if (t.spec.attempt >= kMaxReconnectAttempts)
+        return fail_requests(waiting, why + "; gave up after " + std::to_string(t.spec.attempt) + " resumptions", 0);
+    TransferSpec next = t.spec.reconnect(TransferKind::Resume, std::move(waiting));
+    diagnostic(MCPH_LOG_INFO, why + "; resuming with Last-Event-ID " + next.last_event_id + " in " +
+                                  std::to_string(next.retry.count()) + " ms");
+    schedule(next.retry, std::move(next));
+}
+
+void Engine::on_resume_done(Transfer& t, CURLcode code) {
+    std::string where = " from " + config_.url;
+    if (t.status == 405)
+        return fail_requests(tracker_.waiting(t.spec.request_ids),
+                             "the stream" + where + " was cut and the server cannot resume it (HTTP 405)", 405);
+    if (!is_success(t.status) || t.body != BodyKind::Sse)
+        return resume_or_fail(t, "resuming the stream" + where + " failed: HTTP " + std::to_string(t.status) + " " +
+                                     t.content_type);
+    on_stream_done(t, code);
+}
+
+void Engine::on_listen_done(Transfer& t, CURLcode code) {
+    if (t.status == 405) return diagnostic(MCPH_LOG_DEBUG, "the server offers no GET stream (HTTP 405)");
+    if (is_success(t.status) && t.body == BodyKind::Sse) {
+        if (code == CURLE_OK) {
+            StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
+            t.sse->finish(sink);
+        }
+        // A stream that lived a while was healthy: a later drop (an idle proxy, a redeploy) starts
+        // a fresh reconnect budget. Streams that die at once keep using it up.
+        if (Clock::now() - t.stream_opened >= kHealthyStream) t.spec.attempt = 0;
+        return reconnect_listen(t, "the GET stream ended");
+    }
+    std::string why = "the GET stream was refused: HTTP " + std::to_string(t.status);
+    if (!t.content_type.empty()) why += " " + t.content_type;
+    if (!t.buffer.empty()) why += ": " + snippet(t.buffer);
+    reconnect_listen(t, why);
+}
+
+void Engine::reconnect_listen(Transfer& t, const std::string& why) {
+    if (quiet()) return;
+    if (t.spec.attempt >= kMaxReconnectAttempts)
+        return diagnostic(MCPH_LOG_WARN, why + "; giving up on it after " + std::to_string(t.spec.attempt) +
+                                             " attempts (POST responses still work)");
+    TransferSpec next = t.spec.reconnect(TransferKind::Listen, {});
+    diagnostic(MCPH_LOG_DEBUG, why + "; reconnecting in " + std::to_string(next.retry.count()) + " ms");
+    schedule(next.retry, std::move(next));
+}
+
+// No HTTP response at all: refused, unresolvable, TLS failure, reset before the status line.
+void Engine::on_transport_failure(Transfer& t, CURLcode code) {
+    std::string why = std::string(curl_easy_strerror(code));
+    if (t.error[0]) why += std::string(": ") + t.error;
+    why += std::string(" (") + method_of(t.spec.kind) + " " + config_.url + ")";
+    ++consecutive_failures_;
+    switch (t.spec.kind) {
+        case TransferKind::Post: {
+            std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
+            if (waiting.empty()) diagnostic(MCPH_LOG_WARN, "a message was not delivered: " + why);
+            else fail_requests(waiting, why, 0);
+            break;
+        }
+        case TransferKind::Resume: resume_or_fail(t, why); break;
+        case TransferKind::Listen: reconnect_listen(t, why); break;
+        case TransferKind::Delete: break;
+    }
+    if (consecutive_failures_ >= kMaxConsecutiveFailures)
+        terminate(MCPH_CLOSE_ERROR, why + " (" + std::to_string(consecutive_failures_) + " failures in a row)");
+}
+
+void Engine::on_timeout(Transfer& t) {
+    std::string why = t.body == BodyKind::Sse
+                          ? "timed out: the SSE stream from " + config_.url + " was silent for " +
+                                std::to_string(config_.timeout.count()) + " ms (timeoutMs)"
+                          : "timed out after " + std::to_string(config_.timeout.count()) +
+                                " ms (timeoutMs) waiting for " + method_of(t.spec.kind) + " " + config_.url;
+    std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
+    if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why);
+    fail_requests(waiting, why, 0);
+}
+
+// Stands in for responses that will never come, so no request hangs on a broken exchange.
+void Engine::fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status) {
+    diagnostic(MCPH_LOG_WARN, why);
+    for (const std::string& id : ids) {
+        if (!tracker_.answered(id) || quiet()) continue;
+        host_.deliver(error_response(id, why, http_status));
+    }
+}
+
+void Engine::terminate(mcph_close_reason reason, const std::string& detail) {
+    if (terminated_) return;
+    terminated_ = true;
+    ended_.store(true);  // before on_closed: a send() from inside it already sees MCPH_ERR_CLOSED
+    abort_all();
+    if (!stopping_.load()) host_.closed(reason, detail);
+}
+
+void Engine::diagnostic(mcph_log_level level, const std::string& message) {
+    if (!quiet()) host_.diagnostic(level, message);
+}
+
+bool Engine::quiet() const { return terminated_ || stopping_.load(); }
+
+}  // namespace mcph::http

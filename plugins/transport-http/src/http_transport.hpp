@@ -1,0 +1,44 @@
+// The "http" transport (MCP Streamable HTTP): the thread-safe front the host calls.
+//
+// Threads (see ../README.md):
+//   I/O thread   Engine::run(): one curl multi loop; every transfer, every host callback.
+//   callers      send()/set_option() validate, push a Command into the mailbox and wake the
+//                loop (curl_multi_wakeup); they never touch the network and never block on it.
+//   host thread  start(), close().
+#pragma once
+
+#include "config.hpp"
+#include "engine.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string_view>
+#include <thread>
+
+namespace mcph::http {
+
+class HttpTransport final : public mcph::plugin::Transport {
+public:
+    HttpTransport(mcph::plugin::TransportHost host, std::string_view config_json);
+    ~HttpTransport() override;
+
+    void start() override;                                                 // [host-thread]
+    void send(std::string_view message) override;                          // [thread-safe]
+    void set_option(std::string_view key, std::string_view value) override;  // [thread-safe]
+    void close() noexcept override;                                        // [host-thread], idempotent
+
+private:
+    void post(Command command);
+
+    HttpConfig config_;
+    std::atomic<bool> stopping_{false};  // close() began
+    std::atomic<bool> ended_{false};     // the engine gave up (on_closed fired)
+    std::unique_ptr<Engine> engine_;
+    std::thread io_thread_;
+    bool started_ = false;  // host thread only
+    bool closed_ = false;   // host thread only
+};
+
+}  // namespace mcph::http

@@ -1,0 +1,27 @@
+// The little JSON-RPC knowledge the transport needs: which requests a message carries (so a
+// failed POST can be answered with an error instead of hanging) and which responses (so a
+// stream knows when its request was answered). Ids are kept as canonical JSON text: `1`, `"a"`.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcph::http {
+
+struct MessageShape {
+    bool valid = false;                     // well-formed JSON whose root is an object or array
+    std::vector<std::string> request_ids;   // objects with "method" and a non-null "id"
+    std::vector<std::string> response_ids;  // objects with a non-null "id" and no "method"
+};
+
+// One SAX pass with RapidJSON (no DOM is built, nothing but ids is copied).
+MessageShape inspect_message(std::string_view json);
+
+// {"jsonrpc":"2.0","id":<id_json>,"error":{"code":-32000,"message":...,"data":{"httpStatus":N}}}
+// (data only when http_status > 0): the stand-in for a response the server never delivered.
+std::string error_response(std::string_view id_json, std::string_view message, long http_status);
+
+inline constexpr int kTransportErrorCode = -32000;
+
+}  // namespace mcph::http

@@ -1,0 +1,20 @@
+// The plugin's single exported symbol: mcph_plugin_entry, serving config type "http".
+#include "curl_handles.hpp"
+#include "http_transport.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+namespace {
+
+mcph_status init(const mcph_host_services*, mcph_error*) {
+    mcph::http::global_init_once();  // before any thread of ours exists
+    return MCPH_OK;
+}
+
+const char* const kConfigTypes[] = {"http", nullptr};
+const auto kVtable = mcph::plugin::make_transport_vtable<mcph::http::HttpTransport>(kConfigTypes);
+
+}  // namespace
+
+MCPH_DEFINE_PLUGIN("transport-http", "0.1.0", "MCP servers over Streamable HTTP (libcurl)", init,
+                   MCPH_TRANSPORT_INTERFACE_V1, &kVtable)

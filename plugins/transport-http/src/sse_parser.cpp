@@ -1,0 +1,114 @@
+#include "sse_parser.hpp"
+
+namespace mcph::http {
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+constexpr uint64_t kMaxRetryMs = uint64_t{24} * 3600 * 1000;  // clamp absurd values instead of overflowing
+
+bool parse_digits(std::string_view s, uint64_t& out) {
+    if (s.empty()) return false;
+    uint64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        if (v < kMaxRetryMs) v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    out = v < kMaxRetryMs ? v : kMaxRetryMs;
+    return true;
+}
+
+}  // namespace
+
+SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
+    size_t i = 0;
+    if (skip_lf_ && !chunk.empty()) {
+        skip_lf_ = false;
+        if (chunk[0] == '\n') i = 1;
+    }
+    while (i < chunk.size()) {
+        size_t end = chunk.find_first_of("\r\n", i);
+        if (end == std::string_view::npos) {
+            if (over_limit(chunk.size() - i)) return Status::TooLarge;
+            line_.append(chunk.substr(i));
+            return Status::Ok;
+        }
+        Status st;
+        if (line_.empty()) {
+            st = take_line(chunk.substr(i, end - i), sink);  // common case: no copy
+        } else {
+            if (over_limit(end - i)) return Status::TooLarge;
+            line_.append(chunk.substr(i, end - i));
+            std::string line = std::move(line_);
+            line_.clear();
+            st = take_line(line, sink);
+        }
+        if (st != Status::Ok) return st;
+        if (chunk[end] == '\r') {
+            if (end + 1 == chunk.size()) skip_lf_ = true;
+            else if (chunk[end + 1] == '\n') ++end;
+        }
+        i = end + 1;
+    }
+    return Status::Ok;
+}
+
+SseParser::Status SseParser::finish(Sink& sink) {
+    if (!line_.empty()) {
+        std::string line = std::move(line_);
+        line_.clear();
+        if (take_line(line, sink) != Status::Ok) return Status::TooLarge;
+    }
+    if (pending_) dispatch(sink);
+    return Status::Ok;
+}
+
+SseParser::Status SseParser::take_line(std::string_view line, Sink& sink) {
+    if (first_line_) {
+        first_line_ = false;
+        if (line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
+    }
+    if (line.empty()) {
+        if (pending_) dispatch(sink);
+        return Status::Ok;
+    }
+    if (line[0] == ':') return Status::Ok;  // a comment, e.g. a keep-alive
+    size_t colon = line.find(':');
+    std::string_view name = line.substr(0, colon);
+    std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+    if (name == "data" && over_limit(value.size() + 1)) return Status::TooLarge;
+    field(name, value, sink);
+    return Status::Ok;
+}
+
+void SseParser::field(std::string_view name, std::string_view value, Sink& sink) {
+    if (name == "data") {
+        data_.append(value);
+        data_.push_back('\n');
+    } else if (name == "event") {
+        type_.assign(value);
+    } else if (name == "id") {
+        if (value.find('\0') != std::string_view::npos) return;  // the standard ignores such ids
+        id_.assign(value);
+    } else if (name == "retry") {
+        uint64_t ms = 0;
+        if (parse_digits(value, ms)) sink.on_retry(ms);
+        return;  // retry alone does not make an event
+    } else {
+        return;  // unknown fields are ignored
+    }
+    pending_ = true;
+}
+
+void SseParser::dispatch(Sink& sink) {
+    pending_ = false;
+    last_id_ = id_;
+    std::string_view data = data_;
+    if (!data.empty()) data.remove_suffix(1);  // the newline after the last data line
+    Event e{type_.empty() ? std::string_view("message") : std::string_view(type_), data, last_id_};
+    sink.on_event(e);
+    data_.clear();
+    type_.clear();
+}
+
+}  // namespace mcph::http

@@ -1,0 +1,63 @@
+// An incremental parser for text/event-stream (the WHATWG "server-sent events" format).
+//
+// Bytes arrive in arbitrary chunks; events come out as soon as their terminating blank line is
+// seen, so a message can be acted on while the stream stays open. Lines end in CRLF, LF or CR
+// (a CR at the end of one chunk and an LF at the start of the next are one line break). A UTF-8
+// BOM at the very start is skipped. Memory is bounded: a line or an event's data larger than
+// `max_event_bytes` makes feed() return TooLarge, and the stream must be abandoned.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mcph::http {
+
+class SseParser {
+public:
+    struct Event {
+        std::string_view type;           // "message" unless an `event:` field said otherwise
+        std::string_view data;           // `data:` lines joined by "\n"; may be empty
+        std::string_view last_event_id;  // the stream's last event id after this event
+    };
+    // Receives parser output; called synchronously from feed()/finish().
+    class Sink {
+    public:
+        virtual void on_event(const Event& event) = 0;
+        virtual void on_retry(uint64_t milliseconds) = 0;
+
+    protected:
+        ~Sink() = default;
+    };
+    enum class Status { Ok, TooLarge };
+
+    explicit SseParser(size_t max_event_bytes) : max_(max_event_bytes) {}
+
+    Status feed(std::string_view chunk, Sink& sink);
+
+    // The stream ended cleanly. Unlike the browser algorithm (which drops an unterminated event),
+    // a complete final line and a pending event are dispatched: servers that forget the last
+    // blank line are common, and a clean end means nothing was cut. Callers skip this on errors.
+    Status finish(Sink& sink);
+
+    const std::string& last_event_id() const { return last_id_; }
+
+private:
+    Status take_line(std::string_view line, Sink& sink);
+    void field(std::string_view name, std::string_view value, Sink& sink);
+    void dispatch(Sink& sink);
+    bool over_limit(size_t extra) const { return line_.size() + data_.size() + extra > max_; }
+
+    size_t max_;
+    std::string line_;     // an unterminated line carried over from the previous chunk
+    std::string data_;     // data buffer of the event being assembled
+    std::string type_;     // event type buffer
+    std::string id_;       // last event id buffer (persists across events, per the standard)
+    std::string last_id_;  // last event id as of the most recent dispatch
+    bool pending_ = false; // a field was seen since the last dispatch
+    bool skip_lf_ = false; // the previous chunk ended in CR: a leading LF belongs to it
+    bool first_line_ = true;
+};
+
+}  // namespace mcph::http

@@ -1,0 +1,79 @@
+// One HTTP exchange on its own easy handle: a POST carrying a message, the standalone GET
+// stream, a GET resuming a POST's stream, or the closing DELETE. [I/O thread only]
+#pragma once
+
+#include "curl_handles.hpp"
+#include "sse_parser.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mcph::http {
+
+class Engine;
+using Clock = std::chrono::steady_clock;
+
+enum class TransferKind { Post, Listen, Resume, Delete };
+
+// How the response body is handled, decided once the status line and headers are in.
+enum class BodyKind {
+    Undecided,
+    Empty,     // 202/204, or a DELETE: nothing to deliver
+    Json,      // application/json: buffered (bounded), delivered on completion
+    Sse,       // text/event-stream: parsed and delivered event by event as bytes arrive
+    Rejected,  // an error status or an unexpected type: only the head is kept, for the message
+};
+
+// What to (re)start: enough to build the transfer again for an auth retry or a resumption.
+struct TransferSpec {
+    TransferKind kind = TransferKind::Post;
+    std::string payload;                   // Post: the JSON-RPC message
+    std::vector<std::string> request_ids;  // Post/Resume: requests whose responses may come this way
+    std::string last_event_id;             // Listen/Resume: sent as Last-Event-ID when not empty
+    std::chrono::milliseconds retry{1000}; // the stream's SSE reconnection time (`retry:`)
+    int attempt = 0;                       // consecutive reconnects without progress
+    bool auth_retried = false;             // a 401/403 already led to one retry
+
+    static TransferSpec of(TransferKind kind) {
+        TransferSpec s;
+        s.kind = kind;
+        return s;
+    }
+    static TransferSpec post(std::string payload, std::vector<std::string> request_ids) {
+        TransferSpec s = of(TransferKind::Post);
+        s.payload = std::move(payload);
+        s.request_ids = std::move(request_ids);
+        return s;
+    }
+    // The next reconnect of a stream: same ids, latest event id and retry delay, one more attempt.
+    TransferSpec reconnect(TransferKind next_kind, std::vector<std::string> ids) const {
+        TransferSpec s = of(next_kind);
+        s.request_ids = std::move(ids);
+        s.last_event_id = last_event_id;
+        s.retry = retry;
+        s.attempt = attempt + 1;
+        return s;
+    }
+};
+
+struct Transfer {
+    Engine* engine = nullptr;
+    TransferSpec spec;
+    EasyHandle easy;
+    HeaderList headers;
+    bool carried_session = false;  // the request had Mcp-Session-Id (a 404 then means "expired")
+
+    BodyKind body = BodyKind::Undecided;
+    long status = 0;
+    std::string content_type;
+    std::string buffer;                // Json: the body; Rejected: its head
+    std::unique_ptr<SseParser> sse;
+    Clock::time_point stream_opened{};  // Sse: when the event stream started
+    std::string abort_reason;          // why our own callback cut the transfer, if it did
+    Clock::time_point deadline = Clock::time_point::max();
+    char error[CURL_ERROR_SIZE] = {};  // curl's detail for a failed transfer
+};
+
+}  // namespace mcph::http

@@ -1,0 +1,230 @@
+#include "harness.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace http_test {
+namespace {
+
+void host_log(void*, mcph_log_level, mcph_str, mcph_str) {}
+
+const mcph_host_services* services() {
+    static mcph_host_services s = [] {
+        mcph_host_services x;
+        std::memset(&x, 0, sizeof x);
+        x.struct_size = sizeof x;
+        x.abi_major = MCPH_ABI_MAJOR;
+        x.abi_minor = MCPH_ABI_MINOR;
+        x.log = host_log;
+        return x;
+    }();
+    return &s;
+}
+
+mcph_error make_error() {
+    mcph_error e;
+    std::memset(&e, 0, sizeof e);
+    e.struct_size = sizeof e;
+    return e;
+}
+
+std::string text(mcph_str s) { return s.len ? std::string(s.ptr, s.len) : std::string(); }
+
+}  // namespace
+
+Plugin& plugin() {
+    static Plugin p = [] {
+        void* lib = ::dlopen(MCPH_HTTP_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+        auto entry = reinterpret_cast<mcph_plugin_entry_fn>(::dlsym(lib, MCPH_ENTRY_SYMBOL));
+        if (!entry) throw std::runtime_error("no mcph_plugin_entry");
+        Plugin out;
+        out.descriptor = entry();
+        mcph_error err = make_error();
+        if (out.descriptor->init && out.descriptor->init(services(), &err) != MCPH_OK)
+            throw std::runtime_error(std::string("init: ") + err.message);
+        out.vtable =
+            static_cast<const mcph_transport_vtable_v1*>(out.descriptor->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
+        if (!out.vtable) throw std::runtime_error("no mcph.transport/1");
+        return out;  // never dlclose'd
+    }();
+    return p;
+}
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string http_config(const std::string& url, const std::string& extra) {
+    std::string out = "{\"type\":\"http\",\"name\":\"test\",\"url\":" + json_string(url);
+    if (!extra.empty()) out += "," + extra;
+    return out + "}";
+}
+
+// ---- Recorder --------------------------------------------------------------------------------
+
+Recorder::Recorder() {
+    std::memset(&callbacks_, 0, sizeof callbacks_);
+    callbacks_.struct_size = sizeof callbacks_;
+    callbacks_.user_data = this;
+    callbacks_.on_message = &Recorder::on_message;
+    callbacks_.on_closed = &Recorder::on_closed;
+    callbacks_.on_diagnostic = &Recorder::on_diagnostic;
+    callbacks_.get_request_headers = &Recorder::get_request_headers;
+    callbacks_.on_auth_challenge = &Recorder::on_auth_challenge;
+}
+
+void Recorder::note_callback() {
+    if (close_returned_.load()) late_callbacks_.fetch_add(1);
+}
+
+void Recorder::on_message(void* self_ptr, mcph_str message) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    int now = self->in_message_.fetch_add(1) + 1;
+    int seen = self->max_concurrent_.load();
+    while (now > seen && !self->max_concurrent_.compare_exchange_weak(seen, now)) {
+    }
+    std::string m = text(message);
+    {
+        std::lock_guard lock(self->mutex_);
+        self->messages_.push_back(m);
+    }
+    self->cv_.notify_all();
+    if (self->on_message_hook) self->on_message_hook(m);
+    self->in_message_.fetch_sub(1);
+}
+
+void Recorder::on_closed(void* self_ptr, mcph_close_reason reason, mcph_str detail) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->detail_ = text(detail);
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_diagnostic(void* self_ptr, mcph_log_level, mcph_str message) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    self->diagnostics_.push_back(text(message));
+}
+
+mcph_status Recorder::get_request_headers(void* self_ptr, const mcph_header_sink* sink, mcph_error* err) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    if (!self->headers_hook) return MCPH_OK;
+    try {
+        for (const auto& [n, v] : self->headers_hook())
+            sink->add(sink->user_data, mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size()));
+        return MCPH_OK;
+    } catch (int status) {
+        std::snprintf(err->message, sizeof err->message, "no credentials (test)");
+        err->status = static_cast<mcph_status>(status);
+        return static_cast<mcph_status>(status);
+    }
+}
+
+mcph_status Recorder::on_auth_challenge(void* self_ptr, int status, mcph_str www, mcph_str url, mcph_error*) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    Challenge c{status, text(www), text(url)};
+    {
+        std::lock_guard lock(self->mutex_);
+        self->challenges_.push_back(c);
+    }
+    return self->challenge_hook && self->challenge_hook(c) ? MCPH_OK : MCPH_ERR_AUTH;
+}
+
+bool Recorder::wait_messages(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return messages_.size() >= count; });
+}
+
+bool Recorder::wait_closed(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return closed_count_ > 0; });
+}
+
+std::vector<std::string> Recorder::messages() {
+    std::lock_guard lock(mutex_);
+    return messages_;
+}
+std::vector<std::string> Recorder::diagnostics() {
+    std::lock_guard lock(mutex_);
+    return diagnostics_;
+}
+std::vector<Challenge> Recorder::challenges() {
+    std::lock_guard lock(mutex_);
+    return challenges_;
+}
+int Recorder::closed_count() {
+    std::lock_guard lock(mutex_);
+    return closed_count_;
+}
+mcph_close_reason Recorder::close_reason() {
+    std::lock_guard lock(mutex_);
+    return reason_;
+}
+std::string Recorder::close_detail() {
+    std::lock_guard lock(mutex_);
+    return detail_;
+}
+
+// ---- Transport -------------------------------------------------------------------------------
+
+Transport::Transport(const std::string& config_json) {
+    mcph_error err = make_error();
+    create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
+                                             recorder.callbacks(), &transport_, &err);
+    if (create_status_ != MCPH_OK) error_ = err.message;
+}
+
+Transport::~Transport() {
+    if (transport_) {
+        close();
+        plugin().vtable->destroy(transport_);
+    }
+}
+
+mcph_status Transport::start() {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->start(transport_, &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+mcph_status Transport::send(std::string_view message) {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->send(transport_, mcph_str_from(message.data(), message.size()), &err);
+    if (st != MCPH_OK) {
+        std::lock_guard lock(error_mutex_);
+        error_ = err.message;
+    }
+    return st;
+}
+
+mcph_status Transport::set_option(std::string_view key, std::string_view value) {
+    mcph_error err = make_error();
+    return plugin().vtable->set_option(transport_, mcph_str_from(key.data(), key.size()),
+                                       mcph_str_from(value.data(), value.size()), &err);
+}
+
+void Transport::close() {
+    plugin().vtable->close(transport_);
+    recorder.mark_closed_returned();
+}
+
+}  // namespace http_test

@@ -1,0 +1,109 @@
+// Test harness: loads the built HTTP plugin with dlopen() and drives its C vtable, recording
+// every callback the way a host would see it (including the auth hooks).
+#pragma once
+
+#include <mcph/plugin_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace http_test {
+
+using namespace std::chrono_literals;
+
+struct Plugin {
+    const mcph_plugin* descriptor = nullptr;
+    const mcph_transport_vtable_v1* vtable = nullptr;
+};
+Plugin& plugin();
+
+std::string json_string(std::string_view s);
+// {"type":"http","name":"test","url":<url>[,extra]}
+std::string http_config(const std::string& url, const std::string& extra = "");
+
+struct Challenge {
+    int status;
+    std::string www_authenticate;
+    std::string resource_url;
+};
+
+// Records the host side of one transport. Thread-safe.
+class Recorder {
+public:
+    Recorder();
+    const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
+
+    // Set before start(); run on the plugin's I/O thread.
+    std::function<void(std::string_view)> on_message_hook;
+    std::function<std::vector<std::pair<std::string, std::string>>()> headers_hook;  // may throw int status
+    std::function<bool(const Challenge&)> challenge_hook;
+
+    bool wait_messages(size_t count, std::chrono::milliseconds timeout = 5s);
+    bool wait_closed(std::chrono::milliseconds timeout = 5s);
+    std::vector<std::string> messages();
+    std::vector<std::string> diagnostics();
+    std::vector<Challenge> challenges();
+    int closed_count();
+    mcph_close_reason close_reason();
+    std::string close_detail();
+
+    void mark_closed_returned() { close_returned_.store(true); }
+    int late_callbacks() const { return late_callbacks_.load(); }
+    int concurrent_callbacks() const { return max_concurrent_.load(); }
+
+private:
+    static void on_message(void* self, mcph_str message);
+    static void on_closed(void* self, mcph_close_reason reason, mcph_str detail);
+    static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
+    static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
+    static mcph_status on_auth_challenge(void* self, int status, mcph_str www, mcph_str url, mcph_error* err);
+    void note_callback();
+
+    mcph_transport_callbacks callbacks_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<std::string> messages_;
+    std::vector<std::string> diagnostics_;
+    std::vector<Challenge> challenges_;
+    int closed_count_ = 0;
+    mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
+    std::string detail_;
+    std::atomic<bool> close_returned_{false};
+    std::atomic<int> late_callbacks_{0};
+    std::atomic<int> in_message_{0};
+    std::atomic<int> max_concurrent_{0};
+};
+
+// One transport under test; destroyed (closing first) with the object.
+class Transport {
+public:
+    explicit Transport(const std::string& config_json);
+    ~Transport();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    mcph_status create_status() const { return create_status_; }
+    const std::string& error() const { return error_; }
+
+    mcph_status start();
+    mcph_status send(std::string_view message);
+    mcph_status set_option(std::string_view key, std::string_view value);
+    void close();
+
+    Recorder recorder;
+
+private:
+    mcph_transport* transport_ = nullptr;
+    mcph_status create_status_ = MCPH_ERR_INTERNAL;
+    std::string error_;
+    std::mutex error_mutex_;
+};
+
+}  // namespace http_test
