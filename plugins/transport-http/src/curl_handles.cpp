@@ -32,6 +32,13 @@ void append_header(HeaderList& list, const std::string& name, const std::string&
     list.reset(grown);
 }
 
+void suppress_header(HeaderList& list, const std::string& name) {
+    curl_slist* grown = curl_slist_append(list.get(), (name + ":").c_str());  // "Name:" removes it
+    if (!grown) throw std::bad_alloc();
+    (void)list.release();
+    list.reset(grown);
+}
+
 std::optional<std::string> response_header(CURL* easy, const char* name) {
     curl_header* h = nullptr;
     size_t count = 0;

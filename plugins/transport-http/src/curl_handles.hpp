@@ -42,6 +42,8 @@ private:
 void global_init_once();
 
 EasyHandle new_easy();  // throws std::bad_alloc
+// Stops libcurl from sending a header it would add by itself (e.g. Expect).
+void suppress_header(HeaderList& list, const std::string& name);
 
 // Appends "Name: value"; throws std::bad_alloc.
 void append_header(HeaderList& list, const std::string& name, const std::string& value);

@@ -59,6 +59,11 @@ struct TransferSpec {
 };
 
 struct Transfer {
+    Transfer() = default;
+    Transfer(const Transfer&) = delete;
+    Transfer& operator=(const Transfer&) = delete;
+    ~Transfer();  // hands the easy handle back to the engine's pool (engine.cpp)
+
     Engine* engine = nullptr;
     TransferSpec spec;
     EasyHandle easy;
