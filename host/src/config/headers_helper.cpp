@@ -10,7 +10,11 @@
 #include <boost/process/async.hpp>
 #include <boost/process/child.hpp>
 #include <boost/process/env.hpp>
+#include <boost/process/extend.hpp>
 #include <boost/process/io.hpp>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <future>
 
@@ -47,15 +51,17 @@ std::map<std::string, std::string> run_headers_helper(const HeadersHelperRequest
     env["MCPH_SERVER_URL"] = r.server_url;
     bp::child child;
     try {
+        // Its own process group, so a timeout kills whatever the shell started too.
         child = bp::child("/bin/sh", bp::args({"-c", r.command}), env, bp::std_in < bp::null, bp::std_out > out,
-                          bp::std_err > bp::null, io);
+                          bp::std_err > bp::null, io, bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); });
     } catch (const std::exception& e) {
         fail(r, std::string("could not start: ") + e.what());
     }
     io.run_for(r.timeout);
     if (!io.stopped()) {  // still running: out of time
+        ::kill(-child.id(), SIGKILL);
         std::error_code ec;
-        child.terminate(ec);
+        child.wait(ec);
         io.run_for(std::chrono::seconds(1));
         fail(r, "timed out after " + std::to_string(r.timeout.count()) + " ms and was killed");
     }
