@@ -1,0 +1,246 @@
+#include "modes.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace fake {
+namespace {
+
+constexpr std::pair<std::string_view, Mode> kModes[] = {
+    {"normal", Mode::Normal},          {"invalid-json", Mode::InvalidJson}, {"unknown-id", Mode::UnknownId},
+    {"exit-mid-call", Mode::ExitMidCall}, {"never-answer", Mode::NeverAnswer}, {"stderr-flood", Mode::StderrFlood},
+    {"big-message", Mode::BigMessage}, {"bad-version", Mode::BadVersion},   {"no-init", Mode::NoInit},
+    {"progress", Mode::Progress},      {"list-changed", Mode::ListChanged}, {"paginate", Mode::Paginate},
+    {"bad-cursor", Mode::BadCursor},
+};
+
+constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+constexpr std::size_t kDefaultBigMessageBytes = std::size_t{50} << 20;   // 50 MiB
+constexpr std::size_t kDefaultStderrFloodBytes = std::size_t{100} << 20; // 100 MiB
+constexpr int kExitMidCallCode = 3;
+
+const Value* member(const Value& object, const char* key) {
+    if (!object.IsObject()) return nullptr;
+    auto it = object.FindMember(key);
+    return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+std::string_view string_member(const Value& object, const char* key) {
+    const Value* v = member(object, key);
+    return v && v->IsString() ? std::string_view(v->GetString(), v->GetStringLength()) : std::string_view();
+}
+
+// tools/call arguments.<key> as a byte count, or the fallback.
+std::size_t size_argument(const Value& params, const char* key, std::size_t fallback) {
+    const Value* args = member(params, "arguments");
+    const Value* v = args ? member(*args, key) : nullptr;
+    return v && v->IsUint64() ? static_cast<std::size_t>(v->GetUint64()) : fallback;
+}
+
+Value text(std::string_view s, Json::AllocatorType& a) {
+    return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+Value tool(std::string_view name, std::string_view description, Json::AllocatorType& a) {
+    Value t(rapidjson::kObjectType);
+    t.AddMember("name", text(name, a), a);
+    t.AddMember("description", text(description, a), a);
+    Value schema(rapidjson::kObjectType);
+    schema.AddMember("type", "object", a);
+    Value props(rapidjson::kObjectType);
+    Value bytes(rapidjson::kObjectType);
+    bytes.AddMember("type", "integer", a);
+    props.AddMember("bytes", bytes, a);
+    schema.AddMember("properties", props, a);
+    t.AddMember("inputSchema", schema, a);
+    return t;
+}
+
+// A tools/list result: the named tools, and nextCursor when not empty.
+Json tools_page(std::initializer_list<std::string_view> names, std::string_view next_cursor) {
+    Json result(rapidjson::kObjectType);
+    auto& a = result.GetAllocator();
+    Value tools(rapidjson::kArrayType);
+    for (std::string_view name : names) tools.PushBack(tool(name, "A tool of fake-mcp-server", a), a);
+    result.AddMember("tools", tools, a);
+    if (!next_cursor.empty()) result.AddMember("nextCursor", text(next_cursor, a), a);
+    return result;
+}
+
+void flood_stderr(std::size_t total) {
+    // 1 MiB of 1 KiB lines, written until `total` bytes are out.
+    std::string chunk;
+    std::string line(1023, 'E');
+    line.replace(0, 24, "fake-mcp-server: flood  ");
+    line.push_back('\n');
+    while (chunk.size() + line.size() <= (std::size_t{1} << 20)) chunk += line;
+    for (std::size_t written = 0; written < total;) {
+        std::size_t n = std::min(chunk.size(), total - written);
+        std::size_t done = std::fwrite(chunk.data(), 1, n, stderr);
+        if (done == 0) return;  // the reader went away
+        written += done;
+    }
+    std::fflush(stderr);
+}
+
+// The content text of big-message: a repeating a..z pattern, so truncation or corruption shows.
+std::string big_text(std::size_t bytes) {
+    std::string s(bytes, '\0');
+    for (std::size_t i = 0; i < bytes; ++i) s[i] = static_cast<char>('a' + i % 26);
+    return s;
+}
+
+}  // namespace
+
+std::optional<Mode> parse_mode(std::string_view name) {
+    for (const auto& [n, m] : kModes)
+        if (n == name) return m;
+    return std::nullopt;
+}
+
+const char* mode_names() {
+    return "normal invalid-json unknown-id exit-mid-call never-answer stderr-flood big-message bad-version "
+           "no-init progress list-changed paginate bad-cursor";
+}
+
+void FakeServer::on_start() {
+    if (mode_ == Mode::InvalidJson) wire_.write_raw("fake-mcp-server starting (this line is not JSON)");
+}
+
+void FakeServer::handle(const Json& message) {
+    if (!message.IsObject()) return;
+    const std::string_view method = string_member(message, "method");
+    const Value* id = member(message, "id");
+    static const Value kEmpty(rapidjson::kObjectType);
+    const Value* params = member(message, "params");
+    if (!params) params = &kEmpty;
+    if (method.empty() || !id || id->IsNull()) return;  // a notification, or a response to us: nothing to do
+
+    if (method == "initialize") return on_initialize(*id, *params);
+    if (method == "ping") return wire_.respond(*id, kEmpty);
+    if (method == "tools/list") return on_tools_list(*id, *params);
+    if (method == "tools/call") return on_tools_call(*id, *params);
+    wire_.respond_error(*id, -32601, "method not found: " + std::string(method));
+}
+
+void FakeServer::on_initialize(const Value& id, const Value& params) {
+    if (mode_ == Mode::NoInit) return;
+    std::string_view version = "2025-11-25";
+    const std::string_view asked = string_member(params, "protocolVersion");
+    for (std::string_view v : kSupportedVersions)
+        if (v == asked) version = v;
+    if (mode_ == Mode::BadVersion) version = "1999-01-01";
+
+    Json result(rapidjson::kObjectType);
+    auto& a = result.GetAllocator();
+    result.AddMember("protocolVersion", text(version, a), a);
+    Value caps(rapidjson::kObjectType);
+    Value tools(rapidjson::kObjectType);
+    if (mode_ == Mode::ListChanged) tools.AddMember("listChanged", true, a);
+    caps.AddMember("tools", tools, a);
+    result.AddMember("capabilities", caps, a);
+    Value info(rapidjson::kObjectType);
+    info.AddMember("name", "fake-mcp-server", a);
+    info.AddMember("version", "0.1.0", a);
+    result.AddMember("serverInfo", info, a);
+    if (mode_ == Mode::InvalidJson) wire_.write_raw("{\"jsonrpc\":\"2.0\",\"id\":");
+    wire_.respond(id, result);
+}
+
+void FakeServer::on_tools_list(const Value& id, const Value& params) {
+    const std::string_view cursor = string_member(params, "cursor");
+    switch (mode_) {
+        case Mode::Paginate:
+            if (cursor.empty()) return wire_.respond(id, tools_page({"work"}, "page-2"));
+            if (cursor == "page-2") return wire_.respond(id, tools_page({"page-two"}, "page-3"));
+            if (cursor == "page-3") return wire_.respond(id, tools_page({"page-three"}, ""));
+            return wire_.respond_error(id, -32602, "invalid cursor '" + std::string(cursor) + "'");
+        case Mode::BadCursor:
+            return wire_.respond(id, tools_page({"work"}, "stuck"));
+        case Mode::ListChanged:
+            if (tools_changed_) return wire_.respond(id, tools_page({"work", "fresh-tool"}, ""));
+            return wire_.respond(id, tools_page({"work"}, ""));
+        default:
+            return wire_.respond(id, tools_page({"work"}, ""));
+    }
+}
+
+void FakeServer::answer_work(const Value& id, std::string_view s) {
+    Json result(rapidjson::kObjectType);
+    auto& a = result.GetAllocator();
+    Value content(rapidjson::kArrayType);
+    Value block(rapidjson::kObjectType);
+    block.AddMember("type", "text", a);
+    block.AddMember("text", text(s, a), a);
+    content.PushBack(block, a);
+    result.AddMember("content", content, a);
+    wire_.respond(id, result);
+}
+
+void FakeServer::on_tools_call(const Value& id, const Value& params) {
+    if (string_member(params, "name") != "work" && mode_ != Mode::ListChanged)
+        return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
+    switch (mode_) {
+        case Mode::InvalidJson:
+            wire_.write_raw("this is not JSON at all");
+            wire_.write_raw("]]]");
+            answer_work(id, "work done");
+            wire_.write_raw("{\"unterminated\": \"string");
+            return;
+        case Mode::UnknownId: {
+            Json wrong;
+            if (id.IsInt64())
+                wrong.SetInt64(id.GetInt64() + 1000);
+            else
+                wrong.SetString("no-such-request", wrong.GetAllocator());
+            answer_work(wrong, "wrong answer");
+            answer_work(id, "work done");
+            return;
+        }
+        case Mode::ExitMidCall:
+            std::fputs("fake-mcp-server: simulated crash while handling tools/call\n", stderr);
+            std::fflush(stderr);
+            std::fflush(stdout);
+            std::_Exit(kExitMidCallCode);
+        case Mode::NeverAnswer:
+            return;  // logged by main, never answered
+        case Mode::StderrFlood:
+            flood_stderr(size_argument(params, "bytes", kDefaultStderrFloodBytes));
+            return answer_work(id, "work done");
+        case Mode::BigMessage:
+            return answer_work(id, big_text(size_argument(params, "bytes", kDefaultBigMessageBytes)));
+        case Mode::Progress: {
+            const Value* meta = member(params, "_meta");
+            const Value* token = meta ? member(*meta, "progressToken") : nullptr;
+            for (int step = 1; token && step <= 3; ++step) {
+                Json p(rapidjson::kObjectType);
+                auto& a = p.GetAllocator();
+                p.AddMember("progressToken", Value(*token, a), a);
+                p.AddMember("progress", step, a);
+                p.AddMember("total", 3, a);
+                p.AddMember("message", text("step " + std::to_string(step) + " of 3", a), a);
+                wire_.notify("notifications/progress", p);
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+            return answer_work(id, "work done");
+        }
+        case Mode::ListChanged: {
+            const std::string name(string_member(params, "name"));
+            answer_work(id, name + " done");
+            if (!tools_changed_) {
+                tools_changed_ = true;
+                static const Value kEmpty(rapidjson::kObjectType);
+                wire_.notify("notifications/tools/list_changed", kEmpty);
+            }
+            return;
+        }
+        default:
+            return answer_work(id, "work done");
+    }
+}
+
+}  // namespace fake

@@ -1,0 +1,52 @@
+// The fake server's behaviour: a normal MCP server (initialize, ping, tools/list with one tool
+// `work`, tools/call) that misbehaves in one scripted way chosen by --mode.
+#pragma once
+
+#include "wire.hpp"
+
+#include <optional>
+#include <string_view>
+
+namespace fake {
+
+enum class Mode {
+    Normal,       // behaves
+    InvalidJson,  // garbage lines before/among valid responses
+    UnknownId,    // tools/call: a response with a wrong id first, then the right one
+    ExitMidCall,  // tools/call: a line on stderr, then exit(3)
+    NeverAnswer,  // tools/call: read and ignored
+    StderrFlood,  // tools/call: 100 MiB to stderr, then a normal answer
+    BigMessage,   // tools/call: a 50 MiB text content
+    BadVersion,   // initialize: protocolVersion "1999-01-01"
+    NoInit,       // initialize: never answered
+    Progress,     // tools/call: notifications/progress 1..3 of 3, then the answer
+    ListChanged,  // tools/call: answer, then a new tool list and notifications/tools/list_changed
+    Paginate,     // tools/list: three pages joined by nextCursor
+    BadCursor,    // tools/list: the same nextCursor on every page, forever
+};
+
+std::optional<Mode> parse_mode(std::string_view name);
+// Every mode name, for the usage text.
+const char* mode_names();
+
+class FakeServer {
+public:
+    FakeServer(Mode mode, Wire& wire) : mode_(mode), wire_(wire) {}
+
+    // Before the first message is read.
+    void on_start();
+    // One parsed JSON-RPC message from the client.
+    void handle(const Json& message);
+
+private:
+    void on_initialize(const Value& id, const Value& params);
+    void on_tools_list(const Value& id, const Value& params);
+    void on_tools_call(const Value& id, const Value& params);
+    void answer_work(const Value& id, std::string_view text);
+
+    Mode mode_;
+    Wire& wire_;
+    bool tools_changed_ = false;  // list-changed: the list after the first call
+};
+
+}  // namespace fake
