@@ -164,10 +164,8 @@ TEST_F(MisbehavingPeer, ExitFailsEveryPendingRequestAndAllowsReconnect) {
     EXPECT_EQ(status_of("fake"), "connected");
 }
 
-// Known host bug (reported): Host::call_tool resolves mapped names only among *connected*
-// servers, so a call to a server that died throws NotFound "no tool named ..." instead of
-// Connection "server 'fake' is not connected: <why>". Enable once fixed.
-TEST_F(MisbehavingPeer, DISABLED_HostCallOnDeadServerSaysNotConnected) {
+// A call to a server that died names the server and why, instead of "no such tool".
+TEST_F(MisbehavingPeer, HostCallOnDeadServerSaysNotConnected) {
     Host& host = start("exit-mid-call");
     auto session = host.connect("fake");
     EXPECT_THROW(host.call_tool(kWork, no_arguments()), Error);

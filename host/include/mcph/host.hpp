@@ -94,6 +94,11 @@ public:
     // The full status view as JSON (servers, tools with original names, plugins).
     Json status_json() const;
 
+    // Runs the server's auth backend interactively (through HostOptions::open_url), then connects.
+    void login(const std::string& name);
+    // Forgets the server's stored credentials and disconnects it.
+    void logout(const std::string& name);
+
     void disconnect(const std::string& name);
     void close();  // disconnects everything; also done by the destructor
 

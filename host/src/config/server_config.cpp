@@ -44,6 +44,24 @@ std::string infer_type(const std::string& name, const JsonValue& entry) {
     bad(name, "command or url", "is required");
 }
 
+void parse_auth(const std::string& name, const JsonValue& entry, ServerConfig& out) {
+    const JsonValue* oauth = json::member(entry, "oauth");
+    const JsonValue* auth = json::member(entry, "auth");
+    if (oauth && auth) bad(name, "oauth/auth", "are exclusive: use one of them");
+    if (oauth) {
+        if (!oauth->IsObject()) bad(name, "oauth", "must be an object");
+        out.auth_backend = json::bool_or(*oauth, "xaa", false) ? "xaa" : "oauth";
+        out.auth_config_json = to_json(*oauth);
+    } else if (auth) {
+        if (!auth->IsObject()) bad(name, "auth", "must be an object");
+        const JsonValue* backend = json::member(*auth, "backend");
+        if (!backend || !backend->IsString() || backend->GetStringLength() == 0)
+            bad(name, "auth.backend", "must name an auth plugin backend (e.g. \"oauth\")");
+        out.auth_backend = std::string(json::view(*backend));
+        out.auth_config_json = to_json(*auth);
+    }
+}
+
 }  // namespace
 
 ServerConfig parse_server_config(const std::string& name, const JsonValue& entry) {
@@ -62,6 +80,9 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
             require_string(name, entry, "url");
         check_string_map(name, entry, "headers");
     }
+    out.url = json::string_or(entry, "url");
+    parse_auth(name, entry, out);
+    if (!out.auth_backend.empty() && out.url.empty()) bad(name, "oauth/auth", "needs a remote server (a url)");
     if (const JsonValue* t = json::member(entry, "timeout")) {
         if (!t->IsNumber() || t->GetDouble() <= 0) bad(name, "timeout", "must be a positive number of milliseconds");
         out.request_timeout = std::chrono::milliseconds(static_cast<long long>(t->GetDouble()));

@@ -18,6 +18,11 @@ struct ServerConfig {
     std::string config_json;  // the entry with "type" and "name" filled in: what the plugin receives
     std::optional<std::chrono::milliseconds> request_timeout;  // "timeout" (ms)
     bool disabled = false;
+    // Auth: "oauth": {...} selects backend "oauth" (or "xaa" with "xaa": true); "auth": {"backend":
+    // "<name>", ...} selects any auth plugin. Empty backend: no auth.
+    std::string auth_backend;
+    std::string auth_config_json;
+    std::string url;  // remote servers: the endpoint
 };
 
 // Validates one entry. Throws mcph::Error(Usage) naming server and field.

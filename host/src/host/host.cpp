@@ -66,6 +66,12 @@ void Host::Impl::shutdown() {
     }
     for (auto& [name, core] : closing) core->close();
     closing.clear();
+    std::map<std::string, std::shared_ptr<auth::AuthSession>> auths;
+    {
+        std::lock_guard lock(mutex);
+        auths.swap(auth_sessions);
+    }
+    auths.clear();
     runtime->stop();
     registry.clear();  // plugins unload once the last object they created is gone
 }
@@ -106,9 +112,39 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.client_info = options.client_info;
     settings.callbacks = options.callbacks;
     settings.log = options.logger;
+    settings.auth = auth_for(config);
     const std::string name = config.name;
     settings.on_disconnected = [this, name](const std::string& reason) { set_status(name, "failed", reason); };
     return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
+}
+
+// The configured but disconnected server a mapped tool name points at, so a call to a dead server
+// says so instead of "no such tool". Empty when none fits.
+std::string Host::Impl::disconnected_owner(const std::string& mapped_name) const {
+    std::lock_guard lock(mutex);
+    for (const auto& name : order) {
+        auto it = sessions.find(name);
+        if (it != sessions.end() && it->second->connected()) continue;
+        if (mapped_name.rfind("mcp__" + tools::sanitize_name_part(name) + "__", 0) == 0) return name;
+    }
+    return {};
+}
+
+std::shared_ptr<auth::AuthSession> Host::Impl::auth_for(const config::ServerConfig& config) {
+    if (config.auth_backend.empty()) return nullptr;
+    {
+        std::lock_guard lock(mutex);
+        if (auto it = auth_sessions.find(config.name); it != auth_sessions.end()) return it->second;
+    }
+    auto plugin = registry.auth_backend(config.auth_backend);
+    if (!plugin)
+        throw Error(ErrorKind::Plugin, "server '" + config.name + "': no loaded plugin provides auth backend '" +
+                                           config.auth_backend + "' (run `mcph plugins`; add its directory with "
+                                           "--plugin-dir or MCPH_PLUGIN_PATH)");
+    auto session = std::make_shared<auth::AuthSession>(plugin, services->table(), config.name, config.url,
+                                                       config.auth_config_json);
+    std::lock_guard lock(mutex);
+    return auth_sessions.emplace(config.name, session).first->second;
 }
 
 detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfig& config) {
@@ -185,7 +221,7 @@ std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
         core = impl_->make_session(config);
         core->connect();
     } catch (const Error& e) {
-        impl_->set_status(name, "failed", e.what());
+        impl_->set_status(name, core && core->needs_auth() ? "needs-auth" : "failed", e.what());
         throw;
     }
     {
@@ -254,10 +290,17 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
         server = mapped_name.substr(0, slash);  // "server/tool" addresses a tool by its original name
         original = mapped_name.substr(slash + 1);
     }
-    if (server.empty())
-        throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' (run `mcph tools` to list them)");
+    if (server.empty()) server = impl_->disconnected_owner(mapped_name);
+    if (server.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on any connected server");
     auto s = session(server);
-    if (!s) throw Error(ErrorKind::Connection, "server '" + server + "' is not connected");
+    if (!s) {
+        std::string why;
+        {
+            std::lock_guard lock(impl_->mutex);
+            if (auto it = impl_->statuses.find(server); it != impl_->statuses.end()) why = it->second.error;
+        }
+        throw Error(ErrorKind::Connection, "server '" + server + "' is not connected" + (why.empty() ? "" : ": " + why));
+    }
     return s->call_tool(original, arguments, options);
 }
 
@@ -279,6 +322,22 @@ void Host::disconnect(const std::string& name) {
     }
     core->close();
     impl_->set_status(name, "pending", "");
+}
+
+void Host::login(const std::string& name) {
+    auto auth = impl_->auth_for(impl_->config_of(name));
+    if (!auth) throw Error(ErrorKind::Usage, "server '" + name + "' has no auth configured (add \"oauth\": {} to its config)");
+    auth->login();
+    disconnect(name);
+    connect(name);
+}
+
+void Host::logout(const std::string& name) {
+    auto auth = impl_->auth_for(impl_->config_of(name));
+    if (!auth) throw Error(ErrorKind::Usage, "server '" + name + "' has no auth configured");
+    auth->logout();
+    disconnect(name);
+    impl_->set_status(name, "needs-auth", "logged out");
 }
 
 void Host::close() { impl_->shutdown(); }

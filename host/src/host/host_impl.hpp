@@ -30,6 +30,7 @@ struct Host::Impl {
     std::map<std::string, std::shared_ptr<detail::SessionCore>> sessions;
     std::map<std::string, ServerStatus> statuses;
     std::map<std::string, std::shared_ptr<InProcessServer>> sdk_servers;
+    std::map<std::string, std::shared_ptr<auth::AuthSession>> auth_sessions;  // survive reconnects
 
     explicit Impl(HostOptions opts);
     ~Impl() { shutdown(); }
@@ -38,6 +39,9 @@ struct Host::Impl {
     config::ServerConfig config_of(const std::string& name) const;
     std::shared_ptr<plugins::LoadedPlugin> plugin_for(const config::ServerConfig& config) const;
     detail::TransportFactory transport_factory(const config::ServerConfig& config);
+    // The server's auth session (created on first use), or null when its config names no backend.
+    std::shared_ptr<auth::AuthSession> auth_for(const config::ServerConfig& config);
+    std::string disconnected_owner(const std::string& mapped_name) const;
     std::shared_ptr<detail::SessionCore> make_session(const config::ServerConfig& config);
 };
 

@@ -78,6 +78,19 @@ Json Host::status_json() const {
             if (auto it = impl_->sessions.find(s.name); it != impl_->sessions.end()) core = it->second;
         }
         if (core && core->connected()) add_session_details(o, *core, a);
+        std::shared_ptr<auth::AuthSession> auth;
+        {
+            std::lock_guard lock(impl_->mutex);
+            if (auto it = impl_->auth_sessions.find(s.name); it != impl_->auth_sessions.end()) auth = it->second;
+        }
+        if (auth) {
+            Json described;
+            described.Parse(auth->describe().c_str());
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember("backend", str(auth->backend(), a), a);
+            if (!described.HasParseError() && described.IsObject()) entry.AddMember("state", JsonValue(described, a), a);
+            o.AddMember("auth", entry, a);
+        }
         servers.PushBack(o, a);
     }
     doc.AddMember("servers", servers, a);

@@ -377,8 +377,8 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
         std::string what = entry.method + " to '" + peer_ + "' timed out after " +
                            (hard ? "its maximum total time" : std::to_string(entry.timeout.count()) + " ms");
         send_cancelled(id, "timed out");
-        fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; raise the timeout with --timeout "
-                                                     "or the server's \"timeout\" setting if it is just slow)"));
+        fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, raise the "
+                                                     "request timeout)"));
     }
     return remaining;
 }

@@ -23,8 +23,11 @@ public:
     boost::asio::io_context& loop() { return loop_; }
     // Runs fn on the event loop thread.
     void post(std::function<void()> fn) { boost::asio::post(loop_, std::move(fn)); }
-    // Runs fn on the callback pool (may block).
+    // Runs fn on the callback pool (application callbacks; may block on a person).
     void run_callback(std::function<void()> fn) { boost::asio::post(callbacks_, std::move(fn)); }
+    // Runs fn on the background pool (host work that waits on servers, e.g. list refreshes). Kept
+    // apart from the callback pool so neither can starve the other.
+    void run_background(std::function<void()> fn) { boost::asio::post(background_, std::move(fn)); }
     bool on_loop_thread() const { return std::this_thread::get_id() == loop_thread_.get_id(); }
 
     // Stops both; pending work on the pool is finished first. Idempotent.
@@ -34,6 +37,7 @@ private:
     boost::asio::io_context loop_;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
     boost::asio::thread_pool callbacks_;
+    boost::asio::thread_pool background_;
     std::thread loop_thread_;
     bool stopped_ = false;
 };

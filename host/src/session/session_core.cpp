@@ -88,6 +88,7 @@ void SessionCore::create_engine() {
 // Opens a fresh transport and runs the handshake on it (first connect, or after a session expired).
 void SessionCore::establish() {
     closing_ = false;
+    needs_auth_ = false;
     engine_->reopen();
     try {
         auto transport = make_transport_(this);
@@ -98,14 +99,18 @@ void SessionCore::establish() {
         channel_->start();
         handshake();
     } catch (const Error& e) {
+        // Every connect failure names the server: the plugin's own message may not.
+        const std::string prefix = "server '" + settings_.server_name + "'";
+        const std::string what = e.what();
+        Error named = what.find(prefix) == std::string::npos ? Error(e.kind(), prefix + ": " + what, e.code(), e.data_json()) : e;
         {
             std::lock_guard lock(state_mutex_);
-            last_error_ = e.what();
+            last_error_ = named.what();
         }
         closing_ = true;
-        engine_->fail_all(e);
+        engine_->fail_all(named);
         drop_transport();
-        throw;
+        throw named;
     }
 }
 
@@ -348,13 +353,15 @@ void SessionCore::refresh_lists() {
         if (has_capability(which)) refresh_list(which);
 }
 
-void SessionCore::refresh_list(const std::string& which) {
+bool SessionCore::refresh_list(const std::string& which) {
     try {
         if (which == "tools") fetch_tools();
         else if (which == "resources") fetch_resources();
         else if (which == "prompts") fetch_prompts();
+        return true;
     } catch (const Error& e) {
         log(LogLevel::Warn, "could not list " + which + ": " + e.what());
+        return false;
     }
 }
 
@@ -410,11 +417,11 @@ void SessionCore::on_server_notification(const std::string& method, const JsonVa
     auto refresh_later = [this](std::string which) {
         std::weak_ptr<SessionCore> weak = weak_from_this();
         // The refresh waits for responses, so it must not run on this transport thread.
-        runtime_.run_callback([weak, which] {
+        runtime_.run_background([weak, which] {
             auto self = weak.lock();
             if (!self || !self->connected()) return;
-            self->refresh_list(which);
-            if (self->settings_.callbacks.on_list_changed) self->settings_.callbacks.on_list_changed(self->settings_.server_name, which);
+            if (self->refresh_list(which) && self->settings_.callbacks.on_list_changed)
+                self->settings_.callbacks.on_list_changed(self->settings_.server_name, which);
         });
     };
     if (method == "notifications/tools/list_changed") refresh_later("tools");
@@ -446,6 +453,10 @@ void SessionCore::on_transport_closed(mcph_close_reason reason, std::string_view
                                                              : "connection failed";
     std::string message = "server '" + settings_.server_name + "' " + why;
     if (!detail.empty()) message += ": " + std::string(detail);
+    if (reason == MCPH_CLOSE_AUTH_REQUIRED) {
+        needs_auth_ = true;
+        message += " (run `mcph login " + settings_.server_name + "`)";
+    }
     {
         std::lock_guard lock(state_mutex_);
         last_error_ = message;
@@ -463,6 +474,24 @@ void SessionCore::on_transport_closed(mcph_close_reason reason, std::string_view
             if (auto self = weak.lock()) self->settings_.on_disconnected(message);
         });
     }
+}
+
+transport::HeaderList SessionCore::request_headers() {
+    if (!settings_.auth) return {};
+    return settings_.auth->headers();
+}
+
+bool SessionCore::auth_challenge(int http_status, std::string_view www_authenticate) {
+    if (!settings_.auth) return false;
+    std::string reason;
+    bool retry = settings_.auth->handle_challenge(http_status, std::string(www_authenticate), &reason);
+    if (!retry) {
+        std::lock_guard lock(state_mutex_);
+        last_error_ = "authorization failed: " + (reason.empty() ? "no credentials" : reason);
+    } else {
+        needs_auth_ = false;
+    }
+    return retry;
 }
 
 void SessionCore::on_transport_diagnostic(mcph_log_level level, std::string_view message) {

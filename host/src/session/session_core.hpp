@@ -3,6 +3,7 @@
 // and routing of server→client requests to the application's callbacks.
 #pragma once
 
+#include "auth/auth_session.hpp"
 #include "jsonrpc/rpc_engine.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_loader.hpp"
@@ -43,6 +44,8 @@ struct SessionSettings {
     Implementation client_info;
     ClientCallbacks callbacks;
     std::function<void(LogLevel, std::string_view, std::string_view)> log;
+    // The server's auth backend, if its config names one; kept across reconnects.
+    std::shared_ptr<auth::AuthSession> auth;
     // Called (on the event loop) when an established connection ends on its own.
     std::function<void(const std::string& reason)> on_disconnected;
 };
@@ -87,6 +90,10 @@ public:
     void on_transport_message(std::string_view message) override;
     void on_transport_closed(mcph_close_reason reason, std::string_view detail) override;
     void on_transport_diagnostic(mcph_log_level level, std::string_view message) override;
+    transport::HeaderList request_headers() override;
+    bool auth_challenge(int http_status, std::string_view www_authenticate) override;
+    // The last close was the server demanding credentials we could not supply.
+    bool needs_auth() const { return needs_auth_.load(); }
 
 private:
     void create_engine();
@@ -96,7 +103,7 @@ private:
     void recover_expired_session(std::uint64_t seen_generation);
     void handshake();
     void refresh_lists();
-    void refresh_list(const std::string& which);
+    bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
     void require_capability(const char* name, const char* feature) const;
     void on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder);
     void answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder);
@@ -124,6 +131,7 @@ private:
 
     std::atomic<bool> connected_{false};
     std::atomic<bool> closing_{false};
+    std::atomic<bool> needs_auth_{false};
     std::string protocol_version_;
     Implementation server_info_;
     Json server_capabilities_;

@@ -1,0 +1,45 @@
+// One HTTP exchange on its own easy handle: the long-lived GET event stream, or one POST carrying
+// one message. [I/O thread only]
+#pragma once
+
+#include "curl_handles.hpp"
+#include "outbox.hpp"
+#include "sse_parser.hpp"
+
+#include <memory>
+#include <string>
+
+namespace mcph::sse {
+
+class SseEngine;
+
+enum class ExchangeKind { Stream, Post };
+
+// What the response body is, decided once the status line and headers are in.
+enum class Body {
+    Undecided,
+    Events,    // Stream: 200 text/event-stream, parsed event by event as bytes arrive
+    Rejected,  // Stream: an error status or another content type; only the head is kept
+    Ignored,   // Post: the server answers on the stream; only the head is kept, for error messages
+};
+
+struct Exchange {
+    SseEngine* engine = nullptr;
+    ExchangeKind kind = ExchangeKind::Post;
+    std::string url;
+    mcph::http::EasyHandle easy;
+    mcph::http::HeaderList headers;
+
+    Outgoing message;           // Post: what is sent; the easy handle points into message.payload
+    bool auth_retried = false;  // Post: a 401/403 already led to one retry
+
+    Body body = Body::Undecided;
+    long status = 0;
+    std::string content_type;
+    std::string head;  // the first bytes of a body we do not parse
+    std::unique_ptr<mcph::http::SseParser> sse;
+    std::string abort_reason;  // why our own callback cut the transfer, if it did
+    char error[CURL_ERROR_SIZE] = {};
+};
+
+}  // namespace mcph::sse

@@ -1,0 +1,103 @@
+// The I/O side of one legacy SSE transport: a libcurl multi loop on one thread that owns the GET
+// event stream, every POST (each on its own easy handle, so no POST ever waits for the stream or
+// for another POST), the message endpoint and the table of requests in flight. No other thread
+// touches any of it; callers reach the loop only through outbox() and wake(). Host callbacks
+// happen only on this thread with no lock held, so the host may call send() from on_message.
+#pragma once
+
+#include "exchange.hpp"
+#include "handshake.hpp"
+#include "outbox.hpp"
+#include "sse_config.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace mcph::sse {
+
+class SseEngine {
+public:
+    // `stopping` is set by close(): from then on nothing is delivered. `ended` is set here when
+    // the transport fails for good (before on_closed, or when start fails), so send() refuses.
+    SseEngine(mcph::plugin::TransportHost host, const SseConfig& config, Handshake& handshake,
+              const std::atomic<bool>& stopping, std::atomic<bool>& ended);
+    ~SseEngine();
+    SseEngine(const SseEngine&) = delete;
+    SseEngine& operator=(const SseEngine&) = delete;
+
+    Outbox& outbox() { return outbox_; }             // [thread-safe]
+    void wake() const noexcept { multi_.wakeup(); }  // [thread-safe]
+    bool open() const { return open_.load(); }       // [thread-safe] the endpoint is known
+    void run() noexcept;                             // [I/O thread] until stopping or ended
+
+    // How long start() waits for the endpoint event per network attempt.
+    std::chrono::milliseconds handshake_window() const;
+    // [thread-safe] start()'s message when that wait runs out.
+    std::string handshake_timeout_message() const;
+
+private:
+    // ---- the loop and starting exchanges (sse_engine.cpp)
+    void step();
+    void drain_outbox();
+    void reap();
+    void abort_all() noexcept;
+    void open_stream();
+    void start_post(Outgoing message, bool auth_retried);
+    std::unique_ptr<Exchange> make_exchange(ExchangeKind kind, const std::string& url);
+    bool add_host_headers(Exchange& x);  // false: the auth hook failed (already handled)
+    void launch(std::unique_ptr<Exchange> x);
+    void on_internal_error(const std::string& what);
+
+    // ---- the GET event stream (sse_engine_stream.cpp)
+    static size_t write_callback(char* data, size_t size, size_t count, void* user) noexcept;
+    static size_t header_callback(char* data, size_t size, size_t count, void* user) noexcept;
+    size_t on_body(Exchange& x, std::string_view data);
+    size_t on_stream_bytes(Exchange& x, std::string_view data);
+    void classify(Exchange& x);
+    void on_event(Exchange& x, const mcph::http::SseParser::Event& event);
+    void on_endpoint(Exchange& x, std::string_view data);
+    void on_message_event(std::string_view data);
+    void on_stream_done(Exchange& x, CURLcode code);
+    void on_stream_refused(Exchange& x, CURLcode code);
+    bool retry_stream_after_challenge(Exchange& x);
+
+    // ---- POSTs (sse_engine_post.cpp)
+    void on_post_done(std::unique_ptr<Exchange> x, CURLcode code);
+    bool retry_post_after_challenge(std::unique_ptr<Exchange>& x);
+    void post_failed(Exchange& x, const std::string& why, long http_status);
+    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status);
+    void forget(const Exchange& x);
+
+    // ---- ending
+    void fail_start(mcph_status status, const std::string& message);
+    void terminate(mcph_close_reason reason, const std::string& detail);
+    void diagnostic(mcph_log_level level, const std::string& message);
+    bool quiet() const { return terminated_ || stopping_.load(); }
+    std::string curl_failure(const Exchange& x, CURLcode code) const;
+
+    mcph::plugin::TransportHost host_;
+    const SseConfig& config_;
+    Handshake& handshake_;
+    const std::atomic<bool>& stopping_;
+    std::atomic<bool>& ended_;
+    mcph::http::MultiHandle multi_;
+    Outbox outbox_;
+
+    std::unordered_map<Exchange*, std::unique_ptr<Exchange>> exchanges_;
+    std::string endpoint_;                        // where POSTs go, once the endpoint event came
+    std::unordered_set<std::string> in_flight_;  // request ids whose POST has not finished yet
+    std::atomic<bool> open_{false};
+    std::atomic<long> stream_status_{0};  // HTTP status of the GET, for start()'s timeout message
+    bool stream_auth_retried_ = false;
+    bool terminated_ = false;
+};
+
+}  // namespace mcph::sse

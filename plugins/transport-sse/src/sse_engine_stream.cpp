@@ -1,0 +1,219 @@
+// The GET event stream: body bytes as they arrive (the write callback, shared with POSTs), the
+// `endpoint` and `message` events, and what it means when the stream ends — a failed start()
+// before the endpoint event, on_closed(ERROR) after it.
+#include "endpoint_url.hpp"
+#include "jsonrpc_shape.hpp"
+#include "snippet.hpp"
+#include "sse_engine.hpp"
+
+namespace mcph::sse {
+namespace {
+
+using mcph::http::SseParser;
+
+constexpr size_t kHeadBytes = 1024;  // kept of a body we do not parse, for error messages
+// The parser bounds a line plus the event's data; the field name and framing ride on top of the
+// message itself.
+constexpr size_t kEventOverhead = 1024;
+
+class StreamSink final : public SseParser::Sink {
+public:
+    StreamSink(Exchange& x, SseEngine& engine, void (SseEngine::*on_event)(Exchange&, const SseParser::Event&))
+        : x_(x), engine_(engine), on_event_(on_event) {}
+    void on_event(const SseParser::Event& e) override { (engine_.*on_event_)(x_, e); }
+    // `retry:` is for clients that reconnect by themselves; this transport leaves that to the host.
+    void on_retry(uint64_t) override {}
+
+private:
+    Exchange& x_;
+    SseEngine& engine_;
+    void (SseEngine::*on_event_)(Exchange&, const SseParser::Event&);
+};
+
+}  // namespace
+
+// ---- while the body arrives ---------------------------------------------------------------------
+
+size_t SseEngine::write_callback(char* data, size_t size, size_t count, void* user) noexcept {
+    auto* x = static_cast<Exchange*>(user);
+    try {
+        return x->engine->on_body(*x, std::string_view(data, size * count));
+    } catch (const std::exception& e) {
+        x->abort_reason = std::string("internal error: ") + e.what();
+        return 0;  // no exception may cross libcurl's C frames
+    }
+}
+
+// The stream's status is known at the end of its headers, which may be long before the first body
+// byte: start()'s timeout message can then tell "no answer" from "answered but no endpoint".
+size_t SseEngine::header_callback(char* data, size_t size, size_t count, void* user) noexcept {
+    auto* x = static_cast<Exchange*>(user);
+    std::string_view line(data, size * count);
+    if (line == "\r\n" || line == "\n") x->engine->stream_status_.store(mcph::http::response_status(x->easy.get()));
+    return size * count;
+}
+
+size_t SseEngine::on_body(Exchange& x, std::string_view data) {
+    if (quiet()) return 0;  // close() began or the transport ended: cut the transfer short
+    if (x.body == Body::Undecided) classify(x);
+    switch (x.body) {
+        case Body::Events:
+            return on_stream_bytes(x, data);
+        case Body::Rejected:  // enough to explain the refusal; then stop reading
+            x.head.append(data.substr(0, kHeadBytes - x.head.size()));
+            return x.head.size() < kHeadBytes ? data.size() : 0;
+        default:  // a POST's body: keep the head, read the rest so the connection can be reused
+            if (x.head.size() < kHeadBytes) x.head.append(data.substr(0, kHeadBytes - x.head.size()));
+            return data.size();
+    }
+}
+
+// Decides what the body is once the status line and headers are in (at the first body byte, or
+// at completion when there is no body).
+void SseEngine::classify(Exchange& x) {
+    x.status = mcph::http::response_status(x.easy.get());
+    x.content_type = mcph::http::content_type(x.easy.get());
+    if (x.kind == ExchangeKind::Post) {
+        x.body = Body::Ignored;
+        return;
+    }
+    stream_status_.store(x.status);
+    if (x.status == 200 && x.content_type == "text/event-stream") {
+        x.body = Body::Events;
+        x.sse = std::make_unique<SseParser>(config_.max_message_bytes + kEventOverhead);
+    } else {
+        x.body = Body::Rejected;
+    }
+}
+
+size_t SseEngine::on_stream_bytes(Exchange& x, std::string_view data) {
+    StreamSink sink(x, *this, &SseEngine::on_event);
+    if (x.sse->feed(data, sink) == SseParser::Status::TooLarge) {
+        x.abort_reason = "an SSE event is larger than maxMessageBytes (" + std::to_string(config_.max_message_bytes) +
+                         " bytes)";
+        return 0;
+    }
+    return quiet() || !x.abort_reason.empty() ? 0 : data.size();
+}
+
+void SseEngine::on_event(Exchange& x, const SseParser::Event& event) {
+    if (quiet() || !x.abort_reason.empty()) return;  // the rest of a chunk we are abandoning
+    if (event.type == "endpoint") return on_endpoint(x, event.data);
+    if (event.type != "message") {
+        diagnostic(MCPH_LOG_DEBUG, "ignoring an SSE event of type '" + std::string(event.type) + "'");
+        return;
+    }
+    if (event.data.empty()) return;
+    // The server must name its endpoint first. A message before that is dropped: delivering it
+    // could put a message in front of the host for a transport whose start() then fails.
+    if (!open_.load())
+        return diagnostic(MCPH_LOG_WARN, "dropping a message event sent before the endpoint event: " +
+                                             snippet(event.data));
+    on_message_event(event.data);
+}
+
+void SseEngine::on_endpoint(Exchange& x, std::string_view data) {
+    ResolvedEndpoint r = resolve_endpoint(config_.url, data);
+    if (open_.load()) {
+        // The legacy client in the TypeScript SDK follows a later endpoint event too; the same
+        // origin rule applies, and a refused one leaves the current endpoint in place.
+        if (!r.error.empty()) return diagnostic(MCPH_LOG_WARN, "ignoring a later endpoint event: " + r.error);
+        if (r.url != endpoint_) {
+            endpoint_ = r.url;
+            diagnostic(MCPH_LOG_INFO, "the server moved its message endpoint to " + endpoint_);
+        }
+        return;
+    }
+    if (!r.error.empty()) {
+        x.abort_reason = r.error;  // start() fails once the transfer has stopped (on_stream_done)
+        return;
+    }
+    endpoint_ = r.url;
+    open_.store(true);  // before succeed(): send() may come the moment start() returns
+    if (!handshake_.succeed()) {
+        // start() gave up an instant ago (its deadline passed): the transport must not open now.
+        open_.store(false);
+        x.abort_reason = "the endpoint event came after start() gave up";
+        return;
+    }
+    diagnostic(MCPH_LOG_DEBUG, "message endpoint: " + endpoint_);
+}
+
+// The hot path: straight from the I/O thread to the host, no hop, no lock.
+void SseEngine::on_message_event(std::string_view data) {
+    mcph::http::MessageShape shape = mcph::http::inspect_message(data);
+    if (!shape.valid) {
+        diagnostic(MCPH_LOG_WARN, "skipping an SSE message event that is not a JSON object or array from " +
+                                      config_.url + ": " + snippet(data));
+        return;
+    }
+    // A response can overtake its POST's 202: once answered, a later POST failure is not news.
+    for (const std::string& id : shape.response_ids) in_flight_.erase(id);
+    if (!quiet()) host_.deliver(data);
+}
+
+// ---- when the stream ends -----------------------------------------------------------------------
+
+void SseEngine::on_stream_done(Exchange& x, CURLcode code) {
+    if (x.body == Body::Undecided && mcph::http::response_status(x.easy.get()) > 0) classify(x);
+    if (x.body == Body::Events && code == CURLE_OK && x.abort_reason.empty()) {
+        StreamSink sink(x, *this, &SseEngine::on_event);
+        x.sse->finish(sink);  // a last event the server did not terminate with a blank line
+    }
+    if (quiet()) return;
+    if (!open_.load()) return on_stream_refused(x, code);
+    // The legacy transport has no resumption: the session ends with its stream. Reconnecting
+    // (a new GET, a new session, a new initialize) is the host's call, so even a clean end is an
+    // ERROR here: CLEAN would tell the host the server meant to go away.
+    std::string why = !x.abort_reason.empty() ? x.abort_reason
+                      : code == CURLE_OK      ? "the server ended the stream"
+                                              : curl_failure(x, code);
+    terminate(MCPH_CLOSE_ERROR, "SSE stream disconnected: " + why + " (" + config_.url + ")");
+}
+
+// The stream ended before the endpoint event: say exactly why, so start() fails with a message a
+// user can act on (HTTP status, content type, the first bytes of the body).
+void SseEngine::on_stream_refused(Exchange& x, CURLcode code) {
+    if (!handshake_.pending()) return fail_start(MCPH_ERR_TIMEOUT, "");  // start() already gave up
+    const std::string& url = config_.url;
+    if (x.status == 0) return fail_start(MCPH_ERR_IO, "cannot connect to " + url + ": " + curl_failure(x, code));
+    if ((x.status == 401 || x.status == 403) && retry_stream_after_challenge(x)) return;
+    if (x.status == 401 || x.status == 403) {
+        std::string challenge = mcph::http::response_header(x.easy.get(), "WWW-Authenticate").value_or("");
+        return fail_start(MCPH_ERR_AUTH, "HTTP " + std::to_string(x.status) + " from " + url +
+                                             (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")") +
+                                             ": the server requires credentials we could not supply");
+    }
+    if (x.status != 200) {
+        std::string why = "HTTP " + std::to_string(x.status) + " from " + url;
+        if (!x.head.empty()) why += ": " + snippet(x.head);
+        return fail_start(MCPH_ERR_IO, why);
+    }
+    if (x.body == Body::Rejected) {
+        std::string why = "expected Content-Type text/event-stream from " + url + ", got '" + x.content_type +
+                          "' (HTTP 200)";
+        if (!x.head.empty()) why += ": " + snippet(x.head);
+        return fail_start(MCPH_ERR_IO, why + " (is this a Streamable HTTP server? use type \"http\")");
+    }
+    if (!x.abort_reason.empty()) return fail_start(MCPH_ERR_IO, x.abort_reason);
+    std::string why = "the SSE stream from " + url + " ended before the endpoint event";
+    if (code != CURLE_OK) why += ": " + curl_failure(x, code);
+    fail_start(MCPH_ERR_IO, why);
+}
+
+// 401/403 on the GET: ask the host (its auth plugin) once; MCPH_OK means fresh credentials.
+bool SseEngine::retry_stream_after_challenge(Exchange& x) {
+    if (stream_auth_retried_) return false;
+    std::string challenge = mcph::http::response_header(x.easy.get(), "WWW-Authenticate").value_or("");
+    handshake_.pause();  // an interactive login may take minutes; it is bounded by the auth plugin
+    bool retry = host_.auth_challenge(static_cast<int>(x.status), challenge, config_.url);
+    if (quiet()) return true;
+    if (!retry) return false;
+    stream_auth_retried_ = true;
+    diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(x.status) + " from " + config_.url +
+                                  ": credentials refreshed, retrying once");
+    open_stream();
+    return true;
+}
+
+}  // namespace mcph::sse

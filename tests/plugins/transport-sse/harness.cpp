@@ -1,0 +1,253 @@
+#include "harness.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace sse_test {
+namespace {
+
+mcph_host_services make_services() {
+    mcph_host_services s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    s.abi_major = MCPH_ABI_MAJOR;
+    s.abi_minor = MCPH_ABI_MINOR;
+    s.log = [](void*, mcph_log_level, mcph_str, mcph_str) {};
+    return s;
+}
+
+const mcph_host_services* services() {
+    static mcph_host_services s = make_services();
+    return &s;
+}
+
+mcph_error make_error() {
+    mcph_error e;
+    std::memset(&e, 0, sizeof e);
+    e.struct_size = sizeof e;
+    return e;
+}
+
+}  // namespace
+
+Plugin& plugin() {
+    static Plugin p = [] {
+        void* lib = ::dlopen(MCPH_SSE_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+        auto entry = reinterpret_cast<mcph_plugin_entry_fn>(::dlsym(lib, MCPH_ENTRY_SYMBOL));
+        if (!entry) throw std::runtime_error("no mcph_plugin_entry");
+        Plugin out;
+        out.descriptor = entry();
+        mcph_error err = make_error();
+        if (out.descriptor->init && out.descriptor->init(services(), &err) != MCPH_OK)
+            throw std::runtime_error(std::string("init: ") + err.message);
+        out.vtable = static_cast<const mcph_transport_vtable_v1*>(out.descriptor->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
+        if (!out.vtable) throw std::runtime_error("no mcph.transport/1");
+        return out;  // never dlclose'd: the process ends with it loaded
+    }();
+    return p;
+}
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+std::string config(const std::string& url, const std::string& extra, const std::string& type) {
+    std::string out = "{\"type\":" + json_string(type) + ",\"name\":\"test\",\"url\":" + json_string(url);
+    if (!extra.empty()) out += "," + extra;
+    return out + "}";
+}
+
+// ---- Recorder ----------------------------------------------------------------------------------
+
+Recorder::Recorder() {
+    std::memset(&callbacks_, 0, sizeof callbacks_);
+    callbacks_.struct_size = sizeof callbacks_;
+    callbacks_.user_data = this;
+    callbacks_.on_message = &Recorder::on_message;
+    callbacks_.on_closed = &Recorder::on_closed;
+    callbacks_.on_diagnostic = &Recorder::on_diagnostic;
+    callbacks_.get_request_headers = &Recorder::get_request_headers;
+    callbacks_.on_auth_challenge = &Recorder::on_auth_challenge;
+}
+
+void Recorder::note_callback() {
+    if (close_returned_.load()) late_callbacks_.fetch_add(1);
+}
+
+void Recorder::on_message(void* self_ptr, mcph_str message) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::string_view text(message.ptr, message.len);
+    if (self->on_message_hook) self->on_message_hook(text);
+    {
+        std::lock_guard lock(self->mutex_);
+        self->messages_.emplace_back(text);
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_closed(void* self_ptr, mcph_close_reason reason, mcph_str detail) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->detail_.assign(detail.ptr, detail.len);
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_diagnostic(void* self_ptr, mcph_log_level, mcph_str message) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    self->diagnostics_.emplace_back(message.ptr, message.len);
+}
+
+mcph_status Recorder::get_request_headers(void* self_ptr, const mcph_header_sink* sink, mcph_error*) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::vector<std::pair<std::string, std::string>> headers;
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->header_requests_;
+        headers = self->auth_headers_;
+    }
+    for (const auto& [n, v] : headers)
+        sink->add(sink->user_data, mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size()));
+    return MCPH_OK;
+}
+
+mcph_status Recorder::on_auth_challenge(void* self_ptr, int status, mcph_str www_authenticate, mcph_str,
+                                        mcph_error*) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    ++self->challenges_;
+    self->last_challenge_status_ = status;
+    self->last_challenge_header_.assign(www_authenticate.ptr, www_authenticate.len);
+    return self->challenge_answer_ ? MCPH_OK : MCPH_ERR_AUTH;
+}
+
+void Recorder::set_auth_headers(std::vector<std::pair<std::string, std::string>> headers) {
+    std::lock_guard lock(mutex_);
+    auth_headers_ = std::move(headers);
+}
+void Recorder::set_challenge_answer(bool retry) {
+    std::lock_guard lock(mutex_);
+    challenge_answer_ = retry;
+}
+int Recorder::challenges() {
+    std::lock_guard lock(mutex_);
+    return challenges_;
+}
+int Recorder::last_challenge_status() {
+    std::lock_guard lock(mutex_);
+    return last_challenge_status_;
+}
+std::string Recorder::last_challenge_header() {
+    std::lock_guard lock(mutex_);
+    return last_challenge_header_;
+}
+int Recorder::header_requests() {
+    std::lock_guard lock(mutex_);
+    return header_requests_;
+}
+
+bool Recorder::wait_messages(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return messages_.size() >= count; });
+}
+
+bool Recorder::wait_closed(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return closed_count_ > 0; });
+}
+
+std::vector<std::string> Recorder::messages() {
+    std::lock_guard lock(mutex_);
+    return messages_;
+}
+std::vector<std::string> Recorder::diagnostics() {
+    std::lock_guard lock(mutex_);
+    return diagnostics_;
+}
+int Recorder::closed_count() {
+    std::lock_guard lock(mutex_);
+    return closed_count_;
+}
+mcph_close_reason Recorder::close_reason() {
+    std::lock_guard lock(mutex_);
+    return reason_;
+}
+std::string Recorder::close_detail() {
+    std::lock_guard lock(mutex_);
+    return detail_;
+}
+
+// ---- Transport ---------------------------------------------------------------------------------
+
+Transport::Transport(const std::string& config_json) {
+    mcph_error err = make_error();
+    create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
+                                             recorder.callbacks(), &transport_, &err);
+    if (create_status_ != MCPH_OK) error_ = err.message;
+}
+
+Transport::~Transport() {
+    if (transport_) {
+        close();
+        plugin().vtable->destroy(transport_);
+    }
+}
+
+mcph_status Transport::start() {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->start(transport_, &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+mcph_status Transport::send(std::string_view message) {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->send(transport_, mcph_str_from(message.data(), message.size()), &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+mcph_status Transport::set_option(std::string_view key, std::string_view value) {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->set_option(transport_, mcph_str_from(key.data(), key.size()),
+                                                 mcph_str_from(value.data(), value.size()), &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+void Transport::close() {
+    if (!transport_) return;
+    plugin().vtable->close(transport_);
+    recorder.mark_closed_returned();
+}
+
+}  // namespace sse_test

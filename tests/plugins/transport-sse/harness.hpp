@@ -1,0 +1,112 @@
+// Test harness: loads the built SSE plugin with dlopen() and drives its C vtable, recording every
+// callback the way a host would see it, including the auth hooks.
+#pragma once
+
+#include <mcph/plugin_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sse_test {
+
+using namespace std::chrono_literals;
+
+// The plugin, loaded once per process (init called, transport vtable fetched).
+struct Plugin {
+    const mcph_plugin* descriptor = nullptr;
+    const mcph_transport_vtable_v1* vtable = nullptr;
+};
+Plugin& plugin();
+
+std::string json_string(std::string_view s);
+
+// {"type":<type>,"name":"test","url":<url>, <extra>}
+std::string config(const std::string& url, const std::string& extra = "", const std::string& type = "sse");
+
+// Records the host side of one transport. Thread-safe.
+class Recorder {
+public:
+    Recorder();
+    const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
+
+    // Runs inside on_message, on the plugin's I/O thread (e.g. to call send from there).
+    std::function<void(std::string_view)> on_message_hook;
+
+    // The auth hook: headers added before every request, and the answer to a 401/403.
+    void set_auth_headers(std::vector<std::pair<std::string, std::string>> headers);
+    void set_challenge_answer(bool retry);
+    int challenges();
+    int last_challenge_status();
+    std::string last_challenge_header();
+    int header_requests();
+
+    bool wait_messages(size_t count, std::chrono::milliseconds timeout = 10s);
+    bool wait_closed(std::chrono::milliseconds timeout = 10s);
+    std::vector<std::string> messages();
+    std::vector<std::string> diagnostics();
+    int closed_count();
+    mcph_close_reason close_reason();
+    std::string close_detail();
+
+    void mark_closed_returned() { close_returned_.store(true); }
+    int late_callbacks() const { return late_callbacks_.load(); }
+
+private:
+    static void on_message(void* self, mcph_str message);
+    static void on_closed(void* self, mcph_close_reason reason, mcph_str detail);
+    static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
+    static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
+    static mcph_status on_auth_challenge(void* self, int status, mcph_str www_authenticate, mcph_str resource,
+                                         mcph_error* err);
+    void note_callback();
+
+    mcph_transport_callbacks callbacks_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<std::string> messages_;
+    std::vector<std::string> diagnostics_;
+    int closed_count_ = 0;
+    mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
+    std::string detail_;
+    std::vector<std::pair<std::string, std::string>> auth_headers_;
+    bool challenge_answer_ = false;
+    int challenges_ = 0;
+    int last_challenge_status_ = 0;
+    std::string last_challenge_header_;
+    int header_requests_ = 0;
+    std::atomic<bool> close_returned_{false};
+    std::atomic<int> late_callbacks_{0};
+};
+
+// One transport under test; destroyed (closing first) with the object.
+class Transport {
+public:
+    explicit Transport(const std::string& config_json);
+    ~Transport();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    mcph_status create_status() const { return create_status_; }
+    const std::string& error() const { return error_; }  // message of the last failed call
+
+    mcph_status start();
+    mcph_status send(std::string_view message);
+    mcph_status set_option(std::string_view key, std::string_view value);
+    void close();  // marks the recorder so any later callback is counted as a bug
+
+    Recorder recorder;
+
+private:
+    mcph_transport* transport_ = nullptr;
+    mcph_status create_status_ = MCPH_ERR_INTERNAL;
+    std::string error_;
+};
+
+}  // namespace sse_test
