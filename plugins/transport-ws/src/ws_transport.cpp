@@ -1,0 +1,225 @@
+// The host-facing half of the transport: construction, start(), send(), close(). Everything that
+// touches an lws connection runs on the service thread, in ws_callbacks.cpp.
+#include "ws_transport.hpp"
+
+#include "connect_probe.hpp"
+#include "handshake_headers.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <strings.h>
+#include <utility>
+
+namespace mcph::ws {
+namespace {
+
+using mcph::plugin::Error;
+
+// How long close() lets the close handshake (and a flush of queued messages) run before it
+// tears the connection down regardless. Short: close() blocks the host thread.
+constexpr std::chrono::milliseconds kCloseGrace{1000};
+
+// libwebsockets reads one socket buffer's worth per RECEIVE callback; 64 KiB keeps a 5 MB
+// message to ~80 callbacks instead of ~1300 with the 4 KiB default.
+constexpr size_t kRxBufferBytes = size_t{64} << 10;
+
+std::string ms_text(std::chrono::milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
+
+}  // namespace
+
+WsTransport::WsTransport(mcph::plugin::TransportHost host, std::string_view config_json)
+    : host_(host),
+      config_(parse_config(config_json)),
+      log_source_("ws:" + (config_.name.empty() ? config_.endpoint.host_header : config_.name)),
+      queue_(config_.max_message_bytes),
+      rx_(config_.max_message_bytes) {
+    ensure_lws_log(host_.services());
+    lws_sink_ = [this](std::string_view line) { diagnostic(MCPH_LOG_DEBUG, "libwebsockets: " + std::string(line)); };
+    // Zero idle-validity times switch lws's own (whole-second) keep-alive off; see ping_timer().
+    retry_policy_.secs_since_valid_ping = 0;
+    retry_policy_.secs_since_valid_hangup = 0;
+    protocols_[0].name = "mcph-ws";
+    protocols_[0].callback = &WsTransport::lws_event;
+    protocols_[0].rx_buffer_size = kRxBufferBytes;
+    ping_timer_.owner = this;
+}
+
+WsTransport::~WsTransport() { close(); }
+
+HeaderList WsTransport::handshake_headers() const {
+    HeaderList out = config_.headers;
+    // The auth hook may block (token refresh): it runs here, on the host thread, never on the
+    // service thread, which would stall every other connection event meanwhile.
+    for (auto& [name, value] : host_.request_headers()) {
+        if (std::string problem = header_problem(name, value); !problem.empty())
+            throw Error(MCPH_ERR_AUTH, "auth header '" + name + "' " + problem);
+        // A header from the auth plugin replaces a configured one of the same name.
+        out.erase(std::remove_if(out.begin(), out.end(),
+                                 [&](const auto& h) { return ::strcasecmp(h.first.c_str(), name.c_str()) == 0; }),
+                  out.end());
+        out.emplace_back(name, value);
+    }
+    return out;
+}
+
+void WsTransport::describe_ide() const {
+    if (config_.type != "ws-ide") return;
+    host_.diagnostic(MCPH_LOG_INFO, "ws-ide: connecting to IDE '" + config_.ide_name + "' (running in Windows: " +
+                                        (config_.ide_running_in_windows ? "yes" : "no") + ")");
+}
+
+void WsTransport::create_context() {
+    lws_context_creation_info info;
+    std::memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols_;
+    info.user = this;
+    info.gid = -1;
+    info.uid = -1;
+    // Without a limit lws sizes its fd table from `ulimit -n` (megabytes per context). We need
+    // our one socket, the cancel pipe and some slack.
+    info.fd_limit_per_thread = 16;
+    info.pt_serv_buf_size = kRxBufferBytes;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+    if (config_.endpoint.tls) {
+        // Verification is always on: no LCCSCF_ALLOW_* flag is ever set. The system store is
+        // loaded by lws; caFile is trusted in addition to it.
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        if (!config_.ca_file.empty()) info.client_ssl_ca_filepath = config_.ca_file.c_str();
+    }
+    // lws's own connect timeout must not fire before ours (connectTimeoutMs, enforced in start).
+    auto secs = static_cast<unsigned>(config_.connect_timeout.count() / 1000 + 2);
+    info.timeout_secs = secs;
+    info.connect_timeout_secs = secs;
+
+    ScopedLogSink sink(&lws_sink_);
+    context_ = lws_create_context(&info);
+    if (!context_) throw Error(MCPH_ERR_IO, log_source_ + ": cannot create a libwebsockets context");
+}
+
+void WsTransport::start() {
+    if (closed_) throw Error(MCPH_ERR_CLOSED, "transport is closed");
+    if (started_) throw Error(MCPH_ERR_INVALID_ARGUMENT, "transport already started");
+    started_ = true;
+
+    if (!config_.ca_file.empty() && ::access(config_.ca_file.c_str(), R_OK) != 0)
+        throw Error(MCPH_ERR_INVALID_ARGUMENT,
+                    "ws config: 'caFile' cannot be read: " + config_.ca_file + ": " + std::strerror(errno));
+    describe_ide();
+    HeaderList headers = handshake_headers();
+
+    create_context();
+    service_thread_ = std::thread([this] { service_loop(); });
+    service_thread_id_ = service_thread_.get_id();
+
+    Attempt a = connect_once(headers);
+    if (!a.ok && a.tcp_failed) {
+        std::string why = probe_connect_failure(config_.endpoint.address, config_.endpoint.port,
+                                                std::min(config_.connect_timeout, std::chrono::milliseconds(1000)));
+        if (!why.empty()) a.error = why;
+    }
+    if (!a.ok && (a.http_status == 401 || a.http_status == 403)) {
+        // One retry with fresh headers, if the host's auth plugin says it refreshed credentials.
+        if (host_.auth_challenge(a.http_status, a.www_authenticate, config_.endpoint.url)) {
+            headers = handshake_headers();
+            a = connect_once(headers);
+        }
+        if (!a.ok && (a.http_status == 401 || a.http_status == 403)) fail_start(MCPH_ERR_AUTH, a.error);
+    }
+    if (!a.ok) fail_start(a.error.find("timed out") != std::string::npos ? MCPH_ERR_TIMEOUT : MCPH_ERR_IO, a.error);
+}
+
+WsTransport::Attempt WsTransport::connect_once(const HeaderList& headers) {
+    std::unique_lock lock(mutex_);
+    attempt_ = Attempt{};
+    pending_headers_ = headers;
+    connect_requested_ = true;
+    lws_cancel_service(context_);
+    if (!cv_.wait_for(lock, config_.connect_timeout, [&] { return attempt_.done; })) {
+        Attempt timed_out;
+        timed_out.done = true;
+        timed_out.error = "timed out after " + ms_text(config_.connect_timeout) + " waiting for the WebSocket handshake";
+        return timed_out;
+    }
+    return attempt_;
+}
+
+void WsTransport::fail_start(mcph_status status, const std::string& message) {
+    ended_.store(true);
+    stop_service();
+    std::string who = config_.name.empty() ? "ws" : "ws '" + config_.name + "'";
+    throw Error(status, who + ": cannot connect to " + config_.endpoint.url + ": " + message);
+}
+
+void WsTransport::send(std::string_view message) {
+    if (message.empty()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "empty message");
+    if (message.size() > config_.max_message_bytes)
+        throw Error(MCPH_ERR_INVALID_ARGUMENT, "message of " + std::to_string(message.size()) +
+                                                   " bytes exceeds maxMessageBytes (" +
+                                                   std::to_string(config_.max_message_bytes) + ")");
+    auto outgoing = make_outgoing(message);  // the copy happens outside the lock
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (!open_.load() || closing_.load() || ended_.load()) throw Error(MCPH_ERR_CLOSED, "transport is closed");
+        if (queue_.push(outgoing)) break;
+        // Back-pressure: the queue holds up to maxMessageBytes. Wait for the writer to drain it —
+        // except on the service thread (a send from inside on_message), which is the writer.
+        if (std::this_thread::get_id() == service_thread_id_)
+            throw Error(MCPH_ERR_IO, "send queue is full (" + std::to_string(queue_.pending_bytes()) +
+                                         " bytes waiting for a slow peer)");
+        cv_.wait(lock);
+    }
+    lws_cancel_service(context_);  // under mutex_: stop_service() cannot destroy the context meanwhile
+}
+
+void WsTransport::close() noexcept {
+    if (closed_) return;
+    closed_ = true;
+    closing_.store(true);
+    if (service_thread_.joinable()) {
+        std::unique_lock lock(mutex_);
+        close_requested_ = true;
+        lws_cancel_service(context_);
+        cv_.notify_all();  // blocked senders give up
+        cv_.wait_for(lock, kCloseGrace, [&] { return !connection_alive_; });
+    }
+    stop_service();
+    open_.store(false);
+    ended_.store(true);
+}
+
+void WsTransport::stop_service() noexcept {
+    if (service_thread_.joinable()) {
+        {
+            std::lock_guard lock(mutex_);
+            stop_requested_ = true;
+            lws_cancel_service(context_);
+            cv_.notify_all();
+        }
+        service_thread_.join();
+    }
+    lws_context* context = nullptr;
+    {
+        std::lock_guard lock(mutex_);  // senders call lws_cancel_service(context_) under it
+        context = std::exchange(context_, nullptr);
+    }
+    if (!context) return;
+    // Nothing may reach the host from here on: lws calls our callback while it tears the
+    // connection down (on this thread, now that the service thread is gone); with context_
+    // null, lws_event() ignores everything.
+    closing_.store(true);
+    ended_.store(true);
+    open_.store(false);
+    ScopedLogSink sink(&lws_sink_);
+    lws_sul_cancel(&ping_timer_.sul);
+    lws_context_destroy(context);
+    wsi_ = nullptr;
+    std::lock_guard lock(mutex_);
+    connection_alive_ = false;
+    queue_.clear();
+}
+
+}  // namespace mcph::ws

@@ -1,0 +1,238 @@
+#include "harness.hpp"
+
+#include <dirent.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace ws_test {
+namespace {
+
+mcph_host_services make_services() {
+    mcph_host_services s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    s.abi_major = MCPH_ABI_MAJOR;
+    s.abi_minor = MCPH_ABI_MINOR;
+    s.log = [](void*, mcph_log_level, mcph_str, mcph_str) {};
+    return s;
+}
+
+const mcph_host_services* services() {
+    static mcph_host_services s = make_services();
+    return &s;
+}
+
+mcph_error make_error() {
+    mcph_error e;
+    std::memset(&e, 0, sizeof e);
+    e.struct_size = sizeof e;
+    return e;
+}
+
+std::string text(mcph_str s) { return s.len ? std::string(s.ptr, s.len) : std::string(); }
+
+}  // namespace
+
+Plugin& plugin() {
+    static Plugin p = [] {
+        void* lib = ::dlopen(MCPH_WS_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+        auto entry = reinterpret_cast<mcph_plugin_entry_fn>(::dlsym(lib, MCPH_ENTRY_SYMBOL));
+        if (!entry) throw std::runtime_error("no mcph_plugin_entry");
+        Plugin out;
+        out.descriptor = entry();
+        mcph_error err = make_error();
+        if (out.descriptor->init && out.descriptor->init(services(), &err) != MCPH_OK)
+            throw std::runtime_error(std::string("init: ") + err.message);
+        out.vtable = static_cast<const mcph_transport_vtable_v1*>(out.descriptor->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
+        if (!out.vtable) throw std::runtime_error("no mcph.transport/1");
+        return out;  // never dlclose'd
+    }();
+    return p;
+}
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string ws_config(const std::string& url, const std::string& extra, const std::string& type) {
+    std::string out = "{\"type\":" + json_string(type) + ",\"name\":\"test\",\"url\":" + json_string(url);
+    if (!extra.empty()) out += "," + extra;
+    return out + "}";
+}
+
+// ---- Recorder --------------------------------------------------------------------------------
+
+Recorder::Recorder() {
+    std::memset(&callbacks_, 0, sizeof callbacks_);
+    callbacks_.struct_size = sizeof callbacks_;
+    callbacks_.user_data = this;
+    callbacks_.on_message = &Recorder::on_message;
+    callbacks_.on_closed = &Recorder::on_closed;
+    callbacks_.on_diagnostic = &Recorder::on_diagnostic;
+    callbacks_.get_request_headers = &Recorder::get_request_headers;
+    callbacks_.on_auth_challenge = &Recorder::on_auth_challenge;
+}
+
+void Recorder::note_callback() {
+    if (close_returned_.load()) late_callbacks_.fetch_add(1);
+}
+
+void Recorder::on_message(void* p, mcph_str message) {
+    auto* self = static_cast<Recorder*>(p);
+    self->note_callback();
+    if (self->in_message_.fetch_add(1) != 0) self->overlap_.fetch_add(1);
+    std::string_view v(message.ptr, message.len);
+    if (self->on_message_hook) self->on_message_hook(v);
+    {
+        std::lock_guard lock(self->mutex_);
+        self->messages_.emplace_back(v);
+    }
+    self->in_message_.fetch_sub(1);
+    self->cv_.notify_all();
+}
+
+void Recorder::on_closed(void* p, mcph_close_reason reason, mcph_str detail) {
+    auto* self = static_cast<Recorder*>(p);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->detail_ = text(detail);
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_diagnostic(void* p, mcph_log_level, mcph_str message) {
+    auto* self = static_cast<Recorder*>(p);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    self->diagnostics_.push_back(text(message));
+}
+
+mcph_status Recorder::get_request_headers(void* p, const mcph_header_sink* sink, mcph_error*) {
+    auto* self = static_cast<Recorder*>(p);
+    Headers h;
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->header_requests_;
+        h = self->auth_headers_;
+    }
+    for (auto& [n, v] : h) sink->add(sink->user_data, mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size()));
+    return MCPH_OK;
+}
+
+mcph_status Recorder::on_auth_challenge(void* p, int status, mcph_str www, mcph_str resource, mcph_error*) {
+    auto* self = static_cast<Recorder*>(p);
+    std::lock_guard lock(self->mutex_);
+    ++self->challenges_;
+    self->challenge_status_ = status;
+    self->challenge_header_ = text(www);
+    self->challenge_resource_ = text(resource);
+    if (!self->challenge_refreshes_) return MCPH_ERR_AUTH;
+    self->auth_headers_ = self->headers_after_challenge_;
+    return MCPH_OK;
+}
+
+void Recorder::set_auth_headers(Headers h) {
+    std::lock_guard lock(mutex_);
+    auth_headers_ = std::move(h);
+}
+
+void Recorder::set_challenge_answer(bool refreshed, Headers after) {
+    std::lock_guard lock(mutex_);
+    challenge_refreshes_ = refreshed;
+    headers_after_challenge_ = std::move(after);
+}
+
+bool Recorder::wait_messages(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return messages_.size() >= count; });
+}
+
+bool Recorder::wait_closed(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return closed_count_ > 0; });
+}
+
+#define LOCKED_GETTER(type, name, member) \
+    type Recorder::name() {               \
+        std::lock_guard lock(mutex_);     \
+        return member;                    \
+    }
+LOCKED_GETTER(std::vector<std::string>, messages, messages_)
+LOCKED_GETTER(std::vector<std::string>, diagnostics, diagnostics_)
+LOCKED_GETTER(int, closed_count, closed_count_)
+LOCKED_GETTER(mcph_close_reason, close_reason, reason_)
+LOCKED_GETTER(std::string, close_detail, detail_)
+LOCKED_GETTER(int, challenges, challenges_)
+LOCKED_GETTER(int, last_challenge_status, challenge_status_)
+LOCKED_GETTER(std::string, last_challenge_header, challenge_header_)
+LOCKED_GETTER(std::string, last_challenge_resource, challenge_resource_)
+LOCKED_GETTER(int, header_requests, header_requests_)
+#undef LOCKED_GETTER
+
+// ---- Transport -------------------------------------------------------------------------------
+
+Transport::Transport(const std::string& config_json) {
+    mcph_error err = make_error();
+    create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
+                                             recorder.callbacks(), &transport_, &err);
+    if (create_status_ != MCPH_OK) error_ = err.message;
+}
+
+Transport::~Transport() {
+    if (transport_) {
+        close();
+        plugin().vtable->destroy(transport_);
+    }
+}
+
+mcph_status Transport::start() {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->start(transport_, &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+mcph_status Transport::send(std::string_view message) {
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->send(transport_, mcph_str_from(message.data(), message.size()), &err);
+    if (st != MCPH_OK) error_ = err.message;
+    return st;
+}
+
+void Transport::close() {
+    if (!transport_) return;
+    plugin().vtable->close(transport_);
+    recorder.mark_closed_returned();
+}
+
+size_t thread_count() {
+    size_t n = 0;
+    if (DIR* d = ::opendir("/proc/self/task")) {
+        while (dirent* e = ::readdir(d))
+            if (e->d_name[0] != '.') ++n;
+        ::closedir(d);
+    }
+    return n;
+}
+
+}  // namespace ws_test

@@ -1,0 +1,115 @@
+// Test harness: loads the built ws plugin with dlopen() and drives its C vtable, recording every
+// callback the way a host would see it (including the auth hooks).
+#pragma once
+
+#include <mcph/plugin_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ws_test {
+
+using namespace std::chrono_literals;
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct Plugin {
+    const mcph_plugin* descriptor = nullptr;
+    const mcph_transport_vtable_v1* vtable = nullptr;
+};
+Plugin& plugin();
+
+std::string json_string(std::string_view s);
+// {"type":"ws","name":"test","url":<url>, <extra>}
+std::string ws_config(const std::string& url, const std::string& extra = "", const std::string& type = "ws");
+
+// Records the host side of one transport. Thread-safe.
+class Recorder {
+public:
+    Recorder();
+    const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
+
+    std::function<void(std::string_view)> on_message_hook;  // runs inside on_message
+    // Auth hook: headers returned by get_request_headers, and the answer to a challenge.
+    void set_auth_headers(Headers h);
+    void set_challenge_answer(bool refreshed, Headers after = {});
+
+    bool wait_messages(size_t count, std::chrono::milliseconds timeout = 10s);
+    bool wait_closed(std::chrono::milliseconds timeout = 10s);
+    std::vector<std::string> messages();
+    std::vector<std::string> diagnostics();
+    int closed_count();
+    mcph_close_reason close_reason();
+    std::string close_detail();
+    int challenges();
+    int last_challenge_status();
+    std::string last_challenge_header();
+    std::string last_challenge_resource();
+    int header_requests();
+
+    void mark_closed_returned() { close_returned_.store(true); }
+    int late_callbacks() const { return late_callbacks_.load(); }
+    int concurrent_callbacks() const { return overlap_.load(); }
+
+private:
+    static void on_message(void* self, mcph_str message);
+    static void on_closed(void* self, mcph_close_reason reason, mcph_str detail);
+    static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
+    static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
+    static mcph_status on_auth_challenge(void* self, int status, mcph_str www, mcph_str resource, mcph_error* err);
+    void note_callback();
+
+    mcph_transport_callbacks callbacks_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<std::string> messages_;
+    std::vector<std::string> diagnostics_;
+    int closed_count_ = 0;
+    mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
+    std::string detail_;
+    Headers auth_headers_;
+    bool challenge_refreshes_ = false;
+    Headers headers_after_challenge_;
+    int challenges_ = 0;
+    int challenge_status_ = 0;
+    std::string challenge_header_;
+    std::string challenge_resource_;
+    int header_requests_ = 0;
+    std::atomic<bool> close_returned_{false};
+    std::atomic<int> late_callbacks_{0};
+    std::atomic<int> in_message_{0};
+    std::atomic<int> overlap_{0};
+};
+
+// One transport under test; destroyed (closing first) with the object.
+class Transport {
+public:
+    explicit Transport(const std::string& config_json);
+    ~Transport();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    mcph_status create_status() const { return create_status_; }
+    const std::string& error() const { return error_; }
+
+    mcph_status start();
+    mcph_status send(std::string_view message);
+    void close();  // marks the recorder so any later callback is counted as a bug
+
+    Recorder recorder;
+
+private:
+    mcph_transport* transport_ = nullptr;
+    mcph_status create_status_ = MCPH_ERR_INTERNAL;
+    std::string error_;
+};
+
+size_t thread_count();  // entries in /proc/self/task
+
+}  // namespace ws_test
