@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include "browser.hpp"
 #include "interactive.hpp"
 #include "render.hpp"
 
@@ -210,6 +211,20 @@ int cmd_status(Host& host, const Options& o) {
     return 0;
 }
 
+int cmd_login(Host& host, const Options& o) {
+    if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph login <server>");
+    host.login(o.args[0]);
+    std::cout << "logged in to '" << o.args[0] << "'\n";
+    return 0;
+}
+
+int cmd_logout(Host& host, const Options& o) {
+    if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph logout <server>");
+    host.logout(o.args[0]);
+    std::cout << "logged out of '" << o.args[0] << "'; stored credentials removed\n";
+    return 0;
+}
+
 int cmd_plugins(Host& host, const Options& o) {
     if (o.json) print_json(host.status_json()["plugins"]);
     else print_plugins(std::cout, host.plugins());
@@ -223,6 +238,7 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     ho.plugin_dirs = options.plugin_dirs;
     if (options.timeout) ho.request_timeout = *options.timeout;
     ho.callbacks = make_cli_callbacks(stdin_is_tty() && stderr_is_tty());
+    ho.open_url = open_in_browser;
     auto host = std::make_unique<Host>(std::move(ho));
     if (!extra_config_json.empty()) host->add_config_json(extra_config_json);
     for (const auto& source : options.mcp_configs) host->add_config_json(load_config_text(source));
@@ -234,7 +250,7 @@ int run_command(const Options& o) {
     static const std::map<std::string, Handler> kCommands = {
         {"servers", cmd_servers},     {"tools", cmd_tools},   {"call", cmd_call},     {"resources", cmd_resources},
         {"read", cmd_read},           {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
-        {"plugins", cmd_plugins},
+        {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);

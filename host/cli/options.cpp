@@ -20,6 +20,8 @@ Commands:
   prompt <name> [json-args] render a prompt (name or server/name)
   status                    connect everything and show the status view
   plugins                   list plugins found, loaded or refused (with the reason)
+  login <server>            sign in to a server that needs auth (opens the browser)
+  logout <server>           forget a server's stored credentials
 
 Options:
   --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins

@@ -3,6 +3,7 @@
 // Streamable HTTP, list the tools, call each with arguments sampled from its schema, close — and
 // answers server requests as a headless application would: elicitation accepted with the schema's
 // defaults, sampling with a fixed reply. MCP_CONFORMANCE_SCENARIO only labels the log.
+#include "headless_browser.hpp"
 #include "tools/sample_arguments.hpp"
 
 #include <mcph/host.hpp>
@@ -27,10 +28,40 @@ mcph::ClientCallbacks headless_callbacks() {
     return cb;
 }
 
-std::string config_for(const std::string& url) {
+bool has_auth_backend(const mcph::Host& host, const std::string& backend) {
+    for (const auto& p : host.plugins())
+        if (p.loaded && p.auth_backend == backend) return true;
+    return false;
+}
+
+// The oauth settings a deployment would write for this server: a client ID metadata document
+// URL (used when the authorization server supports it), plus whatever the suite hands over in
+// MCP_CONFORMANCE_CONTEXT (pre-registered credentials, a signing key for machine clients).
+mcph::Json oauth_config(const std::string& scenario) {
+    mcph::Json oauth = mcph::parse_json(R"({"clientMetadataUrl":"https://conformance-test.local/client-metadata.json"})");
+    const char* raw = std::getenv("MCP_CONFORMANCE_CONTEXT");
+    mcph::Json context;
+    if (raw) context.Parse(raw);
+    auto copy = [&](const char* from, const char* to) {
+        if (context.IsObject() && context.HasMember(from) && context[from].IsString())
+            oauth.AddMember(mcph::JsonValue(to, oauth.GetAllocator()), mcph::JsonValue(context[from], oauth.GetAllocator()),
+                            oauth.GetAllocator());
+    };
+    copy("client_id", "clientId");
+    copy("client_secret", "clientSecret");
+    copy("private_key_pem", "privateKeyPem");
+    copy("signing_algorithm", "signingAlgorithm");
+    // A machine-to-machine deployment configures the client-credentials grant for its server.
+    if (scenario.rfind("auth/client-credentials", 0) == 0) oauth.AddMember("grant", "client_credentials", oauth.GetAllocator());
+    return oauth;
+}
+
+std::string config_for(const std::string& url, const std::string& scenario, bool with_oauth) {
     mcph::Json doc = mcph::parse_json(R"({"mcpServers":{"conformance":{"type":"http"}}})");
+    auto& a = doc.GetAllocator();
     auto& server = doc["mcpServers"]["conformance"];
-    server.AddMember("url", mcph::JsonValue(url.c_str(), doc.GetAllocator()), doc.GetAllocator());
+    server.AddMember("url", mcph::JsonValue(url.c_str(), a), a);
+    if (with_oauth) server.AddMember("oauth", mcph::JsonValue(oauth_config(scenario), a), a);
     return mcph::to_json(doc);
 }
 
@@ -47,8 +78,11 @@ int main(int argc, char** argv) {
         mcph::HostOptions options;
         options.client_info = {"mcph-conformance", "0.1.0", "mcph conformance client"};
         options.callbacks = headless_callbacks();
+        options.open_url = mcph::conformance::open_headless;
         mcph::Host host(options);
-        host.add_config_json(config_for(argv[1]));
+        // With an OAuth plugin installed the server is configured for OAuth, as a user would for a
+        // remote server: it only acts when the server answers 401.
+        host.add_config_json(config_for(argv[1], scenario ? scenario : "", has_auth_backend(host, "oauth")));
         auto session = host.connect("conformance");
         for (const mcph::Tool& tool : session->cached_tools()) {
             mcph::Json args = mcph::tools::sample_arguments(tool.input_schema);

@@ -58,6 +58,10 @@ expect status-failed 0 "state\": \"failed\"" -- "$MCPH" --mcp-config '{"mcpServe
 expect servers 0 "h  \[stdio\]  pending" -- "$MCPH" --mcp-config "$HELLO_CFG" servers
 expect plugins 0 "loaded: transport-stdio" -- "$MCPH" plugins
 
+expect login-usage 2 "usage: mcph login <server>" -- "$MCPH" login
+expect login-no-auth 2 "has no auth configured" -- "$MCPH" --mcp-config "$HELLO_CFG" login h
+expect oauth-needs-url 2 "needs a remote server" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"c","oauth":{}}}}' tools
+
 # A directory with a file that is not a plugin: shown as refused with the reason, never a crash.
 mkdir -p "$WORK/plugins" && echo "not a library" > "$WORK/plugins/libbogus.so"
 expect plugin-refused 0 "refused: not loadable" -- "$MCPH" --plugin-dir "$WORK/plugins" plugins
