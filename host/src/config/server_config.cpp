@@ -81,6 +81,12 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
         check_string_map(name, entry, "headers");
     }
     out.url = json::string_or(entry, "url");
+    if (const JsonValue* mode = json::member(entry, "mode")) {
+        if (out.type != "http") bad(name, "mode", "applies only to type \"http\"");
+        if (!mode->IsString() || (json::view(*mode) != "auto" && json::view(*mode) != "streamable"))
+            bad(name, "mode", "must be \"auto\" (fall back to legacy SSE) or \"streamable\"");
+        out.auto_fallback_to_sse = json::view(*mode) == "auto";
+    }
     parse_auth(name, entry, out);
     if (!out.auth_backend.empty() && out.url.empty()) bad(name, "oauth/auth", "needs a remote server (a url)");
     if (const JsonValue* t = json::member(entry, "timeout")) {
@@ -99,6 +105,17 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
     filled.RemoveMember("name");
     filled.AddMember("name", json::string_value(name, a), a);
     out.config_json = to_json(filled);
+    return out;
+}
+
+ServerConfig as_legacy_sse(const ServerConfig& config) {
+    ServerConfig out = config;
+    out.type = "sse";
+    out.auto_fallback_to_sse = false;
+    Json doc = parse_json(config.config_json, "server config");
+    doc.RemoveMember("mode");
+    doc["type"].SetString("sse", doc.GetAllocator());
+    out.config_json = to_json(doc);
     return out;
 }
 

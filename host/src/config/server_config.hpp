@@ -23,7 +23,13 @@ struct ServerConfig {
     std::string auth_backend;
     std::string auth_config_json;
     std::string url;  // remote servers: the endpoint
+    // type "http" with "mode": "auto": the spec's backwards-compatibility rule — try Streamable
+    // HTTP, and when initialize is answered 400/404/405 fall back to the legacy SSE transport.
+    bool auto_fallback_to_sse = false;
 };
+
+// The same server as a legacy SSE config (for the auto fallback).
+ServerConfig as_legacy_sse(const ServerConfig& config);
 
 // Validates one entry. Throws mcph::Error(Usage) naming server and field.
 ServerConfig parse_server_config(const std::string& name, const JsonValue& entry);

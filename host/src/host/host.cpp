@@ -80,7 +80,8 @@ void Host::Impl::set_status(const std::string& name, const std::string& state, c
     std::lock_guard lock(mutex);
     auto& s = statuses[name];
     s.name = name;
-    if (auto it = configs.find(name); it != configs.end()) s.type = it->second.type;
+    if (s.type.empty())
+        if (auto it = configs.find(name); it != configs.end()) s.type = it->second.type;
     s.state = state;
     s.error = error;
 }
@@ -211,6 +212,20 @@ std::vector<std::string> Host::server_names() const {
     return impl_->order;
 }
 
+namespace {
+
+// Did initialize fail the way a legacy (2024-11-05) server answers a POST: HTTP 400, 404 or 405?
+bool looks_like_legacy_server(const Error& e) {
+    if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
+    Json data;
+    data.Parse(e.data_json().c_str());
+    if (!data.IsObject() || !data.HasMember("httpStatus") || !data["httpStatus"].IsInt()) return false;
+    const int status = data["httpStatus"].GetInt();
+    return status == 400 || status == 404 || status == 405;
+}
+
+}  // namespace
+
 std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
     if (auto existing = session(name)) return existing;
     config::ServerConfig config = impl_->config_of(name);
@@ -218,8 +233,16 @@ std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
         throw Error(ErrorKind::Usage, "server '" + name + "' is disabled in its config (\"disabled\": true)");
     std::shared_ptr<detail::SessionCore> core;
     try {
-        core = impl_->make_session(config);
-        core->connect();
+        try {
+            core = impl_->make_session(config);
+            core->connect();
+        } catch (const Error& e) {
+            if (!config.auto_fallback_to_sse || !looks_like_legacy_server(e)) throw;
+            impl_->options.logger(LogLevel::Info, name, "Streamable HTTP refused; falling back to the legacy SSE transport");
+            config = config::as_legacy_sse(config);
+            core = impl_->make_session(config);
+            core->connect();
+        }
     } catch (const Error& e) {
         impl_->set_status(name, core && core->needs_auth() ? "needs-auth" : "failed", e.what());
         throw;
@@ -227,6 +250,7 @@ std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
     {
         std::lock_guard lock(impl_->mutex);
         impl_->sessions[name] = core;
+        impl_->statuses[name].type = config.type;  // "sse" after an auto fallback
     }
     impl_->set_status(name, "connected", "");
     return std::make_shared<ClientSession>(core);

@@ -4,7 +4,8 @@
 
 namespace mcph::session {
 
-bool is_supported_protocol_version(std::string_view version) {
+bool is_supported_protocol_version(std::string_view version, bool legacy_sse_transport) {
+    if (legacy_sse_transport && version == kLegacySseProtocolVersion) return true;
     return std::find(kSupportedProtocolVersions.begin(), kSupportedProtocolVersions.end(), version) !=
            kSupportedProtocolVersions.end();
 }

@@ -152,11 +152,12 @@ void SessionCore::handshake() {
         throw;
     }
     std::string version = json::string_or(result, "protocolVersion");
-    if (!session::is_supported_protocol_version(version)) {
+    const bool legacy_sse = settings_.transport_type == "sse" || settings_.transport_type == "sse-ide";
+    if (!session::is_supported_protocol_version(version, legacy_sse)) {
         throw Error(ErrorKind::Protocol,
                     "server '" + settings_.server_name + "' chose protocol version '" + version +
-                        "', which mcph does not speak (supported: 2025-11-25, 2025-06-18, 2025-03-26); "
-                        "upgrade the server or mcph");
+                        "', which mcph does not speak (supported: 2025-11-25, 2025-06-18, 2025-03-26" +
+                        (legacy_sse ? ", 2024-11-05" : "") + "); upgrade the server or mcph");
     }
     protocol_version_ = version;
     if (const JsonValue* caps = json::object_member(result, "capabilities"))

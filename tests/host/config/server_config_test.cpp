@@ -165,3 +165,47 @@ TEST(ServerConfig, EmptyServerMapIsFine) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ServerConfigMode, AutoModeFallsBackToLegacySse) {
+    mcph::Json entry = mcph::parse_json(R"({"type":"http","url":"https://x.test/mcp","mode":"auto"})");
+    auto config = mcph::config::parse_server_config("s", entry);
+    EXPECT_TRUE(config.auto_fallback_to_sse);
+    auto legacy = mcph::config::as_legacy_sse(config);
+    EXPECT_EQ(legacy.type, "sse");
+    EXPECT_FALSE(legacy.auto_fallback_to_sse);
+    mcph::Json out = mcph::parse_json(legacy.config_json);
+    EXPECT_STREQ(out["type"].GetString(), "sse");
+    EXPECT_FALSE(out.HasMember("mode"));
+    EXPECT_STREQ(out["url"].GetString(), "https://x.test/mcp");
+}
+
+TEST(ServerConfigMode, ModeIsValidated) {
+    for (const char* bad : {R"({"type":"http","url":"https://x","mode":"fast"})",
+                            R"({"type":"sse","url":"https://x","mode":"auto"})",
+                            R"({"command":"c","mode":"auto"})"}) {
+        mcph::Json entry = mcph::parse_json(bad);
+        try {
+            mcph::config::parse_server_config("s", entry);
+            ADD_FAILURE() << bad;
+        } catch (const mcph::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("mode"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(ServerConfigAuth, OauthAndAuthSelectBackends) {
+    auto oauth = mcph::config::parse_server_config("s", mcph::parse_json(R"({"url":"https://x","oauth":{"clientId":"c"}})"));
+    EXPECT_EQ(oauth.auth_backend, "oauth");
+    auto xaa = mcph::config::parse_server_config("s", mcph::parse_json(R"({"url":"https://x","oauth":{"xaa":true}})"));
+    EXPECT_EQ(xaa.auth_backend, "xaa");
+    auto custom = mcph::config::parse_server_config("s", mcph::parse_json(R"({"url":"https://x","auth":{"backend":"acme"}})"));
+    EXPECT_EQ(custom.auth_backend, "acme");
+    for (const char* bad : {R"({"url":"https://x","auth":{}})", R"({"url":"https://x","oauth":true})",
+                            R"({"url":"https://x","oauth":{},"auth":{"backend":"a"}})", R"({"command":"c","oauth":{}})"}) {
+        EXPECT_THROW(mcph::config::parse_server_config("s", mcph::parse_json(bad)), mcph::Error) << bad;
+    }
+}
+
+}  // namespace

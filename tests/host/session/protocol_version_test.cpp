@@ -27,3 +27,15 @@ TEST(ProtocolVersion, LatestIsOfferedAndSupported) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ProtocolVersionLegacy, Accepts20241105OnlyOverLegacySse) {
+    EXPECT_FALSE(mcph::session::is_supported_protocol_version("2024-11-05"));
+    EXPECT_FALSE(mcph::session::is_supported_protocol_version("2024-11-05", false));
+    EXPECT_TRUE(mcph::session::is_supported_protocol_version("2024-11-05", true));
+    EXPECT_TRUE(mcph::session::is_supported_protocol_version("2025-11-25", true));
+    EXPECT_FALSE(mcph::session::is_supported_protocol_version("2023-01-01", true));
+}
+
+}  // namespace
