@@ -81,8 +81,8 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
         check_string_map(name, entry, "headers");
     }
     out.url = json::string_or(entry, "url");
-    if (const JsonValue* mode = json::member(entry, "mode")) {
-        if (out.type != "http") bad(name, "mode", "applies only to type \"http\"");
+    // "mode" is ours only for http; other plugins may give it their own meaning.
+    if (const JsonValue* mode = json::member(entry, "mode"); mode && out.type == "http") {
         if (!mode->IsString() || (json::view(*mode) != "auto" && json::view(*mode) != "streamable"))
             bad(name, "mode", "must be \"auto\" (fall back to legacy SSE) or \"streamable\"");
         out.auto_fallback_to_sse = json::view(*mode) == "auto";

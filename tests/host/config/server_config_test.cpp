@@ -182,9 +182,10 @@ TEST(ServerConfigMode, AutoModeFallsBackToLegacySse) {
 }
 
 TEST(ServerConfigMode, ModeIsValidated) {
+    EXPECT_FALSE(mcph::config::parse_server_config("s", mcph::parse_json(R"({"type":"sse","url":"https://x","mode":"auto"})"))
+                     .auto_fallback_to_sse);  // not ours to interpret outside http
     for (const char* bad : {R"({"type":"http","url":"https://x","mode":"fast"})",
-                            R"({"type":"sse","url":"https://x","mode":"auto"})",
-                            R"({"command":"c","mode":"auto"})"}) {
+                            R"({"type":"http","url":"https://x","mode":1})"}) {
         mcph::Json entry = mcph::parse_json(bad);
         try {
             mcph::config::parse_server_config("s", entry);
