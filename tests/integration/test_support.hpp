@@ -50,8 +50,12 @@ Json stdio_config(const std::filesystem::path& command, const std::vector<std::s
 // The fake server in `mode`, logging what it receives to `log_file` when not empty.
 Json fake_config(const std::string& mode, const std::filesystem::path& log_file = {});
 
-// Fails (with the plugin list) unless a loaded plugin serves transport type "stdio".
-::testing::AssertionResult has_stdio_plugin(const Host& host);
+// Fails (with the plugin list) unless a loaded plugin serves transport type `type`.
+::testing::AssertionResult has_transport_plugin(const Host& host, std::string_view type);
+inline ::testing::AssertionResult has_stdio_plugin(const Host& host) { return has_transport_plugin(host, "stdio"); }
+
+// {"type": type, "url": url} plus the members of `extra` (a JSON object text).
+Json remote_config(std::string_view type, const std::string& url, std::string_view extra = "{}");
 
 // A fresh path under the temp dir, unique to this process and call; removed by the caller.
 std::filesystem::path temp_path(std::string_view stem);

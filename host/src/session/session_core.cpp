@@ -30,6 +30,16 @@ Json initialize_params(const Implementation& client) {
     return params;
 }
 
+// HTTP-family transports answer a request that never got an HTTP response (refused, DNS, TLS) with
+// a synthesized JSON-RPC error whose data.httpStatus is 0: for a connect, that is a connection
+// failure, not the server's answer.
+bool is_transport_failure(const Error& e) {
+    if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
+    Json data;
+    data.Parse(e.data_json().c_str());
+    return data.IsObject() && data.HasMember("httpStatus") && data["httpStatus"].IsInt() && data["httpStatus"].GetInt() == 0;
+}
+
 Json cursor_params(const std::string& cursor) {
     Json params(rapidjson::kObjectType);
     if (!cursor.empty()) params.AddMember("cursor", json::string_value(cursor, params.GetAllocator()), params.GetAllocator());
@@ -149,6 +159,7 @@ void SessionCore::handshake() {
         if (e.kind() == ErrorKind::Timeout)
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not answer initialize within " +
                                                    std::to_string(settings_.connect_timeout.count()) + " ms");
+        if (is_transport_failure(e)) throw Error(ErrorKind::Connection, e.what(), e.code(), e.data_json());
         throw;
     }
     std::string version = json::string_or(result, "protocolVersion");

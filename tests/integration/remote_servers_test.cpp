@@ -1,0 +1,332 @@
+// mcph::Host against remote servers over real loopback HTTP/WebSocket: examples/hello-server's own
+// Streamable HTTP endpoint (tools, resources, prompts, session expiry after a server restart), and
+// the failure paths of remote connects (refused connection, failing headersHelper) plus a
+// headersHelper whose headers must reach the server.
+#include "peer_process.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+namespace mcph::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// ---- hello-server --http ----------------------------------------------------------------------------
+
+class HelloServerHttp : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (hello_server_path().empty())
+            GTEST_SKIP() << "the hello-server target does not exist in this build (examples/hello-server)";
+        ASSERT_TRUE(fs::exists(hello_server_path())) << hello_server_path();
+        std::string error;
+        port_ = start_listening_peer(
+            peer_, [&](int port) { return argv(port); }, [](int) { return std::map<std::string, std::string>{}; }, log_,
+            10s, error);
+        ASSERT_NE(port_, 0) << error;
+    }
+
+    void TearDown() override {
+        host_.reset();
+        peer_.stop();
+        if (HasFailure()) std::cout << "hello-server log:\n" << read_file(log_).substr(0, 20000) << "\n" << logs.dump();
+        std::error_code ec;
+        fs::remove(log_, ec);
+    }
+
+    std::vector<std::string> argv(int port) const {
+        return {hello_server_path().string(), "--http", "--port", std::to_string(port), "--notes", notes_.path().string()};
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+
+    std::shared_ptr<ClientSession> connect() {
+        host_ = std::make_unique<Host>(options);
+        EXPECT_TRUE(has_transport_plugin(*host_, "http"));
+        host_->add_server("hello", remote_config("http", url()));
+        return host_->connect("hello");
+    }
+
+    static void expect_sum(const CallToolResult& r, double sum) {
+        EXPECT_FALSE(r.is_error) << to_json(r.raw);
+        const JsonValue* structured = r.structured();
+        ASSERT_NE(structured, nullptr) << to_json(r.raw);
+        ASSERT_TRUE(structured->IsObject() && structured->HasMember("sum") && (*structured)["sum"].IsNumber())
+            << to_json(*structured);
+        EXPECT_DOUBLE_EQ((*structured)["sum"].GetDouble(), sum);
+    }
+
+    const std::string notes_text_ = "- remote notes\n- over http\n";
+    TempFile notes_{"notes.txt", notes_text_};
+    fs::path log_ = temp_path("hello-server.log");
+    PeerProcess peer_;
+    int port_ = 0;
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    std::unique_ptr<Host> host_;
+};
+
+TEST_F(HelloServerHttp, AddReturnsTextAndStructuredContent) {
+    connect();
+    CallToolResult r = host_->call_tool("mcp__hello__add", parse_json(R"({"a":2,"b":3})"));
+    EXPECT_EQ(r.text(), "5");
+    expect_sum(r, 5.0);
+    const auto status = host_->status();
+    ASSERT_EQ(status.size(), 1u);
+    EXPECT_EQ(status[0].type, "http");
+    EXPECT_EQ(status[0].state, "connected");
+}
+
+TEST_F(HelloServerHttp, NotesResourceReadsTheNotesFile) {
+    auto session = connect();
+    bool listed = false;
+    for (const Resource& r : session->cached_resources()) listed |= r.uri == "notes://today";
+    EXPECT_TRUE(listed) << "notes://today not among the cached resources";
+    Json read = session->read_resource("notes://today");
+    ASSERT_TRUE(read.IsObject() && read.HasMember("contents") && read["contents"].IsArray() && !read["contents"].Empty())
+        << to_json(read);
+    const JsonValue& content = read["contents"][0];
+    ASSERT_TRUE(content.HasMember("text") && content["text"].IsString()) << to_json(content);
+    EXPECT_EQ(std::string(content["text"].GetString(), content["text"].GetStringLength()), notes_text_);
+}
+
+TEST_F(HelloServerHttp, ReviewCodePromptEmbedsTheCode) {
+    auto session = connect();
+    bool listed = false;
+    for (const Prompt& p : session->cached_prompts()) listed |= p.name == "review-code";
+    EXPECT_TRUE(listed);
+    const std::string code = "fn main() { println!(\"remote\"); }";
+    Json args(rapidjson::kObjectType);
+    args.AddMember("code", JsonValue(code.c_str(), args.GetAllocator()), args.GetAllocator());
+    Json prompt = session->get_prompt("review-code", args);
+    ASSERT_TRUE(prompt.IsObject() && prompt.HasMember("messages") && prompt["messages"].IsArray() &&
+                !prompt["messages"].Empty())
+        << to_json(prompt);
+    const JsonValue& text = prompt["messages"][0]["content"]["text"];
+    ASSERT_TRUE(text.IsString()) << to_json(prompt);
+    EXPECT_TRUE(contains(text.GetString(), code)) << to_json(prompt);
+}
+
+// The server restarts on the same port and forgets every session: the next request with the old
+// Mcp-Session-Id gets 404, and the host must start a fresh session and retry the call once.
+TEST_F(HelloServerHttp, SessionExpiryAfterServerRestartIsRecovered) {
+    auto session = connect();
+    expect_sum(host_->call_tool("mcp__hello__add", parse_json(R"({"a":2,"b":3})")), 5.0);
+
+    peer_.stop();
+    // Same port again; a few tries, as the port may be briefly unavailable.
+    std::string error;
+    bool restarted = false;
+    for (int attempt = 0; attempt < 20 && !restarted; ++attempt) {
+        ASSERT_TRUE(peer_.start(argv(port_), {}, log_, error)) << error;
+        const auto deadline = std::chrono::steady_clock::now() + 5s;
+        while (std::chrono::steady_clock::now() < deadline && peer_.running() && !restarted)
+            restarted = wait_for_port(port_, 50ms);
+        if (!restarted) {
+            peer_.stop();
+            std::this_thread::sleep_for(100ms);
+        }
+    }
+    ASSERT_TRUE(restarted) << "hello-server did not come back on port " << port_ << "\n" << read_file(log_);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    RequestOptions ro;
+    ro.timeout = 15s;
+    CallToolResult r = host_->call_tool("mcp__hello__add", parse_json(R"({"a":20,"b":22})"), ro);
+    expect_sum(r, 42.0);
+    EXPECT_LT(elapsed_ms(t0), 15000);
+    EXPECT_TRUE(logs.contains(LogLevel::Info, "session expired")) << logs.dump();
+    // The fresh session keeps working, for tools and for the other features.
+    expect_sum(host_->call_tool("mcp__hello__add", parse_json(R"({"a":1,"b":1})"), ro), 2.0);
+    Json read = session->read_resource("notes://today");
+    EXPECT_TRUE(contains(to_json(read), "remote notes")) << to_json(read);
+    EXPECT_TRUE(session->connected());
+}
+
+// ---- failure paths --------------------------------------------------------------------------------
+
+class RemoteConnectRefused : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RemoteConnectRefused, FailsWithAConnectionErrorNamingTheServer) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    options.connect_timeout = 10s;
+    Host host(options);
+    ASSERT_TRUE(has_transport_plugin(host, GetParam()));
+    const int port = free_loopback_port();  // nothing listens there
+    ASSERT_NE(port, 0);
+    const std::string scheme = GetParam() == "ws" ? "ws" : "http";
+    const std::string path = GetParam() == "sse" ? "/sse" : GetParam() == "ws" ? "/message" : "/mcp";
+    host.add_server("closed-port", remote_config(GetParam(), scheme + "://127.0.0.1:" + std::to_string(port) + path));
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        host.connect("closed-port");
+        FAIL() << "connect to a closed port succeeded";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Connection) << to_string(e.kind()) << ": " << e.what();
+        EXPECT_TRUE(contains(e.what(), "closed-port")) << e.what();
+    }
+    EXPECT_LT(elapsed_ms(t0), 10000);
+    const auto status = host.status();
+    ASSERT_EQ(status.size(), 1u);
+    EXPECT_EQ(status[0].state, "failed");
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, RemoteConnectRefused, ::testing::Values("http", "sse", "ws"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// A minimal HTTP server on a loopback port: records each request's head and answers 500 (or
+// whatever `response` is), so tests can see which headers a client sent.
+class RecordingHttpServer {
+public:
+    RecordingHttpServer() {
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 8) != 0 ||
+            ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+            return;
+        port_ = ntohs(addr.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~RecordingHttpServer() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int port() const { return port_; }
+    std::vector<std::string> requests() const {
+        std::lock_guard lock(mutex_);
+        return requests_;
+    }
+
+private:
+    void serve() {
+        while (!stop_) {
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0) continue;
+            int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (client < 0) continue;
+            std::string head;
+            const auto deadline = std::chrono::steady_clock::now() + 2s;
+            char buf[4096];
+            while (!contains(head, "\r\n\r\n") && std::chrono::steady_clock::now() < deadline && head.size() < 65536) {
+                pollfd c{client, POLLIN, 0};
+                if (::poll(&c, 1, 50) <= 0) continue;
+                ssize_t n = ::recv(client, buf, sizeof buf, 0);
+                if (n <= 0) break;
+                head.append(buf, static_cast<std::size_t>(n));
+            }
+            {
+                std::lock_guard lock(mutex_);
+                requests_.push_back(head.substr(0, head.find("\r\n\r\n")));
+            }
+            const std::string response =
+                "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 8\r\nConnection: "
+                "close\r\n\r\nrecorded";
+            (void)!::send(client, response.data(), response.size(), MSG_NOSIGNAL);
+            ::shutdown(client, SHUT_RDWR);
+            ::close(client);
+        }
+    }
+
+    int fd_ = -1;
+    int port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+    mutable std::mutex mutex_;
+    std::vector<std::string> requests_;
+};
+
+class HeadersHelper : public ::testing::Test {
+protected:
+    // Connects "helped" at `url` with `helper` as its headersHelper; returns the error, or fails.
+    Error connect_error(const std::string& helper, const std::string& url) {
+        Host host(options);
+        EXPECT_TRUE(has_transport_plugin(host, "http"));
+        Json config = remote_config("http", url);
+        config.AddMember("headersHelper", JsonValue(helper.c_str(), config.GetAllocator()), config.GetAllocator());
+        host.add_server("helped", config);
+        try {
+            host.connect("helped");
+        } catch (const Error& e) {
+            return e;
+        }
+        ADD_FAILURE() << "connect succeeded";
+        return Error(ErrorKind::Usage, "connect succeeded");
+    }
+
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+};
+
+TEST_F(HeadersHelper, FailingHelperFailsTheConnectWithoutLeakingItsOutput) {
+    RecordingHttpServer server;  // must never be reached
+    ASSERT_NE(server.port(), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    Error e = connect_error("echo SECRET-TOKEN-123; echo SECRET-STDERR-456 >&2; exit 3",
+                            "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp");
+    EXPECT_LT(elapsed_ms(t0), 10000);
+    EXPECT_EQ(e.kind(), ErrorKind::Connection) << e.what();
+    EXPECT_TRUE(contains(e.what(), "helped")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "headersHelper")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "exited with status 3")) << e.what();
+    EXPECT_FALSE(contains(e.what(), "SECRET")) << e.what();
+    EXPECT_FALSE(logs.contains(LogLevel::Debug, "SECRET")) << logs.dump();
+    EXPECT_TRUE(server.requests().empty()) << "the server was contacted despite the helper failing";
+}
+
+TEST_F(HeadersHelper, NonJsonOutputFailsTheConnectWithoutLeakingIt) {
+    RecordingHttpServer server;
+    ASSERT_NE(server.port(), 0);
+    Error e = connect_error("echo 'Authorization: Bearer SECRET-TOKEN-789'",
+                            "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp");
+    EXPECT_EQ(e.kind(), ErrorKind::Connection) << e.what();
+    EXPECT_TRUE(contains(e.what(), "helped")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "did not print a JSON object")) << e.what();
+    EXPECT_FALSE(contains(e.what(), "SECRET")) << e.what();
+    EXPECT_FALSE(contains(e.what(), "Bearer")) << e.what();
+    EXPECT_FALSE(logs.contains(LogLevel::Debug, "SECRET")) << logs.dump();
+    EXPECT_TRUE(server.requests().empty());
+}
+
+TEST_F(HeadersHelper, HelperHeadersReachTheServer) {
+    RecordingHttpServer server;
+    ASSERT_NE(server.port(), 0);
+    // The helper sees which server it is for.
+    Error e = connect_error(R"(printf '{"X-Test":"1","X-Server":"%s"}' "$MCPH_SERVER_NAME")",
+                            "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp");
+    (void)e;  // the recording server answers 500: the connect fails, but only after sending the request
+    const auto requests = server.requests();
+    ASSERT_FALSE(requests.empty()) << "the server saw no request; error: " << e.what();
+    const std::string first = lower(requests.front());
+    EXPECT_TRUE(contains(first, "post /mcp")) << requests.front();
+    EXPECT_TRUE(contains(first, "\r\nx-test: 1")) << requests.front();
+    EXPECT_TRUE(contains(first, "\r\nx-server: helped")) << requests.front();
+}
+
+}  // namespace
+}  // namespace mcph::test
