@@ -1,0 +1,124 @@
+#include "flows.hpp"
+
+#include "client_registration.hpp"
+#include "encoding.hpp"
+#include "loopback_server.hpp"
+#include "pkce.hpp"
+#include "scopes.hpp"
+#include "token_requests.hpp"
+#include "url.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <chrono>
+
+namespace mcph::oauth {
+
+namespace {
+
+int64_t now_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const ClientIdentity& client,
+                       const std::vector<std::string>& requested, const std::string& previous_refresh) {
+    StoredTokens s;
+    s.access_token = t.access_token;
+    s.refresh_token = t.refresh_token.empty() ? previous_refresh : t.refresh_token;
+    s.scope = t.scope.empty() ? join_scopes(requested) : t.scope;
+    s.expires_at = t.expires_in > 0 ? now_seconds() + t.expires_in : 0;
+    s.token_endpoint = ep.url;
+    s.issuer = ep.issuer;
+    s.resource = ep.resource;
+    s.client = client;
+    return s;
+}
+
+void open_browser(const FlowContext& ctx, const std::string& url) {
+    const mcph_host_services* h = ctx.host;
+    if (!h || h->struct_size <= offsetof(mcph_host_services, open_url) || !h->open_url)
+        throw OAuthError(FailureKind::user_cancelled, "the application cannot open the authorization URL");
+    mcph_error err = mcph::plugin::make_error();
+    mcph_status st = h->open_url(h->host_data, mcph::plugin::str(url), &err);
+    if (st != MCPH_OK)
+        throw OAuthError(FailureKind::user_cancelled,
+                         std::string("the application did not open the authorization URL: ") +
+                             (err.message[0] ? err.message : "refused"));
+}
+
+StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
+    check_server(d.server, true);
+    LoopbackServer server(ctx.config.callback_port, ctx.config.callback_path);
+    std::string redirect_uri = server.redirect_uri();
+    ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, redirect_uri, scopes);
+    Pkce pkce = make_pkce();
+    std::string state = make_state();
+    std::string url = authorization_url(d.server, client.client_id, redirect_uri, pkce.challenge, state, d.resource, scopes);
+    server.start(state);
+    ctx.log(MCPH_LOG_INFO, "opening the authorization page of " + d.server.issuer + " (client " + client.source + ")");
+    open_browser(ctx, url);
+    CallbackResult cb = server.wait(std::chrono::milliseconds(ctx.config.auth_timeout_ms));
+    if (!cb.error.empty()) {
+        FailureKind kind = cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed;
+        throw OAuthError(kind,
+                         "the authorization server returned " + cb.error +
+                             (cb.error_description.empty() ? "" : " — " + cb.error_description),
+                         cb.error);
+    }
+    if (!cb.iss.empty() && d.server.from_document && cb.iss != d.server.issuer)  // RFC 9207 mix-up defence
+        throw OAuthError(FailureKind::state_mismatch, "the callback came from issuer " + cb.iss + ", expected " +
+                                                          d.server.issuer);
+    if (cb.code.empty()) throw OAuthError(FailureKind::token_exchange_failed, "the callback carried no code");
+    TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
+    TokenClient tokens(ctx.http, ctx.config);
+    TokenResponse t = tokens.exchange_code(ep, client, cb.code, pkce.verifier, redirect_uri);
+    return to_stored(t, ep, client, scopes, {});
+}
+
+StoredTokens client_credentials(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
+    check_server(d.server, false);
+    ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
+    TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
+    TokenClient tokens(ctx.http, ctx.config);
+    return to_stored(tokens.client_credentials(ep, client, scopes), ep, client, scopes, {});
+}
+
+}  // namespace
+
+std::string authorization_url(const AuthServerMetadata& as, const std::string& client_id,
+                              const std::string& redirect_uri, const std::string& code_challenge,
+                              const std::string& state, const std::string& resource,
+                              const std::vector<std::string>& scopes) {
+    std::vector<std::pair<std::string, std::string>> q{{"response_type", "code"},
+                                                       {"client_id", client_id},
+                                                       {"redirect_uri", redirect_uri},
+                                                       {"code_challenge", code_challenge},
+                                                       {"code_challenge_method", "S256"},
+                                                       {"state", state}};
+    if (!resource.empty()) q.emplace_back("resource", resource);
+    if (!scopes.empty()) q.emplace_back("scope", join_scopes(scopes));
+    return append_query(as.authorization_endpoint, form_body(q));
+}
+
+StoredTokens acquire_tokens(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
+    if (ctx.config.grant == Grant::client_credentials) return client_credentials(ctx, d, scopes);
+    return authorization_code(ctx, d, scopes);
+}
+
+StoredTokens refresh_tokens(const FlowContext& ctx, const StoredTokens& current) {
+    if (current.refresh_token.empty() || current.token_endpoint.empty())
+        throw OAuthError(FailureKind::refresh_failed, "no refresh token");
+    if (!is_secure_endpoint(current.token_endpoint))
+        throw OAuthError(FailureKind::insecure_endpoint, "token endpoint " + current.token_endpoint + " is not https");
+    TokenEndpoint ep{current.token_endpoint, current.issuer, current.resource};
+    ClientIdentity client = current.client;
+    // A configured secret may have been rotated since the tokens were stored.
+    if (client.source == "preregistered" && !ctx.config.client_secret.empty()) client.client_secret = ctx.config.client_secret;
+    TokenClient tokens(ctx.http, ctx.config);
+    TokenResponse t = tokens.refresh(ep, client, current.refresh_token);
+    StoredTokens s = to_stored(t, ep, client, split_scopes(current.scope), current.refresh_token);
+    if (t.scope.empty()) s.scope = current.scope;
+    return s;
+}
+
+}  // namespace mcph::oauth

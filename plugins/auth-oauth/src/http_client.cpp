@@ -1,0 +1,160 @@
+#include "http_client.hpp"
+
+#include "url.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <curl/curl.h>
+#include <rapidjson/document.h>
+
+#include <cctype>
+#include <memory>
+
+namespace mcph::oauth {
+
+namespace {
+
+constexpr size_t kMaxBody = 1 << 20;
+constexpr int kMaxRedirects = 5;
+
+struct EasyDeleter {
+    void operator()(CURL* e) const noexcept { curl_easy_cleanup(e); }
+};
+struct SlistDeleter {
+    void operator()(curl_slist* s) const noexcept { curl_slist_free_all(s); }
+};
+using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
+using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
+
+void append(HeaderList& list, const std::string& line) {
+    curl_slist* grown = curl_slist_append(list.get(), line.c_str());
+    if (!grown) throw std::bad_alloc();
+    (void)list.release();
+    list.reset(grown);
+}
+
+struct Sink {
+    std::string body;
+    bool overflow = false;
+};
+
+size_t on_write(char* data, size_t size, size_t count, void* user) {
+    auto* sink = static_cast<Sink*>(user);
+    size_t n = size * count;
+    if (sink->body.size() + n > kMaxBody) {
+        sink->overflow = true;
+        return 0;  // aborts the transfer
+    }
+    sink->body.append(data, n);
+    return n;
+}
+
+std::string media_type(CURL* easy) {
+    char* raw = nullptr;
+    if (curl_easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &raw) != CURLE_OK || !raw) return {};
+    std::string out;
+    for (const char* p = raw; *p && *p != ';'; ++p)
+        if (!std::isspace(static_cast<unsigned char>(*p)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
+    return out;
+}
+
+bool is_redirect(long status) {
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(const mcph_host_services* host, std::string server_url, long timeout_ms)
+    : host_(host), server_url_(std::move(server_url)), timeout_ms_(timeout_ms) {}
+
+void HttpClient::check_url(const std::string& url) const {
+    if (host_ && host_->struct_size > offsetof(mcph_host_services, check_fetch_url) && host_->check_fetch_url) {
+        mcph_error err = mcph::plugin::make_error();
+        if (host_->check_fetch_url(host_->host_data, mcph::plugin::str(url), mcph::plugin::str(server_url_), &err) !=
+            MCPH_OK)
+            throw OAuthError(FailureKind::fetch_refused, "refused to fetch " + url + ": " + err.message);
+        return;
+    }
+    // No host policy: still never leave https except for loopback.
+    if (!is_secure_endpoint(url)) throw OAuthError(FailureKind::fetch_refused, "refused to fetch non-https " + url);
+}
+
+HttpResponse HttpClient::get(const std::string& url, std::string_view what, FailureKind unreachable) {
+    std::string current = url;
+    for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+        std::string next;
+        HttpResponse r = perform(current, nullptr, {}, {}, what, unreachable, &next);
+        if (!is_redirect(r.status)) return r;
+        if (next.empty()) return r;  // a redirect without Location: let the caller judge the status
+        current = next;
+    }
+    throw OAuthError(unreachable, std::string(what) + " at " + url + ": more than 5 redirects");
+}
+
+HttpResponse HttpClient::post(const std::string& url, const std::string& content_type, const std::string& body,
+                              const HeaderPairs& headers, std::string_view what, FailureKind unreachable) {
+    return perform(url, &body, content_type, headers, what, unreachable, nullptr);
+}
+
+HttpResponse HttpClient::perform(const std::string& url, const std::string* post_body, const std::string& content_type,
+                                 const HeaderPairs& headers, std::string_view what, FailureKind unreachable,
+                                 std::string* redirect_to) {
+    check_url(url);
+    EasyHandle easy(curl_easy_init());
+    if (!easy) throw std::bad_alloc();
+    CURL* e = easy.get();
+    Sink sink;
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    HeaderList list;
+    append(list, "Accept: application/json");
+    for (const auto& [name, value] : headers) append(list, name + ": " + value);
+    if (post_body) {
+        append(list, "Content-Type: " + content_type);
+        append(list, "Expect:");  // no 100-continue round trip
+    }
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);  // hops are checked one by one above
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms_);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms_ < 10000 ? timeout_ms_ : 10000L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "mcph-auth-oauth/0.1");
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, list.get());
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+    if (post_body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, post_body->c_str());
+    }
+    CURLcode rc = curl_easy_perform(e);
+    if (sink.overflow) throw OAuthError(FailureKind::metadata_invalid, std::string(what) + " at " + url + " exceeds 1 MiB");
+    if (rc != CURLE_OK) {
+        std::string detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+        throw OAuthError(unreachable, std::string(what) + " at " + url + " is unreachable: " + detail);
+    }
+    HttpResponse r;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r.status);
+    r.content_type = media_type(e);
+    r.body = std::move(sink.body);
+    r.url = url;
+    if (redirect_to && is_redirect(r.status)) {
+        char* next = nullptr;  // libcurl resolves a relative Location against the request URL
+        if (curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &next) == CURLE_OK && next) *redirect_to = next;
+    }
+    return r;
+}
+
+void require_json(const HttpResponse& r, std::string_view what, FailureKind kind) {
+    rapidjson::Document doc;
+    doc.Parse(r.body.data(), r.body.size());
+    if (!doc.HasParseError() && doc.IsObject()) return;
+    std::string type = r.content_type.empty() ? "no content type" : r.content_type;
+    throw OAuthError(kind, std::string(what) + " at " + r.url + " answered HTTP " + std::to_string(r.status) + " with " +
+                               type + " instead of a JSON object");
+}
+
+}  // namespace mcph::oauth

@@ -1,0 +1,157 @@
+#include "loopback_server.hpp"
+
+#include "errors.hpp"
+#include "url.hpp"
+
+#include <utility>  // before Asio (ARCHITECTURE.md §2, g++ 12 + C++20)
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+
+#include <future>
+#include <mutex>
+#include <thread>
+
+namespace mcph::oauth {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+const char* kDonePage =
+    "<!doctype html><html><head><meta charset=\"utf-8\"><title>mcph</title></head><body>"
+    "<p>Authorization complete. You can close this window.</p></body></html>";
+
+struct Session {
+    explicit Session(tcp::socket s) : stream(std::move(s)) {}
+    beast::tcp_stream stream;
+    beast::flat_buffer buffer;
+    http::request<http::string_body> request;
+    http::response<http::string_body> response;
+};
+
+}  // namespace
+
+struct LoopbackServer::Impl {
+    asio::io_context io;
+    tcp::acceptor acceptor{io};
+    std::string path;
+    std::string expected_state;
+    std::thread thread;
+    std::promise<CallbackResult> promise;
+    std::future<CallbackResult> future = promise.get_future();
+    bool done = false;  // only touched on the io thread
+    uint16_t bound_port = 0;
+
+    void accept() {
+        acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+            if (ec || done) return;
+            auto s = std::make_shared<Session>(std::move(socket));
+            s->stream.expires_after(std::chrono::seconds(30));
+            http::async_read(s->stream, s->buffer, s->request,
+                             [this, s](beast::error_code rec, size_t) { on_request(s, rec); });
+            accept();
+        });
+    }
+
+    void reply(const std::shared_ptr<Session>& s, http::status status, std::string body) {
+        s->response.result(status);
+        s->response.version(11);
+        s->response.set(http::field::content_type, "text/html; charset=utf-8");
+        s->response.set(http::field::cache_control, "no-store");
+        s->response.set(http::field::connection, "close");
+        s->response.body() = std::move(body);
+        s->response.prepare_payload();
+        http::async_write(s->stream, s->response, [s](beast::error_code, size_t) {
+            beast::error_code ignored;
+            s->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        });
+    }
+
+    void on_request(const std::shared_ptr<Session>& s, beast::error_code ec) {
+        if (ec || done) return;
+        std::string target(s->request.target());
+        size_t q = target.find('?');
+        std::string req_path = target.substr(0, q);
+        if (s->request.method() != http::verb::get || req_path != path) {
+            reply(s, http::status::not_found, "<p>Not found.</p>");  // e.g. /favicon.ico: keep waiting
+            return;
+        }
+        auto params = parse_query(q == std::string::npos ? std::string() : target.substr(q + 1));
+        CallbackResult r;
+        r.code = params["code"];
+        r.state = params["state"];
+        r.iss = params["iss"];
+        r.error = params["error"];
+        r.error_description = params["error_description"];
+        done = true;
+        beast::error_code ignored;
+        acceptor.close(ignored);  // one use: no further connections
+        if (r.state != expected_state) {
+            // Also covers a replayed callback: the state is consumed by the first one.
+            reply(s, http::status::bad_request, "<p>Authorization refused: the state parameter does not match.</p>");
+            promise.set_exception(std::make_exception_ptr(OAuthError(
+                FailureKind::state_mismatch, "the authorization callback carried a wrong or reused state; refused")));
+            return;
+        }
+        if (!r.error.empty()) reply(s, http::status::ok, "<p>Authorization was not granted. You can close this window.</p>");
+        else reply(s, http::status::ok, kDonePage);
+        promise.set_value(std::move(r));
+    }
+};
+
+LoopbackServer::LoopbackServer(uint16_t port, std::string path) : impl_(std::make_unique<Impl>()) {
+    impl_->path = std::move(path);
+    beast::error_code ec;
+    tcp::endpoint ep(asio::ip::make_address_v4("127.0.0.1"), port);
+    impl_->acceptor.open(ep.protocol(), ec);
+    if (!ec) impl_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) impl_->acceptor.bind(ep, ec);
+    if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (!ec) impl_->bound_port = impl_->acceptor.local_endpoint(ec).port();
+    if (ec)
+        throw OAuthError(FailureKind::config_invalid,
+                         "cannot listen for the authorization callback on 127.0.0.1:" + std::to_string(port) + ": " +
+                             ec.message());
+}
+
+LoopbackServer::~LoopbackServer() {
+    impl_->io.stop();
+    if (impl_->thread.joinable()) impl_->thread.join();
+    beast::error_code ignored;
+    impl_->acceptor.close(ignored);
+}
+
+uint16_t LoopbackServer::port() const { return impl_->bound_port; }
+
+std::string LoopbackServer::redirect_uri() const {
+    return "http://127.0.0.1:" + std::to_string(port()) + impl_->path;
+}
+
+void LoopbackServer::start(const std::string& expected_state) {
+    impl_->expected_state = expected_state;
+    impl_->accept();
+    impl_->thread = std::thread([this] {
+        // Keep running after the callback until the destructor stops us, so the response to the
+        // browser is fully written.
+        auto guard = asio::make_work_guard(impl_->io);
+        impl_->io.run();
+    });
+}
+
+CallbackResult LoopbackServer::wait(std::chrono::milliseconds timeout) {
+    if (impl_->future.wait_for(timeout) != std::future_status::ready)
+        throw OAuthError(FailureKind::callback_timeout,
+                         "the browser step did not complete within " + std::to_string(timeout.count() / 1000) +
+                             " s (no callback on " + redirect_uri() + ")");
+    return impl_->future.get();
+}
+
+}  // namespace mcph::oauth

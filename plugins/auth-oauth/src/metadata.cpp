@@ -1,0 +1,69 @@
+#include "metadata.hpp"
+
+#include <rapidjson/document.h>
+
+namespace mcph::oauth {
+
+namespace {
+
+std::string get_string(const rapidjson::Value& obj, const char* name) {
+    auto it = obj.FindMember(name);
+    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
+                                                         : std::string();
+}
+
+std::vector<std::string> get_strings(const rapidjson::Value& obj, const char* name) {
+    std::vector<std::string> out;
+    auto it = obj.FindMember(name);
+    if (it == obj.MemberEnd() || !it->value.IsArray()) return out;
+    for (const auto& v : it->value.GetArray())
+        if (v.IsString()) out.emplace_back(v.GetString(), v.GetStringLength());
+    return out;
+}
+
+}  // namespace
+
+bool contains(const std::vector<std::string>& list, std::string_view value) {
+    for (const auto& s : list)
+        if (s == value) return true;
+    return false;
+}
+
+bool AuthServerMetadata::supports_s256() const { return contains(code_challenge_methods_supported, "S256"); }
+
+bool AuthServerMetadata::supports_auth_method(std::string_view method) const {
+    if (token_endpoint_auth_methods_supported.empty()) return method == "client_secret_basic";
+    return contains(token_endpoint_auth_methods_supported, method);
+}
+
+std::optional<ProtectedResourceMetadata> parse_protected_resource_metadata(std::string_view json) {
+    rapidjson::Document doc;
+    doc.Parse(json.data(), json.size());
+    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    ProtectedResourceMetadata m;
+    m.resource = get_string(doc, "resource");
+    m.authorization_servers = get_strings(doc, "authorization_servers");
+    m.scopes_supported = get_strings(doc, "scopes_supported");
+    return m;
+}
+
+std::optional<AuthServerMetadata> parse_auth_server_metadata(std::string_view json) {
+    rapidjson::Document doc;
+    doc.Parse(json.data(), json.size());
+    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    AuthServerMetadata m;
+    m.from_document = true;
+    m.issuer = get_string(doc, "issuer");
+    m.authorization_endpoint = get_string(doc, "authorization_endpoint");
+    m.token_endpoint = get_string(doc, "token_endpoint");
+    m.registration_endpoint = get_string(doc, "registration_endpoint");
+    m.scopes_supported = get_strings(doc, "scopes_supported");
+    m.code_challenge_methods_supported = get_strings(doc, "code_challenge_methods_supported");
+    m.token_endpoint_auth_methods_supported = get_strings(doc, "token_endpoint_auth_methods_supported");
+    m.grant_types_supported = get_strings(doc, "grant_types_supported");
+    auto it = doc.FindMember("client_id_metadata_document_supported");
+    m.client_id_metadata_document_supported = it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
+    return m;
+}
+
+}  // namespace mcph::oauth

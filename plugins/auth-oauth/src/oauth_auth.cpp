@@ -1,0 +1,310 @@
+#include "oauth_auth.hpp"
+
+#include "scopes.hpp"
+#include "www_authenticate.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace mcph::oauth {
+
+namespace {
+
+int64_t now_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool expires_within(const StoredTokens& t, int64_t seconds) {
+    return t.expires_at != 0 && t.expires_at - now_seconds() < seconds;
+}
+
+}  // namespace
+
+OAuthAuth::OAuthAuth(const mcph::plugin::AuthContext& ctx)
+    : host_(ctx.host),
+      name_(ctx.server_name),
+      server_url_(ctx.server_url),
+      config_(parse_config(ctx.config_json)),
+      http_(ctx.host, std::string(ctx.server_url), config_.http_timeout_ms),
+      store_(ctx.host, store_key_base(ctx.server_name, ctx.server_url, config_.client_id)) {
+    if (server_url_.empty()) throw mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT, "oauth: the server has no URL");
+}
+
+void OAuthAuth::log(mcph_log_level level, const std::string& message) const {
+    if (!host_ || !host_->log) return;
+    std::string source = "oauth:" + name_;
+    host_->log(host_->host_data, level, mcph::plugin::str(source), mcph::plugin::str(message));
+}
+
+FlowContext OAuthAuth::flow_context() {
+    return FlowContext{host_, config_, http_, store_,
+                       [this](mcph_log_level level, const std::string& m) { log(level, m); }};
+}
+
+void OAuthAuth::ensure_loaded(Lock&) {
+    if (loaded_) return;
+    loaded_ = true;
+    try {
+        tokens_ = store_.load_tokens();
+        if (tokens_) issuer_ = tokens_->issuer;
+    } catch (const std::exception& e) {
+        log(MCPH_LOG_WARN, std::string("cannot read stored credentials: ") + e.what());
+    }
+}
+
+void OAuthAuth::acquire_slot(Lock& lk) {
+    cv_.wait(lk, [this] { return !busy_; });
+    busy_ = true;
+}
+
+void OAuthAuth::release_slot() {
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        busy_ = false;
+    }
+    cv_.notify_all();
+}
+
+void OAuthAuth::install(const StoredTokens& t, bool issued_here) {
+    std::lock_guard<std::mutex> g(mu_);
+    tokens_ = t;
+    ++generation_;
+    issued_here_ = issued_here;
+    issued_at_ = std::chrono::steady_clock::now();
+    issuer_ = t.issuer;
+    last_kind_ = FailureKind::none;
+    last_message_.clear();
+}
+
+void OAuthAuth::forget_tokens() {
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        tokens_.reset();
+        ++generation_;
+    }
+    try {
+        store_.erase_tokens();
+    } catch (const std::exception& e) {
+        log(MCPH_LOG_WARN, std::string("cannot erase stored tokens: ") + e.what());
+    }
+}
+
+void OAuthAuth::record_failure(FailureKind kind, const std::string& message) {
+    log(MCPH_LOG_WARN, message);  // messages never contain tokens, codes, secrets or verifiers
+    std::lock_guard<std::mutex> g(mu_);
+    last_kind_ = kind;
+    last_message_ = message;
+}
+
+StoredTokens OAuthAuth::refresh_shared(const StoredTokens& current) {
+    // Another process sharing the store may have refreshed already (and the AS may have rotated
+    // the refresh token we hold): use its result rather than spending ours.
+    if (auto stored = store_.load_tokens();
+        stored && stored->access_token != current.access_token && !expires_within(*stored, kRefreshMarginSeconds)) {
+        log(MCPH_LOG_INFO, "using credentials refreshed by another process");
+        return *stored;
+    }
+    log(MCPH_LOG_INFO, "refreshing the access token");
+    StoredTokens t = refresh_tokens(flow_context(), current);
+    store_.save_tokens(t);
+    return t;
+}
+
+StoredTokens OAuthAuth::run_flow(const std::string& resource_metadata_url, const std::string& challenge_scope,
+                                 const std::vector<std::string>& extra_scopes, bool count_attempt) {
+    Discovery d = discover(http_, server_url_, resource_metadata_url);
+    static const std::vector<std::string> kNone;
+    ScopeInputs in;
+    in.config_override = &config_.scopes;
+    in.challenge_scope = challenge_scope;
+    in.resource_scopes = d.resource_metadata ? &d.resource_metadata->scopes_supported : &kNone;
+    in.server_scopes = &d.server.scopes_supported;
+    in.want_refresh_token = config_.grant == Grant::authorization_code;
+    std::vector<std::string> scopes = union_scopes(select_scopes(in), extra_scopes);
+    if (count_attempt) {
+        std::string key = join_scopes(scopes);
+        std::lock_guard<std::mutex> g(mu_);
+        auto now = std::chrono::steady_clock::now();
+        Attempts& a = attempts_[key];
+        if (a.count == 0 || now - a.since > kAttemptWindow) a = Attempts{0, now};
+        if (++a.count > kMaxAuthorizations)
+            throw OAuthError(FailureKind::step_up_limit,
+                             "gave up after " + std::to_string(kMaxAuthorizations) +
+                                 " authorizations for scope \"" + key + "\" that the server still refuses");
+    }
+    StoredTokens t = acquire_tokens(flow_context(), d, scopes);
+    store_.save_tokens(t);
+    log(MCPH_LOG_INFO, "authorized with " + d.server.issuer + (scopes.empty() ? "" : " for scope \"" + join_scopes(scopes) + "\""));
+    return t;
+}
+
+std::vector<std::pair<std::string, std::string>> OAuthAuth::headers() {
+    Lock lk(mu_);
+    ensure_loaded(lk);
+    bool waited = false;
+    while (true) {
+        // No token yet: send the request bare; its 401 starts discovery (handle_challenge).
+        if (!tokens_ || tokens_->access_token.empty()) return {};
+        const bool expired = expires_within(*tokens_, 0);
+        if (!expires_within(*tokens_, kRefreshMarginSeconds)) return {{"Authorization", "Bearer " + tokens_->access_token}};
+        if (tokens_->refresh_token.empty() || waited) {
+            if (expired) return {};
+            return {{"Authorization", "Bearer " + tokens_->access_token}};
+        }
+        if (busy_) {  // someone is refreshing (or authorizing): use their result
+            cv_.wait(lk, [this] { return !busy_; });
+            waited = true;
+            continue;
+        }
+        busy_ = true;
+        StoredTokens current = *tokens_;
+        lk.unlock();
+        try {
+            StoredTokens t = refresh_shared(current);
+            install(t, true);
+        } catch (const OAuthError& e) {
+            record_failure(e.kind() == FailureKind::token_exchange_failed ? FailureKind::refresh_failed : e.kind(),
+                           e.what());
+            if (e.oauth_code() == "invalid_grant") forget_tokens();  // only a new authorization helps
+        } catch (const std::exception& e) {
+            record_failure(FailureKind::refresh_failed, std::string("refresh failed: ") + e.what());
+        }
+        release_slot();
+        lk.lock();
+        waited = true;
+    }
+}
+
+bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authenticate) {
+    BearerChallenge ch = bearer_challenge(www_authenticate);
+    Lock lk(mu_);
+    ensure_loaded(lk);
+    const uint64_t entry_generation = generation_;
+    acquire_slot(lk);
+    if (generation_ != entry_generation) {  // credentials changed while we waited: just retry
+        lk.unlock();
+        release_slot();
+        return true;
+    }
+    std::optional<StoredTokens> current = tokens_;
+    const bool fresh = current && issued_here_ && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
+    lk.unlock();
+
+    struct SlotGuard {
+        OAuthAuth* self;
+        ~SlotGuard() { self->release_slot(); }
+    } guard{this};
+
+    try {
+        if (http_status == 403) {
+            if (ch.error != "insufficient_scope")
+                throw OAuthError(FailureKind::token_rejected,
+                                 "the server answered 403" + (ch.error.empty() ? std::string() : " (" + ch.error + ")") +
+                                     ", which new credentials cannot fix");
+            // Step-up: keep what we have and add what the server asks for.
+            std::vector<std::string> have = current ? split_scopes(current->scope) : std::vector<std::string>{};
+            install(run_flow(ch.resource_metadata, ch.scope, have, true), true);
+            return true;
+        }
+        if (http_status != 401)
+            throw OAuthError(FailureKind::token_rejected, "unexpected HTTP " + std::to_string(http_status) + " challenge");
+        if (fresh)
+            throw OAuthError(FailureKind::token_rejected,
+                             "the server rejected an access token issued moments ago (HTTP 401" +
+                                 (ch.error.empty() ? std::string() : ", " + ch.error) + "); not retrying");
+        // Another process may have logged in or refreshed.
+        if (auto stored = store_.load_tokens(); stored && !stored->access_token.empty() &&
+                                                (!current || stored->access_token != current->access_token) &&
+                                                !expires_within(*stored, 0)) {
+            install(*stored, false);
+            return true;
+        }
+        if (current && !current->refresh_token.empty()) {
+            try {
+                install(refresh_shared(*current), true);
+                return true;
+            } catch (const OAuthError& e) {
+                log(MCPH_LOG_WARN, std::string(e.what()) + "; authorizing again");
+                if (e.oauth_code() == "invalid_grant") forget_tokens();
+            }
+        }
+        install(run_flow(ch.resource_metadata, ch.scope, {}, true), true);
+        return true;
+    } catch (const OAuthError& e) {
+        record_failure(e.kind(), e.what());
+        throw;
+    }
+}
+
+void OAuthAuth::login() {
+    Lock lk(mu_);
+    ensure_loaded(lk);
+    acquire_slot(lk);
+    lk.unlock();
+    struct SlotGuard {
+        OAuthAuth* self;
+        ~SlotGuard() { self->release_slot(); }
+    } guard{this};
+    try {
+        install(run_flow({}, {}, {}, false), true);
+    } catch (const OAuthError& e) {
+        record_failure(e.kind(), e.what());
+        throw;
+    }
+}
+
+void OAuthAuth::logout() {
+    {
+        Lock lk(mu_);
+        acquire_slot(lk);
+    }
+    struct SlotGuard {
+        OAuthAuth* self;
+        ~SlotGuard() { self->release_slot(); }
+    } guard{this};
+    forget_tokens();
+    store_.erase_client();
+    std::lock_guard<std::mutex> g(mu_);
+    attempts_.clear();
+    issued_here_ = false;
+}
+
+std::string OAuthAuth::describe() {
+    std::lock_guard<std::mutex> g(mu_);
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    auto field = [&](const char* k, const std::string& v) {
+        w.Key(k);
+        w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+    };
+    w.StartObject();
+    field("backend", "oauth");
+    field("server", name_);
+    field("grant", config_.grant == Grant::client_credentials ? "client_credentials" : "authorization_code");
+    std::string state = "unauthenticated";
+    if (busy_) state = "in_progress";
+    else if (tokens_ && !tokens_->access_token.empty()) state = expires_within(*tokens_, 0) ? "expired" : "authenticated";
+    field("state", state);
+    if (tokens_) {
+        field("scope", tokens_->scope);
+        field("client", tokens_->client.source);
+        w.Key("refreshable");
+        w.Bool(!tokens_->refresh_token.empty());
+        if (tokens_->expires_at) {
+            w.Key("expires_in");
+            w.Int64(tokens_->expires_at - now_seconds());
+        }
+    }
+    if (!issuer_.empty()) field("issuer", issuer_);
+    if (last_kind_ != FailureKind::none) {
+        w.Key("last_error");
+        w.StartObject();
+        field("kind", kind_name(last_kind_));
+        field("message", last_message_);
+        w.EndObject();
+    }
+    w.EndObject();
+    return buf.GetString();
+}
+
+}  // namespace mcph::oauth

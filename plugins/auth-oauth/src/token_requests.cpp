@@ -1,0 +1,135 @@
+#include "token_requests.hpp"
+
+#include "encoding.hpp"
+#include "jwt_assertion.hpp"
+#include "scopes.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+
+namespace mcph::oauth {
+
+namespace {
+
+std::string get_string(const rapidjson::Value& obj, const char* name) {
+    auto it = obj.FindMember(name);
+    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
+                                                         : std::string();
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    return true;
+}
+
+int64_t now_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+TokenResponse parse_token_response(const HttpResponse& r, std::string_view what, FailureKind kind) {
+    // Some servers (Slack) answer 200 with {"error": ...}: an error whatever the status.
+    if (auto e = oauth_error_in(r.body)) {
+        std::string msg = std::string(what) + " at " + r.url + " refused the request (HTTP " + std::to_string(r.status) +
+                          "): " + e->error;
+        if (!e->description.empty()) msg += " — " + e->description;
+        throw OAuthError(kind, msg, e->error);
+    }
+    require_json(r, what, kind);
+    if (r.status < 200 || r.status >= 300)
+        throw OAuthError(kind, std::string(what) + " at " + r.url + " answered HTTP " + std::to_string(r.status));
+    rapidjson::Document doc;
+    doc.Parse(r.body.data(), r.body.size());
+    TokenResponse t;
+    t.access_token = get_string(doc, "access_token");
+    t.refresh_token = get_string(doc, "refresh_token");
+    t.scope = get_string(doc, "scope");
+    if (t.access_token.empty())
+        throw OAuthError(kind, std::string(what) + " at " + r.url + " returned no access_token");
+    std::string type = get_string(doc, "token_type");
+    if (!type.empty() && !iequals(type, "bearer"))
+        throw OAuthError(kind, std::string(what) + " at " + r.url + " issued an unsupported token_type " + type);
+    if (auto it = doc.FindMember("expires_in"); it != doc.MemberEnd()) {
+        if (it->value.IsInt64()) t.expires_in = it->value.GetInt64();
+        else if (it->value.IsDouble()) t.expires_in = static_cast<int64_t>(it->value.GetDouble());
+        else if (it->value.IsString()) t.expires_in = std::strtoll(it->value.GetString(), nullptr, 10);
+    }
+    return t;
+}
+
+std::string choose_auth_method(const AuthServerMetadata& as, bool has_secret, bool has_private_key,
+                               const std::string& override_method) {
+    if (!override_method.empty()) return override_method;
+    if (has_private_key) return "private_key_jwt";
+    if (has_secret) {
+        if (as.supports_auth_method("client_secret_basic")) return "client_secret_basic";
+        if (as.supports_auth_method("client_secret_post")) return "client_secret_post";
+        if (as.supports_auth_method("none")) return "none";
+        return "client_secret_basic";
+    }
+    return "none";
+}
+
+TokenResponse TokenClient::exchange_code(const TokenEndpoint& ep, const ClientIdentity& client, const std::string& code,
+                                         const std::string& verifier, const std::string& redirect_uri) {
+    return request(ep, client,
+                   {{"grant_type", "authorization_code"},
+                    {"code", code},
+                    {"code_verifier", verifier},
+                    {"redirect_uri", redirect_uri}},
+                   "token endpoint", FailureKind::token_exchange_failed);
+}
+
+TokenResponse TokenClient::refresh(const TokenEndpoint& ep, const ClientIdentity& client,
+                                   const std::string& refresh_token) {
+    return request(ep, client, {{"grant_type", "refresh_token"}, {"refresh_token", refresh_token}},
+                   "token endpoint (refresh)", FailureKind::refresh_failed);
+}
+
+TokenResponse TokenClient::client_credentials(const TokenEndpoint& ep, const ClientIdentity& client,
+                                              const std::vector<std::string>& scopes) {
+    std::vector<std::pair<std::string, std::string>> fields{{"grant_type", "client_credentials"}};
+    if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
+    return request(ep, client, std::move(fields), "token endpoint (client_credentials)",
+                   FailureKind::token_exchange_failed);
+}
+
+TokenResponse TokenClient::request(const TokenEndpoint& ep, const ClientIdentity& client,
+                                   std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
+                                   FailureKind kind) {
+    if (!ep.resource.empty()) fields.emplace_back("resource", ep.resource);  // RFC 8707, every request
+    HeaderPairs headers;
+    const std::string& method = client.auth_method;
+    if (method == "client_secret_basic") {
+        // RFC 6749 §2.3.1: id and secret are form-encoded before base64.
+        headers.emplace_back("Authorization", "Basic " + base64_encode(form_encode(client.client_id) + ":" +
+                                                                       form_encode(client.client_secret)));
+    } else if (method == "client_secret_post") {
+        fields.emplace_back("client_id", client.client_id);
+        fields.emplace_back("client_secret", client.client_secret);
+    } else if (method == "private_key_jwt") {
+        AssertionClaims claims;
+        claims.client_id = client.client_id;
+        // The AS's issuer identifies it (RFC 7523 §3); the token endpoint only when no issuer is known.
+        claims.audience = ep.issuer.empty() ? ep.url : ep.issuer;
+        claims.issued_at = now_seconds();
+        fields.emplace_back("client_id", client.client_id);
+        fields.emplace_back("client_assertion_type", kJwtBearerAssertionType);
+        fields.emplace_back("client_assertion",
+                            make_client_assertion(config_.private_key_pem, config_.signing_algorithm, claims));
+    } else {
+        fields.emplace_back("client_id", client.client_id);
+    }
+    HttpResponse r = http_.post(ep.url, "application/x-www-form-urlencoded", form_body(fields), headers, what,
+                                kind == FailureKind::refresh_failed ? FailureKind::refresh_failed
+                                                                    : FailureKind::token_exchange_failed);
+    return parse_token_response(r, what, kind);
+}
+
+}  // namespace mcph::oauth

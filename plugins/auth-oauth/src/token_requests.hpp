@@ -1,0 +1,59 @@
+// Requests to the token endpoint — code exchange, refresh, client credentials — with client
+// authentication applied the way the client identity says (client_secret_basic,
+// client_secret_post, none, private_key_jwt), and responses normalised (errors.hpp).
+#pragma once
+
+#include "config.hpp"
+#include "http_client.hpp"
+#include "metadata.hpp"
+#include "token_store.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mcph::oauth {
+
+struct TokenResponse {
+    std::string access_token;
+    std::string refresh_token;
+    std::string scope;
+    int64_t expires_in = -1;  // -1: not given
+};
+
+// A token endpoint answer: success, or OAuthError(kind) carrying the normalised OAuth code —
+// including for HTTP 200 with an `error` member, and for HTML or other non-JSON bodies.
+TokenResponse parse_token_response(const HttpResponse& r, std::string_view what, FailureKind kind);
+
+// How to authenticate at the token endpoint, from what we hold and what the AS supports:
+// an override wins; a private key means private_key_jwt; a secret means client_secret_basic when
+// supported (the RFC 8414 default), else client_secret_post; otherwise none.
+std::string choose_auth_method(const AuthServerMetadata& as, bool has_secret, bool has_private_key,
+                               const std::string& override_method);
+
+struct TokenEndpoint {
+    std::string url;
+    std::string issuer;    // the JWT assertion audience
+    std::string resource;  // RFC 8707
+};
+
+class TokenClient {
+public:
+    TokenClient(HttpClient& http, const OAuthConfig& config) : http_(http), config_(config) {}
+
+    TokenResponse exchange_code(const TokenEndpoint& ep, const ClientIdentity& client, const std::string& code,
+                                const std::string& verifier, const std::string& redirect_uri);
+    TokenResponse refresh(const TokenEndpoint& ep, const ClientIdentity& client, const std::string& refresh_token);
+    TokenResponse client_credentials(const TokenEndpoint& ep, const ClientIdentity& client,
+                                     const std::vector<std::string>& scopes);
+
+private:
+    TokenResponse request(const TokenEndpoint& ep, const ClientIdentity& client,
+                          std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
+                          FailureKind kind);
+
+    HttpClient& http_;
+    const OAuthConfig& config_;
+};
+
+}  // namespace mcph::oauth

@@ -1,0 +1,58 @@
+// A scripted MCP resource + authorization server on one loopback origin (the transport-http
+// tests' Beast server underneath). It serves protected resource metadata, RFC 8414 metadata,
+// /register, /authorize (302 back to the redirect URI with code and state) and /token, and
+// records what the client sent. Knobs select the failure each test needs.
+#pragma once
+
+#include "fake_server.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace oauth_test {
+
+struct FakeAsOptions {
+    bool dcr = true;
+    bool pkce_s256 = true;
+    std::vector<std::string> auth_methods{"none"};
+    std::vector<std::string> scopes_supported;  // AS metadata scopes_supported (empty: absent)
+    std::string prm_resource;                   // "" = the server URL
+    std::string authorization_server;           // "" = this origin
+    std::string token_mode = "ok";              // ok | html | error200
+    std::string refresh_mode = "ok";            // ok | invalid_refresh_token
+    long expires_in = 3600;
+    std::chrono::milliseconds refresh_delay{0};
+};
+
+class FakeAs {
+public:
+    explicit FakeAs(FakeAsOptions options = {});
+    std::string origin() const;
+    std::string mcp_url() const { return origin() + "/mcp"; }
+    std::string prm_url() const { return origin() + "/.well-known/oauth-protected-resource/mcp"; }
+
+    std::atomic<int> registrations{0}, authorizations{0}, code_exchanges{0}, refreshes{0}, client_credentials{0};
+    std::map<std::string, std::string> last_authorize();
+    std::map<std::string, std::string> last_token_form();
+    std::string last_token_authorization();
+    std::string last_registration_body();
+    std::vector<std::string> issued_tokens();
+
+    http_test::FakeServer server;
+
+private:
+    void handle(http_test::Exchange& ex);
+    FakeAsOptions o_;
+    std::mutex mutex_;
+    std::map<std::string, std::string> authorize_, token_form_;
+    std::string token_authorization_, registration_body_;
+    std::vector<std::string> tokens_;
+    std::map<std::string, std::string> challenges_;  // code → code_challenge
+    int counter_ = 0;
+};
+
+}  // namespace oauth_test

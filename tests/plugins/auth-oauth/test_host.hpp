@@ -1,0 +1,81 @@
+// The host side for the integration tests: a host-services table with an in-memory secret
+// store, a recording log, a permissive loopback fetch policy and a scriptable open_url; plus a
+// thin wrapper that dlopen()s the plugin and drives one mcph_auth through its C vtable.
+#pragma once
+
+#include <mcph/plugin_api.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace oauth_test {
+
+enum class Opener {
+    follow,   // GET the URL and follow redirects (the headless opener the conformance host uses)
+    nothing,  // "opened" but the user never comes back
+    refuse,   // the application declines (MCPH_ERR_CANCELLED)
+    tamper,   // deliver the callback with a different state
+};
+
+class TestHost {
+public:
+    TestHost();
+    const mcph_host_services* services() const { return &services_; }
+
+    Opener opener = Opener::follow;
+    std::map<std::string, std::string> secrets();
+    std::vector<std::string> logs();
+    std::vector<std::string> opened();
+    std::vector<std::string> checked_urls();
+
+private:
+    static void log(void* self, mcph_log_level level, mcph_str source, mcph_str message);
+    static mcph_status secret_get(void* self, mcph_str key, const mcph_string_sink* out, mcph_error* err);
+    static mcph_status secret_set(void* self, mcph_str key, mcph_str value, mcph_error* err);
+    static mcph_status secret_delete(void* self, mcph_str key, mcph_error* err);
+    static mcph_status open_url(void* self, mcph_str url, mcph_error* err);
+    static void post(void* self, void (*fn)(void*), void* user_data);
+    static mcph_status check_fetch_url(void* self, mcph_str url, mcph_str server_url, mcph_error* err);
+
+    mcph_host_services services_;
+    std::mutex mutex_;
+    std::map<std::string, std::string> secrets_;
+    std::vector<std::string> logs_;
+    std::vector<std::string> opened_;
+    std::vector<std::string> checked_;
+};
+
+const mcph_auth_vtable_v1* auth_vtable();  // loads the plugin once
+
+struct Result {
+    mcph_status status = MCPH_OK;
+    std::string message;
+};
+
+class AuthObject {
+public:
+    AuthObject(TestHost& host, const std::string& server_url, const std::string& config_json,
+               const std::string& name = "test-server");
+    ~AuthObject();
+    AuthObject(const AuthObject&) = delete;
+    AuthObject& operator=(const AuthObject&) = delete;
+
+    Result create_result() const { return created_; }
+    Result headers(std::vector<std::pair<std::string, std::string>>* out);
+    std::string authorization();  // the Authorization header value, "" if none
+    Result challenge(int status, const std::string& www_authenticate);
+    Result login();
+    Result logout();
+    std::string describe();
+
+private:
+    mcph_auth* auth_ = nullptr;
+    Result created_;
+};
+
+}  // namespace oauth_test
