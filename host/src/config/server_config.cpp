@@ -62,6 +62,16 @@ void parse_auth(const std::string& name, const JsonValue& entry, ServerConfig& o
     }
 }
 
+// The enterprise IdP is configured once ("xaaIdp") and shared by every XAA server: it reaches
+// each one's auth config as "idp", unless the server names its own.
+void share_xaa_idp(const JsonValue& idp, ServerConfig& server) {
+    if (server.auth_backend != "xaa") return;
+    Json auth = parse_json(server.auth_config_json, "auth config");
+    if (auth.HasMember("idp")) return;
+    auth.AddMember("idp", JsonValue(idp, auth.GetAllocator()), auth.GetAllocator());
+    server.auth_config_json = to_json(auth);
+}
+
 }  // namespace
 
 ServerConfig parse_server_config(const std::string& name, const JsonValue& entry) {
@@ -132,6 +142,8 @@ std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std
     if (!servers)
         throw Error(ErrorKind::Usage, origin + ": expected {\"mcpServers\": {...}} (or VS Code's {\"servers\": {...}})");
     if (!servers->IsObject()) throw Error(ErrorKind::Usage, origin + ": mcpServers must be an object of server definitions");
+    const JsonValue* xaa_idp = json::member(doc, "xaaIdp");
+    if (xaa_idp && !xaa_idp->IsObject()) throw Error(ErrorKind::Usage, origin + ": xaaIdp must be an object");
     std::vector<ServerConfig> out;
     for (const auto& m : servers->GetObject()) {
         try {
@@ -139,6 +151,7 @@ std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std
         } catch (const Error& e) {
             throw Error(ErrorKind::Usage, origin + ": " + e.what());
         }
+        if (xaa_idp) share_xaa_idp(*xaa_idp, out.back());
     }
     return out;
 }

@@ -210,3 +210,21 @@ TEST(ServerConfigAuth, OauthAndAuthSelectBackends) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ServerConfigXaa, DocumentLevelIdpReachesEveryXaaServer) {
+    auto servers = mcph::config::parse_mcp_config(
+        R"({"xaaIdp":{"issuer":"https://idp.test","clientId":"z"},"mcpServers":{
+            "a":{"url":"https://a.test/mcp","oauth":{"xaa":true}},
+            "b":{"url":"https://b.test/mcp","oauth":{"xaa":true,"idp":{"issuer":"https://own.test"}}},
+            "c":{"url":"https://c.test/mcp","oauth":{"clientId":"x"}}}})",
+        "test");
+    ASSERT_EQ(servers.size(), 3u);
+    EXPECT_STREQ(mcph::parse_json(servers[0].auth_config_json)["idp"]["issuer"].GetString(), "https://idp.test");
+    EXPECT_STREQ(mcph::parse_json(servers[1].auth_config_json)["idp"]["issuer"].GetString(), "https://own.test");
+    EXPECT_FALSE(mcph::parse_json(servers[2].auth_config_json).HasMember("idp"));
+    EXPECT_THROW(mcph::config::parse_mcp_config(R"({"xaaIdp":1,"mcpServers":{}})", "t"), mcph::Error);
+}
+
+}  // namespace
