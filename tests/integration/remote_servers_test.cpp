@@ -328,5 +328,67 @@ TEST_F(HeadersHelper, HelperHeadersReachTheServer) {
     EXPECT_TRUE(contains(first, "\r\nx-server: helped")) << requests.front();
 }
 
+// Issue #4: the auth backend of one server is chosen by its config alone — the project's own
+// OAuth plugin, or a third-party plugin loaded from another directory — with no rebuild.
+class AuthBackendSwap : public ::testing::Test {
+protected:
+    // Connects "svc" at the recording server with `auth_fragment` merged into its config and
+    // returns the first request head the server saw, plus the status view's auth backend.
+    std::pair<std::string, std::string> first_request_with(const std::string& auth_fragment) {
+        RecordingHttpServer server;
+        EXPECT_NE(server.port(), 0);
+        HostOptions o = options;
+        o.plugin_dirs.push_back(MCPH_TEST_THIRD_PARTY_PLUGIN_DIR);
+        Host host(o);
+        std::string config = R"({"mcpServers":{"svc":{"type":"http","url":"http://127.0.0.1:)" +
+                             std::to_string(server.port()) + R"(/mcp",)" + auth_fragment + "}}}";
+        host.add_config_json(config);
+        try {
+            host.connect("svc");
+        } catch (const Error&) {
+            // the recording server answers 500: only the request it saw matters here
+        }
+        Json status = host.status_json();
+        std::string backend;
+        for (const auto& s : status["servers"].GetArray())
+            if (s.HasMember("auth")) backend = s["auth"]["backend"].GetString();
+        auto requests = server.requests();
+        return {requests.empty() ? std::string() : lower(requests.front()), backend};
+    }
+
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+};
+
+TEST_F(AuthBackendSwap, ThirdPartyPluginFromAnotherDirectoryAddsItsHeaders) {
+    auto [request, backend] = first_request_with(R"("auth":{"backend":"acme-static"})");
+    EXPECT_EQ(backend, "acme-static");
+    EXPECT_TRUE(contains(request, "\r\nauthorization: bearer acme-static-token")) << request;
+}
+
+TEST_F(AuthBackendSwap, SameServerWithTheOAuthBackendSendsNoTokenUntilChallenged) {
+    Host probe(options);
+    bool have_oauth = false;
+    for (const auto& p : probe.plugins()) have_oauth = have_oauth || (p.loaded && p.auth_backend == "oauth");
+    if (!have_oauth) GTEST_SKIP() << "the auth-oauth plugin is not built in this tree";
+    auto [request, backend] = first_request_with(R"("oauth":{})");
+    EXPECT_EQ(backend, "oauth");
+    ASSERT_FALSE(request.empty());
+    EXPECT_FALSE(contains(request, "acme-static-token")) << request;
+    EXPECT_FALSE(contains(request, "\r\nauthorization:")) << request;
+}
+
+TEST_F(AuthBackendSwap, UnknownBackendIsAClearError) {
+    Host host(options);
+    host.add_config_json(R"({"mcpServers":{"svc":{"type":"http","url":"http://127.0.0.1:9/mcp","auth":{"backend":"nope"}}}})");
+    try {
+        host.connect("svc");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Plugin) << e.what();
+        EXPECT_TRUE(contains(e.what(), "auth backend 'nope'")) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace mcph::test
