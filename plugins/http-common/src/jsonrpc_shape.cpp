@@ -147,13 +147,13 @@ std::string error_response(std::string_view id_json, std::string_view message, l
     w.Int(kTransportErrorCode);
     w.Key("message");
     w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
-    if (http_status > 0) {
-        w.Key("data");
-        w.StartObject();
-        w.Key("httpStatus");
-        w.Int64(http_status);
-        w.EndObject();
-    }
+    // data.httpStatus is always there: 0 tells the host no HTTP response arrived at all (refused,
+    // DNS, TLS, timeout), i.e. a connection failure rather than the server's answer.
+    w.Key("data");
+    w.StartObject();
+    w.Key("httpStatus");
+    w.Int64(http_status);
+    w.EndObject();
     w.EndObject();
     w.EndObject();
     return std::string(b.GetString(), b.GetSize());

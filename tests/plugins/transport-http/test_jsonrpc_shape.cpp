@@ -72,7 +72,7 @@ TEST(JsonRpcShape, ErrorResponseIsValidJsonRpc) {
     std::string n = error_response("12", "x", 0);
     d.Parse(n.c_str());
     EXPECT_EQ(d["id"].GetInt(), 12);
-    EXPECT_FALSE(d["error"].HasMember("data"));
+    EXPECT_EQ(d["error"]["data"]["httpStatus"].GetInt(), 0);  // 0: no HTTP response at all
     EXPECT_EQ(inspect_message(m).response_ids, Ids{R"("q\"1")"});
 }
 
