@@ -96,6 +96,7 @@ StdioConfig parse_config(std::string_view json) {
         integer_field(doc, "maxMessageBytes", 1, std::numeric_limits<size_t>::max() / 2, c.max_message_bytes));
     c.shutdown_grace = std::chrono::milliseconds(
         integer_field(doc, "shutdownGraceMs", 0, 600000, static_cast<uint64_t>(c.shutdown_grace.count())));
+    c.stderr_cap_bytes = static_cast<size_t>(integer_field(doc, "stderrCapBytes", 4096, uint64_t{1} << 30, c.stderr_cap_bytes));
     return c;
 }
 

@@ -18,6 +18,7 @@ struct StdioConfig {
     std::string cwd;                             // empty: inherit the host's working directory
     size_t max_message_bytes = size_t{128} << 20;
     std::chrono::milliseconds shutdown_grace{2000};
+    size_t stderr_cap_bytes = size_t{64} << 20;  // "stderrCapBytes": newest stderr kept for diagnostics
 };
 
 // Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.

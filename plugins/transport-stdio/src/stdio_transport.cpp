@@ -29,7 +29,8 @@ StdioTransport::StdioTransport(mcph::plugin::TransportHost host, std::string_vie
     : host_(host),
       config_(parse_config(config_json)),
       log_source_(config_.name.empty() ? "stdio" : "stdio:" + config_.name),
-      lines_(config_.max_message_bytes) {}
+      lines_(config_.max_message_bytes),
+      stderr_buffer_(config_.stderr_cap_bytes) {}
 
 StdioTransport::~StdioTransport() { close(); }
 
