@@ -38,10 +38,32 @@ bool has_auth_backend(const mcph::Host& host, const std::string& backend) {
 // URL (used when the authorization server supports it), plus whatever the suite hands over in
 // MCP_CONFORMANCE_CONTEXT (pre-registered credentials, a signing key for machine clients).
 mcph::Json oauth_config(const std::string& scenario) {
-    mcph::Json oauth = mcph::parse_json(R"({"clientMetadataUrl":"https://conformance-test.local/client-metadata.json"})");
     const char* raw = std::getenv("MCP_CONFORMANCE_CONTEXT");
     mcph::Json context;
     if (raw) context.Parse(raw);
+    auto context_string = [&](const char* name) -> const mcph::JsonValue* {
+        if (!context.IsObject() || !context.HasMember(name) || !context[name].IsString()) return nullptr;
+        return &context[name];
+    };
+    // Enterprise-managed authorization (XAA): an application that already holds the user's
+    // id_token from its own SSO, and a client registered at the MCP server's AS.
+    if (context_string("idp_issuer")) {
+        mcph::Json xaa = mcph::parse_json(R"({"xaa":true,"idp":{}})");
+        auto& a = xaa.GetAllocator();
+        auto put = [&](mcph::JsonValue& into, const char* from, const char* to) {
+            if (const mcph::JsonValue* v = context_string(from))
+                into.AddMember(mcph::JsonValue(to, a), mcph::JsonValue(*v, a), a);
+        };
+        put(xaa, "client_id", "clientId");
+        put(xaa, "client_secret", "clientSecret");
+        put(xaa["idp"], "idp_issuer", "issuer");
+        put(xaa["idp"], "idp_client_id", "clientId");
+        put(xaa["idp"], "idp_client_secret", "clientSecret");
+        put(xaa["idp"], "idp_token_endpoint", "tokenEndpoint");
+        put(xaa["idp"], "idp_id_token", "idToken");
+        return xaa;
+    }
+    mcph::Json oauth = mcph::parse_json(R"({"clientMetadataUrl":"https://conformance-test.local/client-metadata.json"})");
     auto copy = [&](const char* from, const char* to) {
         if (context.IsObject() && context.HasMember(from) && context[from].IsString())
             oauth.AddMember(mcph::JsonValue(to, oauth.GetAllocator()), mcph::JsonValue(context[from], oauth.GetAllocator()),
@@ -79,6 +101,7 @@ int main(int argc, char** argv) {
         options.client_info = {"mcph-conformance", "0.1.0", "mcph conformance client"};
         options.callbacks = headless_callbacks();
         options.open_url = mcph::conformance::open_headless;
+        options.secret_storage = mcph::HostOptions::SecretStorage::Memory;  // every scenario starts signed out
         mcph::Host host(options);
         // With an OAuth plugin installed the server is configured for OAuth, as a user would for a
         // remote server: it only acts when the server answers 401.

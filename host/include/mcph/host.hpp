@@ -45,6 +45,13 @@ struct HostOptions {
     std::chrono::milliseconds connect_timeout{30000};
     ClientCallbacks callbacks;
 
+    // Where auth plugins keep tokens. File: credentials_file (default: $MCPH_CONFIG_HOME, else
+    // $XDG_CONFIG_HOME/mcph, else ~/.config/mcph — /credentials.json), mode 0600, shared safely
+    // by concurrent processes. Memory: for the process's lifetime only (tests, one-shot clients).
+    enum class SecretStorage { File, Memory };
+    SecretStorage secret_storage = SecretStorage::File;
+    std::filesystem::path credentials_file;
+
     // Where log lines go. Unset: stderr for Warn and above.
     std::function<void(LogLevel, std::string_view source, std::string_view message)> logger;
     // Interactive auth: open a URL for the user. Unset: refused.

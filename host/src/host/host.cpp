@@ -1,5 +1,6 @@
 #include "config/headers_helper.hpp"
 #include "host/host_impl.hpp"
+#include "secrets/file_secret_store.hpp"
 #include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
@@ -46,6 +47,11 @@ std::function<void(LogLevel, std::string_view, std::string_view)> default_logger
 
 Host::Impl::Impl(HostOptions opts) : options(std::move(opts)) {
     if (!options.logger) options.logger = default_logger();
+    if (options.secret_storage == HostOptions::SecretStorage::Memory)
+        secrets = std::make_shared<plugins::MemorySecretStore>();
+    else
+        secrets = std::make_shared<::mcph::secrets::FileSecretStore>(
+            options.credentials_file.empty() ? ::mcph::secrets::default_credentials_path() : options.credentials_file);
     plugins::HostServiceBindings bindings;
     bindings.log = options.logger;
     bindings.open_url = options.open_url;

@@ -20,7 +20,7 @@ namespace mcph {
 struct Host::Impl {
     HostOptions options;
     std::shared_ptr<runtime::Runtime> runtime = std::make_shared<runtime::Runtime>();
-    std::shared_ptr<plugins::SecretStore> secrets = std::make_shared<plugins::MemorySecretStore>();
+    std::shared_ptr<plugins::SecretStore> secrets;
     std::shared_ptr<plugins::HostServices> services;
     plugins::PluginRegistry registry;
 

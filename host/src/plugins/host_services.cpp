@@ -71,7 +71,13 @@ mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
         return MCPH_ERR_UNSUPPORTED;
     }
-    auto value = store->get(std::string(view(key)));
+    std::optional<std::string> value;
+    try {
+        value = store->get(std::string(view(key)));
+    } catch (const std::exception& e) {  // an unsafe or corrupt store: refused, and the plugin says why
+        fill_error(err, MCPH_ERR_IO, e.what());
+        return MCPH_ERR_IO;
+    }
     if (!value) {
         fill_error(err, MCPH_ERR_NOT_FOUND, "no such secret");
         return MCPH_ERR_NOT_FOUND;
@@ -86,7 +92,12 @@ mcph_status service_secret_set(void* host_data, mcph_str key, mcph_str value, mc
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
         return MCPH_ERR_UNSUPPORTED;
     }
-    store->set(std::string(view(key)), std::string(view(value)));
+    try {
+        store->set(std::string(view(key)), std::string(view(value)));
+    } catch (const std::exception& e) {
+        fill_error(err, MCPH_ERR_IO, e.what());
+        return MCPH_ERR_IO;
+    }
     return MCPH_OK;
 }
 
@@ -96,7 +107,12 @@ mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
         return MCPH_ERR_UNSUPPORTED;
     }
-    store->erase(std::string(view(key)));
+    try {
+        store->erase(std::string(view(key)));
+    } catch (const std::exception& e) {
+        fill_error(err, MCPH_ERR_IO, e.what());
+        return MCPH_ERR_IO;
+    }
     return MCPH_OK;
 }
 

@@ -70,7 +70,7 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
                                                           d.server.issuer);
     if (cb.code.empty()) throw OAuthError(FailureKind::token_exchange_failed, "the callback carried no code");
     TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
-    TokenClient tokens(ctx.http, ctx.config);
+    TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     TokenResponse t = tokens.exchange_code(ep, client, cb.code, pkce.verifier, redirect_uri);
     return to_stored(t, ep, client, scopes, {});
 }
@@ -79,7 +79,7 @@ StoredTokens client_credentials(const FlowContext& ctx, const Discovery& d, cons
     check_server(d.server, false);
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
     TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
-    TokenClient tokens(ctx.http, ctx.config);
+    TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     return to_stored(tokens.client_credentials(ep, client, scopes), ep, client, scopes, {});
 }
 
@@ -114,7 +114,7 @@ StoredTokens refresh_tokens(const FlowContext& ctx, const StoredTokens& current)
     ClientIdentity client = current.client;
     // A configured secret may have been rotated since the tokens were stored.
     if (client.source == "preregistered" && !ctx.config.client_secret.empty()) client.client_secret = ctx.config.client_secret;
-    TokenClient tokens(ctx.http, ctx.config);
+    TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     TokenResponse t = tokens.refresh(ep, client, current.refresh_token);
     StoredTokens s = to_stored(t, ep, client, split_scopes(current.scope), current.refresh_token);
     if (t.scope.empty()) s.scope = current.scope;

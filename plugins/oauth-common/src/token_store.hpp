@@ -55,10 +55,13 @@ public:
     void save_client(const ClientIdentity& c) const;
     void erase_client() const;
 
-private:
+    // Raw access to any key of the host's secret store (auth-xaa keeps its shared IdP id_token
+    // there). get: nullopt when absent; set without a store: a no-op (memory only).
     std::optional<std::string> get(const std::string& key) const;
     void set(const std::string& key, const std::string& value) const;
     void erase(const std::string& key) const;
+
+private:
 
     const mcph_host_services* host_;
     std::string tokens_key_;

@@ -103,6 +103,12 @@ TokenResponse TokenClient::client_credentials(const TokenEndpoint& ep, const Cli
 TokenResponse TokenClient::request(const TokenEndpoint& ep, const ClientIdentity& client,
                                    std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
                                    FailureKind kind) {
+    return parse_token_response(post(ep, client, std::move(fields), what, kind), what, kind);
+}
+
+HttpResponse TokenClient::post(const TokenEndpoint& ep, const ClientIdentity& client,
+                               std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
+                               FailureKind kind) {
     if (!ep.resource.empty()) fields.emplace_back("resource", ep.resource);  // RFC 8707, every request
     HeaderPairs headers;
     const std::string& method = client.auth_method;
@@ -122,14 +128,13 @@ TokenResponse TokenClient::request(const TokenEndpoint& ep, const ClientIdentity
         fields.emplace_back("client_id", client.client_id);
         fields.emplace_back("client_assertion_type", kJwtBearerAssertionType);
         fields.emplace_back("client_assertion",
-                            make_client_assertion(config_.private_key_pem, config_.signing_algorithm, claims));
+                            make_client_assertion(private_key_pem_, signing_algorithm_, claims));
     } else {
         fields.emplace_back("client_id", client.client_id);
     }
-    HttpResponse r = http_.post(ep.url, "application/x-www-form-urlencoded", form_body(fields), headers, what,
-                                kind == FailureKind::refresh_failed ? FailureKind::refresh_failed
-                                                                    : FailureKind::token_exchange_failed);
-    return parse_token_response(r, what, kind);
+    return http_.post(ep.url, "application/x-www-form-urlencoded", form_body(fields), headers, what,
+                      kind == FailureKind::refresh_failed ? FailureKind::refresh_failed
+                                                          : FailureKind::token_exchange_failed);
 }
 
 }  // namespace mcph::oauth

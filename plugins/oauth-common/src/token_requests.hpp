@@ -3,13 +3,13 @@
 // client_secret_post, none, private_key_jwt), and responses normalised (errors.hpp).
 #pragma once
 
-#include "config.hpp"
 #include "http_client.hpp"
 #include "metadata.hpp"
 #include "token_store.hpp"
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mcph::oauth {
@@ -39,7 +39,9 @@ struct TokenEndpoint {
 
 class TokenClient {
 public:
-    TokenClient(HttpClient& http, const OAuthConfig& config) : http_(http), config_(config) {}
+    // The private key (PEM) and algorithm are used only for private_key_jwt.
+    TokenClient(HttpClient& http, std::string private_key_pem = {}, std::string signing_algorithm = "ES256")
+        : http_(http), private_key_pem_(std::move(private_key_pem)), signing_algorithm_(std::move(signing_algorithm)) {}
 
     TokenResponse exchange_code(const TokenEndpoint& ep, const ClientIdentity& client, const std::string& code,
                                 const std::string& verifier, const std::string& redirect_uri);
@@ -47,13 +49,22 @@ public:
     TokenResponse client_credentials(const TokenEndpoint& ep, const ClientIdentity& client,
                                      const std::vector<std::string>& scopes);
 
-private:
+    // Any other grant (e.g. RFC 7523 jwt-bearer): `fields` plus resource and client
+    // authentication, POSTed to the token endpoint; the answer parsed as a token response.
     TokenResponse request(const TokenEndpoint& ep, const ClientIdentity& client,
                           std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
                           FailureKind kind);
+    // The same request, returning the raw response (for token types parse_token_response
+    // rejects, such as RFC 8693 exchanges).
+    HttpResponse post(const TokenEndpoint& ep, const ClientIdentity& client,
+                      std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
+                      FailureKind kind);
+
+private:
 
     HttpClient& http_;
-    const OAuthConfig& config_;
+    std::string private_key_pem_;
+    std::string signing_algorithm_;
 };
 
 }  // namespace mcph::oauth

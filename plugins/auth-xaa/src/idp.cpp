@@ -1,0 +1,184 @@
+#include "idp.hpp"
+
+#include "encoding.hpp"
+#include "errors.hpp"
+#include "loopback_server.hpp"
+#include "metadata.hpp"
+#include "pkce.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace mcph::xaa {
+
+using oauth::FailureKind;
+using oauth::OAuthError;
+
+namespace {
+
+std::string get_string(const rapidjson::Value& obj, const char* name) {
+    auto it = obj.FindMember(name);
+    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
+                                                         : std::string();
+}
+
+std::string trim_slash(std::string s) {
+    while (!s.empty() && s.back() == '/') s.pop_back();
+    return s;
+}
+
+int64_t now_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::optional<rapidjson::Document> jwt_payload(const std::string& jwt) {
+    size_t a = jwt.find('.');
+    size_t b = a == std::string::npos ? a : jwt.find('.', a + 1);
+    if (b == std::string::npos) return std::nullopt;
+    auto raw = oauth::base64url_decode(std::string_view(jwt).substr(a + 1, b - a - 1));
+    if (!raw) return std::nullopt;
+    rapidjson::Document doc;
+    doc.Parse(raw->data(), raw->size());
+    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    return doc;
+}
+
+}  // namespace
+
+IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool need_authorization_endpoint) {
+    IdpEndpoints ep;
+    ep.issuer = idp.issuer;
+    ep.token_endpoint = idp.token_endpoint;
+    if (!ep.token_endpoint.empty() && !need_authorization_endpoint) return ep;
+    const std::string url = trim_slash(idp.issuer) + "/.well-known/openid-configuration";
+    oauth::HttpResponse r = http.get(url, "IdP OpenID configuration", FailureKind::metadata_unreachable);
+    if (r.status != 200)
+        throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " answered HTTP " +
+                                                            std::to_string(r.status));
+    oauth::require_json(r, "IdP OpenID configuration", FailureKind::metadata_invalid);
+    auto md = oauth::parse_auth_server_metadata(r.body);
+    if (!md) throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " is not a JSON object");
+    if (!md->issuer.empty() && trim_slash(md->issuer) != trim_slash(idp.issuer))
+        throw OAuthError(FailureKind::metadata_invalid,
+                         "IdP OpenID configuration names issuer " + md->issuer + ", expected " + idp.issuer);
+    if (ep.token_endpoint.empty()) ep.token_endpoint = md->token_endpoint;
+    ep.authorization_endpoint = md->authorization_endpoint;
+    if (ep.token_endpoint.empty())
+        throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " has no token_endpoint");
+    if (need_authorization_endpoint && ep.authorization_endpoint.empty())
+        throw OAuthError(FailureKind::metadata_invalid,
+                         "IdP OpenID configuration at " + url + " has no authorization_endpoint");
+    return ep;
+}
+
+std::string id_token_key(const IdpConfig& idp) {
+    return "mcph.xaa.idp." + oauth::hex(oauth::sha256(trim_slash(idp.issuer) + "\n" + idp.client_id)) + ".id_token";
+}
+
+std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const IdpConfig& idp) {
+    auto raw = store.get(id_token_key(idp));
+    if (!raw) return std::nullopt;
+    rapidjson::Document doc;
+    doc.Parse(raw->data(), raw->size());
+    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    CachedIdToken t;
+    t.id_token = get_string(doc, "id_token");
+    if (auto it = doc.FindMember("expires_at"); it != doc.MemberEnd() && it->value.IsInt64())
+        t.expires_at = it->value.GetInt64();
+    if (t.id_token.empty()) return std::nullopt;
+    return t;
+}
+
+void save_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const CachedIdToken& t) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    w.StartObject();
+    w.Key("id_token");
+    w.String(t.id_token.c_str(), static_cast<rapidjson::SizeType>(t.id_token.size()));
+    w.Key("expires_at");
+    w.Int64(t.expires_at);
+    w.EndObject();
+    store.set(id_token_key(idp), buf.GetString());
+}
+
+void erase_id_token(const oauth::TokenStore& store, const IdpConfig& idp) { store.erase(id_token_key(idp)); }
+
+int64_t jwt_expiry(const std::string& jwt) {
+    auto doc = jwt_payload(jwt);
+    if (!doc) return 0;
+    auto it = doc->FindMember("exp");
+    if (it == doc->MemberEnd()) return 0;
+    if (it->value.IsInt64()) return it->value.GetInt64();
+    if (it->value.IsDouble()) return static_cast<int64_t>(it->value.GetDouble());
+    return 0;
+}
+
+CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClient& http, const IdpConfig& idp,
+                                const IdpEndpoints& ep, long timeout_ms, const LogFn& log) {
+    if (!host || host->struct_size <= offsetof(mcph_host_services, open_url) || !host->open_url)
+        throw OAuthError(FailureKind::user_cancelled, "no id_token: sign in to the IdP (the application cannot open a browser)");
+    http.check_url(ep.authorization_endpoint);
+    oauth::LoopbackServer server(idp.callback_port, idp.callback_path);
+    const std::string redirect_uri = server.redirect_uri();
+    oauth::Pkce pkce = oauth::make_pkce();
+    const std::string state = oauth::make_state();
+    const std::string nonce = oauth::make_state();
+    std::string url = ep.authorization_endpoint;
+    url += url.find('?') == std::string::npos ? '?' : '&';
+    url += oauth::form_body({{"response_type", "code"},
+                             {"client_id", idp.client_id},
+                             {"redirect_uri", redirect_uri},
+                             {"scope", "openid"},
+                             {"state", state},
+                             {"nonce", nonce},
+                             {"code_challenge", pkce.challenge},
+                             {"code_challenge_method", "S256"}});
+    server.start(state);
+    log(MCPH_LOG_INFO, "opening the sign-in page of the IdP " + idp.issuer);
+    mcph_error err = mcph::plugin::make_error();
+    if (host->open_url(host->host_data, mcph::plugin::str(url), &err) != MCPH_OK)
+        throw OAuthError(FailureKind::user_cancelled, std::string("the application did not open the IdP sign-in page: ") +
+                                                          (err.message[0] ? err.message : "refused"));
+    oauth::CallbackResult cb = server.wait(std::chrono::milliseconds(timeout_ms));
+    if (!cb.error.empty())
+        throw OAuthError(cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed,
+                         "the IdP returned " + cb.error + (cb.error_description.empty() ? "" : " — " + cb.error_description),
+                         cb.error);
+    if (!cb.iss.empty() && trim_slash(cb.iss) != trim_slash(idp.issuer))
+        throw OAuthError(FailureKind::state_mismatch, "the callback came from issuer " + cb.iss + ", expected " + idp.issuer);
+
+    std::vector<std::pair<std::string, std::string>> fields{{"grant_type", "authorization_code"},
+                         {"code", cb.code},
+                         {"redirect_uri", redirect_uri},
+                         {"code_verifier", pkce.verifier},
+                         {"client_id", idp.client_id}};
+    if (!idp.client_secret.empty()) fields.emplace_back("client_secret", idp.client_secret);
+    oauth::HttpResponse r = http.post(ep.token_endpoint, "application/x-www-form-urlencoded", oauth::form_body(fields), {},
+                                      "IdP token endpoint", FailureKind::token_exchange_failed);
+    if (auto e = oauth::oauth_error_in(r.body))
+        throw OAuthError(FailureKind::token_exchange_failed, "IdP token endpoint refused the code: " + e->error, e->error);
+    oauth::require_json(r, "IdP token endpoint", FailureKind::token_exchange_failed);
+    rapidjson::Document doc;
+    doc.Parse(r.body.data(), r.body.size());
+    CachedIdToken t;
+    t.id_token = get_string(doc, "id_token");
+    if (r.status != 200 || t.id_token.empty())
+        throw OAuthError(FailureKind::token_exchange_failed, "IdP token endpoint at " + r.url + " returned no id_token");
+    auto payload = jwt_payload(t.id_token);
+    if (!payload || get_string(*payload, "nonce") != nonce)
+        throw OAuthError(FailureKind::state_mismatch, "the IdP's id_token does not carry this sign-in's nonce");
+    t.expires_at = jwt_expiry(t.id_token);
+    if (t.expires_at != 0 && t.expires_at <= now_seconds())
+        throw OAuthError(FailureKind::token_exchange_failed, "the IdP issued an id_token that has already expired");
+    return t;
+}
+
+}  // namespace mcph::xaa

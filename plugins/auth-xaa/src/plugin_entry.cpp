@@ -1,0 +1,23 @@
+// The plugin's single exported symbol: mcph_plugin_entry, offering mcph.auth/1 as backend "xaa".
+#include "xaa_auth.hpp"
+
+#include <mcph/plugin_helper.hpp>
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+namespace {
+
+mcph_status init(const mcph_host_services*, mcph_error*) {
+    static std::once_flag once;  // before any thread of ours exists
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    return MCPH_OK;
+}
+
+const auto kVtable = mcph::plugin::make_auth_vtable<mcph::xaa::XaaAuth>("xaa");
+
+}  // namespace
+
+MCPH_DEFINE_PLUGIN("auth-xaa", "0.1.0", "Enterprise-Managed Authorization (XAA, SEP-990): IdP id_token -> ID-JAG -> access token",
+                   init, MCPH_AUTH_INTERFACE_V1, &kVtable)

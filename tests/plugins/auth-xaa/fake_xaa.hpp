@@ -1,0 +1,53 @@
+// A scripted MCP resource + authorization server + enterprise IdP on one loopback origin (the
+// transport-http tests' Beast server underneath). The AS lives at the origin, the IdP under
+// /idp. It records the token-exchange form sent to the IdP and the jwt-bearer request sent to
+// the AS, so the tests can check every parameter.
+#pragma once
+
+#include "fake_server.hpp"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace xaa_test {
+
+struct FakeXaaOptions {
+    long expires_in = 3600;
+    std::vector<std::string> as_auth_methods{"client_secret_basic"};
+    std::string rejected_subject;  // the IdP answers invalid_grant for this subject_token
+};
+
+// An unsigned JWT (alg none) with these claims — enough for claim reading.
+std::string fake_jwt(const std::string& payload_json);
+
+class FakeXaa {
+public:
+    explicit FakeXaa(FakeXaaOptions options = {});
+    std::string origin() const;
+    std::string mcp_url() const { return origin() + "/mcp"; }
+    std::string prm_url() const { return origin() + "/.well-known/oauth-protected-resource/mcp"; }
+    std::string idp_issuer() const { return origin() + "/idp"; }
+
+    std::atomic<int> idp_logins{0}, exchanges{0}, jwt_bearer_grants{0};
+    std::map<std::string, std::string> last_exchange_form();
+    std::map<std::string, std::string> last_grant_form();
+    std::string last_grant_authorization();
+    std::vector<std::string> issued();  // every token and ID-JAG handed out
+
+    http_test::FakeServer server;
+
+private:
+    void handle(http_test::Exchange& ex);
+    FakeXaaOptions o_;
+    std::mutex mutex_;
+    std::map<std::string, std::string> exchange_form_, grant_form_;
+    std::string grant_authorization_;
+    std::vector<std::string> issued_;
+    std::map<std::string, std::string> nonces_;  // code → nonce
+    int counter_ = 0;
+};
+
+}  // namespace xaa_test
