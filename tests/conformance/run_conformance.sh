@@ -30,6 +30,12 @@ for scenario in "$@"; do
   else
     echo "$scenario: FAIL"; tail -20 "$out/log" | sed 's/^/    /'; failed=$((failed + 1))
   fi
+  if [ -n "${KEEP_RESULTS:-}" ]; then  # like the shared runner: checks.json, the client's stdout/stderr
+    safe="$(printf '%s' "$scenario" | tr -c 'A-Za-z0-9._-' '_')"
+    mkdir -p "$KEEP_RESULTS/$safe"
+    checks="$(find "$out" -name checks.json -type f | head -n 1)"
+    [ -n "$checks" ] && cp "$(dirname "$checks")"/* "$KEEP_RESULTS/$safe/" 2>/dev/null
+  fi
   rm -rf "$out"
 done
 echo "$passed passed, $failed failed"
