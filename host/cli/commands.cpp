@@ -237,8 +237,11 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     HostOptions ho;
     ho.plugin_dirs = options.plugin_dirs;
     if (options.timeout) ho.request_timeout = *options.timeout;
-    ho.callbacks = make_cli_callbacks(stdin_is_tty() && stderr_is_tty());
-    ho.open_url = open_in_browser;
+    const bool interactive = stdin_is_tty() && stderr_is_tty();
+    ho.callbacks = make_cli_callbacks(interactive);
+    // A browser sign-in only when someone is there to finish it (or asked for it with `login`):
+    // a script meeting a 401 gets "needs-auth, run mcph login" at once instead of a long wait.
+    if (interactive || options.command == "login") ho.open_url = open_in_browser;
     auto host = std::make_unique<Host>(std::move(ho));
     if (!extra_config_json.empty()) host->add_config_json(extra_config_json);
     for (const auto& source : options.mcp_configs) host->add_config_json(load_config_text(source));
