@@ -16,10 +16,6 @@ namespace mcph::oauth {
 
 namespace {
 
-int64_t now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const ClientIdentity& client,
                        const std::vector<std::string>& requested, const std::string& previous_refresh) {
     StoredTokens s;

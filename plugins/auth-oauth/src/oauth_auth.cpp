@@ -8,18 +8,6 @@
 
 namespace mcph::oauth {
 
-namespace {
-
-int64_t now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-bool expires_within(const StoredTokens& t, int64_t seconds) {
-    return t.expires_at != 0 && t.expires_at - now_seconds() < seconds;
-}
-
-}  // namespace
-
 OAuthAuth::OAuthAuth(const mcph::plugin::AuthContext& ctx)
     : host_(ctx.host),
       name_(ctx.server_name),

@@ -5,6 +5,7 @@
 #include "loopback_server.hpp"
 #include "metadata.hpp"
 #include "pkce.hpp"
+#include "token_store.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
@@ -21,6 +22,7 @@ namespace mcph::xaa {
 
 using oauth::FailureKind;
 using oauth::OAuthError;
+using oauth::now_seconds;
 
 namespace {
 
@@ -33,10 +35,6 @@ std::string get_string(const rapidjson::Value& obj, const char* name) {
 std::string trim_slash(std::string s) {
     while (!s.empty() && s.back() == '/') s.pop_back();
     return s;
-}
-
-int64_t now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::optional<rapidjson::Document> jwt_payload(const std::string& jwt) {

@@ -12,18 +12,8 @@ namespace mcph::xaa {
 using oauth::FailureKind;
 using oauth::OAuthError;
 using oauth::StoredTokens;
-
-namespace {
-
-int64_t now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-bool expires_within(const StoredTokens& t, int64_t seconds) {
-    return t.expires_at != 0 && t.expires_at - now_seconds() < seconds;
-}
-
-}  // namespace
+using oauth::expires_within;
+using oauth::now_seconds;
 
 XaaAuth::XaaAuth(const mcph::plugin::AuthContext& ctx)
     : host_(ctx.host),

@@ -27,10 +27,6 @@ bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-int64_t now_seconds() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 TokenResponse parse_token_response(const HttpResponse& r, std::string_view what, FailureKind kind) {

@@ -9,6 +9,7 @@
 
 #include <mcph/plugin_api.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,17 @@ struct StoredTokens {
     std::string resource;
     ClientIdentity client;
 };
+
+// Seconds since the epoch: the unit of expires_at.
+inline int64_t now_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// True when the token expires within `seconds` from now (never, when its lifetime is unknown).
+inline bool expires_within(const StoredTokens& t, int64_t seconds) {
+    return t.expires_at != 0 && t.expires_at - now_seconds() < seconds;
+}
+
 
 std::string store_key_base(std::string_view server_name, std::string_view server_url, std::string_view client_id);
 
