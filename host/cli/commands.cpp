@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "browser.hpp"
+#include "config_commands.hpp"
 #include "interactive.hpp"
 #include "render.hpp"
 
@@ -44,7 +45,8 @@ void connect_all_reporting(Host& host) {
 
 void require_servers(Host& host) {
     if (host.server_names().empty())
-        throw Error(ErrorKind::Usage, "no servers configured: pass --mcp-config '{\"mcpServers\":{...}}' (or try `mcph demo`)");
+        throw Error(ErrorKind::Usage, "no servers configured: pass --mcp-config '{\"mcpServers\":{...}}', add one with "
+                                      "`mcph add`, or try `mcph demo` (`mcph status` shows servers left out and why)");
 }
 
 std::vector<std::shared_ptr<ClientSession>> live_sessions(Host& host) {
@@ -242,9 +244,12 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     // A browser sign-in only when someone is there to finish it (or asked for it with `login`):
     // a script meeting a 401 gets "needs-auth, run mcph login" at once instead of a long wait.
     if (interactive || options.command == "login") ho.open_url = open_in_browser;
+    // Every config layer, unless told to use --mcp-config only; the demo runs on its own config.
+    ho.load_layered_config = !options.strict_mcp_config && options.command != "demo";
     auto host = std::make_unique<Host>(std::move(ho));
-    if (!extra_config_json.empty()) host->add_config_json(extra_config_json);
-    for (const auto& source : options.mcp_configs) host->add_config_json(load_config_text(source));
+    if (!extra_config_json.empty()) host->add_config_json(extra_config_json, "demo");
+    for (const auto& source : options.mcp_configs)
+        host->add_config_json(load_config_text(source), "--mcp-config " + (source.rfind('{', 0) == 0 ? "(inline)" : source));
     return host;
 }
 
@@ -254,6 +259,8 @@ int run_command(const Options& o) {
         {"servers", cmd_servers},     {"tools", cmd_tools},   {"call", cmd_call},     {"resources", cmd_resources},
         {"read", cmd_read},           {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
         {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
+        {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
+        {"approve", cmd_approve},     {"reconnect", cmd_reconnect},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);

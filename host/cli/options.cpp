@@ -18,13 +18,21 @@ Commands:
   read <uri> [server]       read a resource
   prompts                   list prompts
   prompt <name> [json-args] render a prompt (name or server/name)
-  status                    connect everything and show the status view
+  status                    connect everything and show the status view (the "/mcp" view)
+  add <name> <command> [args...] | <name> <url> | <name> '<json>'
+                            save a server definition (--scope local|project|user; default local)
+  remove <name>             delete a saved definition (from --scope, else the file defining it)
+  enable <name> / disable <name>
+                            switch a server on or off for this project (.mcph/settings.local.json)
+  approve <name>            approve a project server and pin its tools' definitions
+  reconnect <name>          reconnect now, with a fresh attempt budget (e.g. after "failed")
   plugins                   list plugins found, loaded or refused (with the reason)
   login <server>            sign in to a server that needs auth (opens the browser)
   logout <server>           forget a server's stored credentials
 
 Options:
   --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins
+  --strict-mcp-config       use only --mcp-config (ignore user, project, local and plugin configs)
   --plugin-dir <dir>        also search this directory for plugins (repeatable)
   --json                    machine-readable output
   --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s)
@@ -32,8 +40,13 @@ Options:
   --version                 print the version
 
 Exit codes: 0 ok, 1 the tool reported an error, 2 usage error, 3 connection or protocol failure.
+Config: /etc/mcph/managed-mcp.json (enterprise, exclusive), /etc/mcph/managed-settings.json,
+        ~/.config/mcph/settings.json, .mcp.json (project, up to the repository root),
+        .mcph/settings.local.json, <plugin dir>/*.mcp.json, then --mcp-config.
 Environment: MCPH_PLUGIN_PATH (plugin dirs, ':'-separated), MCPH_LOG_LEVEL (debug|info|warn|error),
-             MCPH_SHELL_PREFIX (wraps stdio server commands, e.g. "docker exec -i box").
+             MCPH_SHELL_PREFIX (wraps stdio server commands, e.g. "docker exec -i box"),
+             MCPH_CONFIG_HOME, MCPH_MANAGED_DIR (config locations), MCPH_LOCAL_CONNECT_BATCH,
+             MCPH_REMOTE_CONNECT_BATCH, MCPH_RECONNECT_ATTEMPTS / _INITIAL_MS / _MAX_MS.
 )";
 }
 
@@ -68,6 +81,9 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--plugin-dir") o.plugin_dirs.emplace_back(value_of(i, a));
         else if (a.rfind("--plugin-dir=", 0) == 0) o.plugin_dirs.emplace_back(a.substr(13));
         else if (a == "--json") o.json = true;
+        else if (a == "--strict-mcp-config") o.strict_mcp_config = true;
+        else if (a == "--scope") o.scope = value_of(i, a);
+        else if (a.rfind("--scope=", 0) == 0) o.scope = a.substr(8);
         else if (a == "--timeout") o.timeout = parse_duration(value_of(i, a));
         else if (a.rfind("--timeout=", 0) == 0) o.timeout = parse_duration(a.substr(10));
         else if (a == "-h" || a == "--help") o.help = true;

@@ -11,6 +11,8 @@ namespace mcph::cli {
 
 struct Options {
     std::vector<std::string> mcp_configs;  // each a file path or inline JSON
+    bool strict_mcp_config = false;        // only --mcp-config: no user, project, local or plugin files
+    std::string scope;                     // add/remove: user, project or local
     std::vector<std::filesystem::path> plugin_dirs;
     bool json = false;
     std::optional<std::chrono::milliseconds> timeout;

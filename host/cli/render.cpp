@@ -98,22 +98,55 @@ void print_prompt_result(std::ostream& out, const JsonValue& result) {
     }
 }
 
-void print_status(std::ostream& out, const JsonValue& status) {
-    for (const JsonValue& s : status["servers"].GetArray()) {
-        out << member(s, "name") << "  [" << member(s, "type") << "]  " << member(s, "state") << "\n";
-        if (s.HasMember("serverInfo"))
-            out << "    server: " << member(s["serverInfo"], "name") << " " << member(s["serverInfo"], "version")
-                << ", protocol " << member(s, "protocolVersion") << "\n";
-        if (s.HasMember("tools") && s["tools"].IsArray()) {
-            out << "    tools (" << s["tools"].Size() << "):";
-            for (const JsonValue& t : s["tools"].GetArray()) out << " " << member(t, "name");
-            out << "\n";
-        }
-        if (s.HasMember("resources")) out << "    resources: " << s["resources"].Size() << "\n";
-        if (s.HasMember("prompts")) out << "    prompts: " << s["prompts"].Size() << "\n";
-        if (!member(s, "instructions").empty()) out << "    instructions: " << first_line(member(s, "instructions")) << "\n";
-        if (!member(s, "error").empty()) out << "    error: " << member(s, "error") << "\n";
+namespace {
+
+void print_server(std::ostream& out, const JsonValue& s) {
+    out << member(s, "name") << "  [" << member(s, "type") << ", " << member(s, "scope") << "]  " << member(s, "state");
+    if (s.HasMember("attempt") && s["attempt"].GetInt() > 0)
+        out << " (reconnecting " << s["attempt"].GetInt() << "/" << s["maxAttempts"].GetInt() << ")";
+    out << "\n";
+    if (!member(s, "pluginSource").empty()) out << "    from plugin: " << member(s, "pluginSource") << "\n";
+    if (s.HasMember("serverInfo"))
+        out << "    server: " << member(s["serverInfo"], "name") << " " << member(s["serverInfo"], "version")
+            << ", protocol " << member(s, "protocolVersion") << "\n";
+    if (s.HasMember("tools") && s["tools"].IsArray()) {
+        out << "    tools (" << s["tools"].Size() << "):";
+        for (const JsonValue& t : s["tools"].GetArray())
+            out << " " << member(t, "name") << (t.HasMember("destructive") ? " [destructive]" : "");
+        out << "\n";
     }
+    if (s.HasMember("withheldTools"))
+        for (const JsonValue& t : s["withheldTools"].GetArray())
+            out << "    WITHHELD " << member(t, "name") << ": " << member(t, "reason") << " (run `mcph approve "
+                << member(s, "name") << "` after reviewing it)\n";
+    if (s.HasMember("resources")) out << "    resources: " << s["resources"].Size() << "\n";
+    if (s.HasMember("prompts")) out << "    prompts: " << s["prompts"].Size() << "\n";
+    if (!member(s, "instructions").empty()) out << "    instructions: " << first_line(member(s, "instructions")) << "\n";
+    if (!member(s, "error").empty()) out << "    error: " << first_line(member(s, "error")) << "\n";
+    if (s.HasMember("stderrTail"))
+        for (const JsonValue& line : s["stderrTail"].GetArray()) out << "    stderr| " << line.GetString() << "\n";
+}
+
+void print_excluded(std::ostream& out, const JsonValue& status, const char* key, const char* title) {
+    if (!status.HasMember(key) || status[key].Empty()) return;
+    out << title << ":\n";
+    for (const JsonValue& e : status[key].GetArray()) {
+        out << "    " << (member(e, "name").empty() ? member(e, "origin") : member(e, "name"));
+        if (!member(e, "scope").empty()) out << " [" << member(e, "scope") << "]";
+        out << ": " << member(e, "reason") << "\n";
+    }
+}
+
+}  // namespace
+
+void print_status(std::ostream& out, const JsonValue& status) {
+    if (status.HasMember("enterpriseExclusive") && status["enterpriseExclusive"].GetBool())
+        out << "(the enterprise config is in force: servers from every other source are ignored)\n";
+    for (const JsonValue& s : status["servers"].GetArray()) print_server(out, s);
+    print_excluded(out, status, "unapproved", "awaiting approval");
+    print_excluded(out, status, "denied", "denied by policy");
+    print_excluded(out, status, "suppressed", "suppressed duplicates");
+    print_excluded(out, status, "configProblems", "config problems");
     out << "plugins:\n";
     for (const JsonValue& p : status["plugins"].GetArray()) {
         out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << member(p, "name") << " "

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <mcph/callbacks.hpp>
+#include <mcph/connection_state.hpp>
 #include <mcph/error.hpp>
 #include <mcph/in_process_server.hpp>
 #include <mcph/json.hpp>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,14 +58,92 @@ struct HostOptions {
     std::function<void(LogLevel, std::string_view source, std::string_view message)> logger;
     // Interactive auth: open a URL for the user. Unset: refused.
     std::function<bool(const std::string& url)> open_url;
+
+    // Layered configuration (seed 000 §18.6): enterprise ($MCPH_MANAGED_DIR/managed-mcp.json,
+    // exclusive), managed (managed-settings.json), user ($MCPH_CONFIG_HOME/settings.json), project
+    // (.mcp.json files from the repository root down to `cwd`), local (.mcph/settings.local.json)
+    // and plugin-contributed servers (*.mcp.json beside the plugins). Off: only what the
+    // application adds (dynamic scope) is used — no file is read.
+    bool load_layered_config = false;
+    std::filesystem::path cwd;  // default: the process's working directory
+
+    // Reconnection of lost connections (defaults: 5 attempts, 1 s doubling to 30 s; overridable by
+    // MCPH_RECONNECT_ATTEMPTS / _INITIAL_MS / _MAX_MS / _STABLE_MS). max_attempts 0 turns it off.
+    struct Reconnect {
+        int max_attempts = 5;
+        std::chrono::milliseconds initial_backoff{1000};
+        std::chrono::milliseconds max_backoff{30000};
+        // A connection must stay up this long before its attempt counter resets: a server that
+        // dies right after each connect ends in "failed" instead of looping forever.
+        std::chrono::milliseconds stable_after{30000};
+    };
+    std::optional<Reconnect> reconnect;  // unset: defaults + environment
+    // connect_all batch sizes (defaults 3 local, 20 remote; MCPH_LOCAL_CONNECT_BATCH /
+    // MCPH_REMOTE_CONNECT_BATCH). Batches run one after another, members in parallel.
+    std::optional<std::size_t> local_connect_batch;
+    std::optional<std::size_t> remote_connect_batch;
+    // HTTP-family servers: a DNS + TCP check before the handshake (skipped behind a proxy).
+    bool reachability_check = true;
+
+    // Called on every state change of every server, on a host thread; must be quick.
+    std::function<void(const std::string& server, const ConnectionState& state)> on_state_change;
+};
+
+// A tool the rug-pull guard holds back: its definition changed since the user approved the
+// server (or it appeared after), until `Host::approve` pins it again.
+struct WithheldTool {
+    std::string name;    // the server's original tool name
+    std::string reason;  // "changed since approval" | "new since approval"
 };
 
 struct ServerStatus {
     std::string name;
     std::string type;   // transport type
-    std::string state;  // "connected" | "failed" | "pending" | "disabled" | "needs-auth"
-    std::string error;  // last error, when failed
+    std::string state;  // state_name(connection)
+    std::string error;  // last error (failed, needs-auth, or why a pending connection was lost)
+    std::string scope;  // "enterprise" | "managed" | "user" | "project" | "local" | "dynamic" | "plugin"
+    std::string origin;         // the file (or "api", "--mcp-config <file>") that defined it
+    std::string plugin_source;  // plugin scope: the plugin that contributed it
+    ConnectionState connection;
+    std::vector<std::string> stderr_tail;  // the last lines the server wrote to stderr (stdio)
+    std::vector<WithheldTool> withheld_tools;
 };
+
+// A configured server that will not be connected, and why.
+struct ExcludedServer {
+    std::string name;
+    std::string scope;
+    std::string origin;
+    std::string plugin_source;
+    std::string reason;
+};
+
+struct ConfigReport {
+    std::vector<ExcludedServer> suppressed_duplicates;  // plugin servers duplicating another
+    std::vector<ExcludedServer> denied;                 // refused by allow/deny policy (reason = rule)
+    std::vector<ExcludedServer> unapproved;             // project servers awaiting `mcph approve`
+    std::vector<ExcludedServer> problems;               // files or entries that could not be used
+    bool enterprise_exclusive = false;                  // managed-mcp.json replaced every other source
+};
+
+// Who defined a sub-agent: decides whether it may bring inline servers under a plugin-only policy.
+enum class AgentSource { BuiltIn, Plugin, Policy, User, Project };
+
+// A sub-agent's MCP servers (seed 000 §18.11): a reference reuses the parent's connection (shared,
+// never closed by the overlay); an inline definition opens a connection that the overlay owns.
+struct OverlayServer {
+    std::string reference;    // non-empty: the name of a server of the host
+    std::string name;         // inline: the server's name inside the overlay
+    std::string config_json;  // inline: its config object, as in mcpServers
+};
+
+struct OverlaySpec {
+    std::string agent;  // for messages
+    AgentSource source = AgentSource::User;
+    std::vector<OverlayServer> servers;
+};
+
+class Overlay;
 
 class Host {
 public:
@@ -78,6 +158,8 @@ public:
     // Adds servers from a {"mcpServers":{...}} (or {"servers":{...}}) document. Throws Error(Usage)
     // naming the server and field on a bad entry. A later definition of a name replaces an earlier one.
     void add_config_json(std::string_view json_text);
+    // The same, naming where the document came from in messages and in the status view.
+    void add_config_json(std::string_view json_text, const std::string& origin);
     // Adds one server: `config` is its config object ({"command":...} or {"type":"http","url":...}).
     void add_server(const std::string& name, const JsonValue& config);
     // Registers an MCP server implemented inside this application (config type "sdk"), reached
@@ -87,7 +169,8 @@ public:
 
     // Connects (or returns the live session). Throws Error(Connection/Protocol/Plugin/NotFound).
     std::shared_ptr<ClientSession> connect(const std::string& name);
-    // Connects every configured server; failures are recorded in status(), not thrown.
+    // Connects every eligible server in batches (local 3, remote 20 at a time; the two kinds in
+    // parallel); failures are recorded in status(), not thrown.
     void connect_all();
     std::shared_ptr<ClientSession> session(const std::string& name) const;  // null if not connected
 
@@ -98,8 +181,32 @@ public:
                              const RequestOptions& options = {});
 
     std::vector<ServerStatus> status() const;
-    // The full status view as JSON (servers, tools with original names, plugins).
+    ConnectionState state(const std::string& name) const;
+    // Servers left out of the connection set (duplicates, policy, approval, bad config).
+    ConfigReport config_report() const;
+    // The full status view as JSON ("/mcp"): servers with scope, state, attempt n/max, last error,
+    // stderr tail, serverInfo, capabilities, instructions, tools (mapped and original names),
+    // withheld tools, resources, prompts; suppressed duplicates; denials; unapproved servers;
+    // config problems; plugins loaded and refused.
     Json status_json() const;
+
+    // Re-reads every config layer (servers whose definition is unchanged keep their connection).
+    void reload_config();
+    // Manual reconnect: from any state but disabled, with a fresh attempt budget. Throws like connect.
+    std::shared_ptr<ClientSession> reconnect(const std::string& name);
+    // Disable / enable a server now, and (layered config) remember it in .mcph/settings.local.json.
+    void disable(const std::string& name);
+    void enable(const std::string& name);
+    // Approves a server for this project (required for project-scope servers) and pins its tools'
+    // definitions: a later change withholds the tool until approved again. Connects to read them.
+    void approve(const std::string& name);
+    // Config writes ("mcph add/remove"): scope "user", "project" or "local" — atomic, mode kept.
+    void save_server(const std::string& scope, const std::string& name, const JsonValue& config, bool replace = false);
+    // Removes the definition from `scope`, or (empty) from the file that defines it. False if none.
+    bool remove_saved_server(const std::string& name, const std::string& scope = "");
+
+    // Opens a sub-agent overlay; throws Error(Usage) when policy forbids its inline servers.
+    std::unique_ptr<Overlay> open_overlay(const OverlaySpec& spec);
 
     // Runs the server's auth backend interactively (through HostOptions::open_url), then connects.
     void login(const std::string& name);
@@ -110,6 +217,27 @@ public:
     void close();  // disconnects everything; also done by the destructor
 
     struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// The servers a sub-agent sees: its referenced parent servers plus its own inline ones.
+class Overlay {
+public:
+    ~Overlay();  // closes the inline connections; referenced ones stay with the parent
+    Overlay(const Overlay&) = delete;
+    Overlay& operator=(const Overlay&) = delete;
+
+    std::vector<std::string> server_names() const;
+    std::shared_ptr<ClientSession> session(const std::string& name) const;
+    std::vector<Tool> tools() const;
+    CallToolResult call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options = {});
+    // Names of inline servers the overlay opened (and will close).
+    std::vector<std::string> owned_servers() const;
+
+    struct Impl;
+    explicit Overlay(std::unique_ptr<Impl> impl);
 
 private:
     std::unique_ptr<Impl> impl_;

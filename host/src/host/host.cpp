@@ -3,6 +3,7 @@
 #include "secrets/file_secret_store.hpp"
 #include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
+#include "governance/tool_pins.hpp"
 #include "tools/name_mapping.hpp"
 
 #include <mcph/host.hpp>
@@ -45,7 +46,31 @@ std::function<void(LogLevel, std::string_view, std::string_view)> default_logger
 
 }  // namespace
 
-Host::Impl::Impl(HostOptions opts) : options(std::move(opts)) {
+namespace {
+
+config::ConfigLocations locations_for(const HostOptions& options) {
+    auto locations = config::ConfigLocations::from_environment(options.cwd.empty() ? std::filesystem::current_path() : options.cwd);
+    locations.plugin_dirs = plugins::plugin_search_path(options);
+    return locations;
+}
+
+connection::ReconnectPolicy reconnect_policy_for(const HostOptions& options) {
+    if (!options.reconnect) return connection::ReconnectPolicy::from_environment();
+    connection::ReconnectPolicy policy;
+    policy.max_attempts = options.reconnect->max_attempts;
+    policy.initial_backoff = options.reconnect->initial_backoff;
+    policy.max_backoff = options.reconnect->max_backoff;
+    policy.stable_after = options.reconnect->stable_after;
+    return policy;
+}
+
+}  // namespace
+
+Host::Impl::Impl(HostOptions opts)
+    : options(std::move(opts)),
+      locations(locations_for(options)),
+      approvals(locations.approvals_file()),
+      reconnect_policy(reconnect_policy_for(options)) {
     if (!options.logger) options.logger = default_logger();
     if (options.secret_storage == HostOptions::SecretStorage::Memory)
         secrets = std::make_shared<plugins::MemorySecretStore>();
@@ -63,14 +88,13 @@ Host::Impl::Impl(HostOptions opts) : options(std::move(opts)) {
     registry.discover(plugins::plugin_search_path(options), services->table());
 }
 
-
 void Host::Impl::shutdown() {
-    std::map<std::string, std::shared_ptr<detail::SessionCore>> closing;
+    std::map<std::string, std::shared_ptr<connection::ServerConnection>> closing;
     {
         std::lock_guard lock(mutex);
-        closing.swap(sessions);
+        closing.swap(connections);
     }
-    for (auto& [name, core] : closing) core->close();
+    for (auto& [name, connection] : closing) connection->shutdown();
     closing.clear();
     std::map<std::string, std::shared_ptr<auth::AuthSession>> auths;
     {
@@ -82,20 +106,21 @@ void Host::Impl::shutdown() {
     registry.clear();  // plugins unload once the last object they created is gone
 }
 
-void Host::Impl::set_status(const std::string& name, const std::string& state, const std::string& error) {
+std::shared_ptr<connection::ServerConnection> Host::Impl::connection_of(const std::string& name) const {
     std::lock_guard lock(mutex);
-    auto& s = statuses[name];
-    s.name = name;
-    if (s.type.empty())
-        if (auto it = configs.find(name); it != configs.end()) s.type = it->second.type;
-    s.state = state;
-    s.error = error;
+    auto it = connections.find(name);
+    if (it != connections.end()) return it->second;
+    std::string why = "no server named '" + name + "' is configured";
+    for (const auto* list : {&report.denied, &report.unapproved, &report.suppressed_duplicates, &report.problems})
+        for (const auto& excluded : *list)
+            if (excluded.name == name) why = "server '" + name + "' is not connectable: " + excluded.reason;
+    throw Error(ErrorKind::NotFound, why);
 }
 
-config::ServerConfig Host::Impl::config_of(const std::string& name) const {
+config::ConfiguredServer Host::Impl::configured(const std::string& name) const {
     std::lock_guard lock(mutex);
-    auto it = configs.find(name);
-    if (it == configs.end()) throw Error(ErrorKind::NotFound, "no server named '" + name + "' is configured");
+    auto it = every_server.find(name);
+    if (it == every_server.end()) throw Error(ErrorKind::NotFound, "no server named '" + name + "' is configured");
     return it->second;
 }
 
@@ -109,7 +134,8 @@ std::shared_ptr<plugins::LoadedPlugin> Host::Impl::plugin_for(const config::Serv
                                        "); check --plugin-dir / MCPH_PLUGIN_PATH and run `mcph plugins`");
 }
 
-std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::ServerConfig& config) {
+std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::ServerConfig& config,
+                                                              connection::SessionHooks hooks) {
     detail::SessionSettings settings;
     settings.server_name = config.name;
     settings.transport_type = config.type;
@@ -120,9 +146,23 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.callbacks = options.callbacks;
     settings.log = options.logger;
     settings.auth = auth_for(config);
-    const std::string name = config.name;
-    settings.on_disconnected = [this, name](const std::string& reason) { set_status(name, "failed", reason); };
+    settings.on_disconnected = std::move(hooks.on_disconnected);
+    settings.on_transport_problem = std::move(hooks.on_transport_problem);
     return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
+}
+
+std::shared_ptr<connection::ServerConnection> Host::Impl::make_connection(const config::ConfiguredServer& server) {
+    connection::ConnectionDeps deps;
+    deps.runtime = runtime;
+    deps.make_session = [this](const config::ServerConfig& config, connection::SessionHooks hooks) {
+        return make_session(config, std::move(hooks));
+    };
+    deps.policy = reconnect_policy;
+    deps.reachability_check = options.reachability_check;
+    deps.reachability_timeout = std::min<std::chrono::milliseconds>(options.connect_timeout, std::chrono::milliseconds(5000));
+    deps.log = options.logger;
+    deps.on_state_change = [this](const std::string& name, const ConnectionState& state) { on_state_change(name, state); };
+    return std::make_shared<connection::ServerConnection>(server, std::move(deps));
 }
 
 // The configured but disconnected server a mapped tool name points at, so a call to a dead server
@@ -130,8 +170,8 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
 std::string Host::Impl::disconnected_owner(const std::string& mapped_name) const {
     std::lock_guard lock(mutex);
     for (const auto& name : order) {
-        auto it = sessions.find(name);
-        if (it != sessions.end() && it->second->connected()) continue;
+        auto it = connections.find(name);
+        if (it != connections.end() && it->second->live_core()) continue;
         if (mapped_name.rfind("mcp__" + tools::sanitize_name_part(name) + "__", 0) == 0) return name;
     }
     return {};
@@ -178,126 +218,35 @@ detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfi
     };
 }
 
-
-Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
-Host::~Host() = default;
-
-const std::vector<PluginInfo>& Host::plugins() const { return impl_->registry.infos(); }
-
-void Host::add_config_json(std::string_view json_text) {
-    for (auto& config : config::parse_mcp_config(json_text, "MCP config")) {
-        std::lock_guard lock(impl_->mutex);
-        if (!impl_->configs.count(config.name)) impl_->order.push_back(config.name);
-        const std::string name = config.name;
-        impl_->statuses[name] = ServerStatus{name, config.type, config.disabled ? "disabled" : "pending", ""};
-        impl_->configs[name] = std::move(config);
-    }
-}
-
-void Host::add_server(const std::string& name, const JsonValue& config) {
-    auto parsed = config::parse_server_config(name, config);
-    std::lock_guard lock(impl_->mutex);
-    if (!impl_->configs.count(name)) impl_->order.push_back(name);
-    impl_->statuses[name] = ServerStatus{name, parsed.type, parsed.disabled ? "disabled" : "pending", ""};
-    impl_->configs[name] = std::move(parsed);
-}
-
-void Host::register_sdk_server(const std::string& name, std::shared_ptr<InProcessServer> server) {
-    if (!server) throw Error(ErrorKind::Usage, "register_sdk_server: null server for '" + name + "'");
-    std::lock_guard lock(impl_->mutex);
-    impl_->sdk_servers[name] = std::move(server);
-    if (impl_->configs.count(name)) return;
-    Json entry = parse_json(R"({"type":"sdk"})");
-    impl_->order.push_back(name);
-    impl_->configs[name] = config::parse_server_config(name, entry);
-    impl_->statuses[name] = ServerStatus{name, "sdk", "pending", ""};
-}
-
-std::vector<std::string> Host::server_names() const {
-    std::lock_guard lock(impl_->mutex);
-    return impl_->order;
-}
-
-namespace {
-
-// Did initialize fail the way a legacy (2024-11-05) server answers a POST: HTTP 400, 404 or 405?
-bool looks_like_legacy_server(const Error& e) {
-    if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
-    Json data;
-    data.Parse(e.data_json().c_str());
-    if (!data.IsObject() || !data.HasMember("httpStatus") || !data["httpStatus"].IsInt()) return false;
-    const int status = data["httpStatus"].GetInt();
-    return status == 400 || status == 404 || status == 405;
-}
-
-}  // namespace
-
-std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
-    if (auto existing = session(name)) return existing;
-    config::ServerConfig config = impl_->config_of(name);
-    if (config.disabled)
-        throw Error(ErrorKind::Usage, "server '" + name + "' is disabled in its config (\"disabled\": true)");
-    std::shared_ptr<detail::SessionCore> core;
-    try {
-        try {
-            core = impl_->make_session(config);
-            core->connect();
-        } catch (const Error& e) {
-            if (!config.auto_fallback_to_sse || !looks_like_legacy_server(e)) throw;
-            impl_->options.logger(LogLevel::Info, name, "Streamable HTTP refused; falling back to the legacy SSE transport");
-            config = config::as_legacy_sse(config);
-            core = impl_->make_session(config);
-            core->connect();
-        }
-    } catch (const Error& e) {
-        impl_->set_status(name, core && core->needs_auth() ? "needs-auth" : "failed", e.what());
-        throw;
-    }
+Host::Impl::ReviewedTools Host::Impl::reviewed_tools(const std::string& name, const std::vector<Tool>& tools) const {
+    ToolPins server_pins;
     {
-        std::lock_guard lock(impl_->mutex);
-        impl_->sessions[name] = core;
-        impl_->statuses[name].type = config.type;  // "sse" after an auto fallback
+        std::lock_guard lock(mutex);
+        if (auto it = pins.find(name); it != pins.end()) server_pins = it->second;
     }
-    impl_->set_status(name, "connected", "");
-    return std::make_shared<ClientSession>(core);
+    auto review = governance::review_tools(tools, server_pins);
+    ReviewedTools out;
+    out.allowed = std::move(review.allowed);
+    for (const auto& w : review.withheld)
+        out.withheld.push_back(WithheldTool{w.tool.name, w.reason == governance::WithheldTool::Reason::Changed
+                                                             ? "changed since approval"
+                                                             : "new since approval"});
+    return out;
 }
 
-void Host::connect_all() {
-    for (const auto& name : server_names()) {
-        if (impl_->config_of(name).disabled) continue;
-        try {
-            connect(name);
-        } catch (const Error&) {
-            // recorded in status()
-        }
-    }
-}
-
-std::shared_ptr<ClientSession> Host::session(const std::string& name) const {
-    std::lock_guard lock(impl_->mutex);
-    auto it = impl_->sessions.find(name);
-    if (it == impl_->sessions.end() || !it->second->connected()) return nullptr;
-    return std::make_shared<ClientSession>(it->second);
-}
-
-std::vector<Tool> Host::tools() const {
-    std::vector<std::shared_ptr<detail::SessionCore>> live;
-    {
-        std::lock_guard lock(impl_->mutex);
-        for (const auto& name : impl_->order)
-            if (auto it = impl_->sessions.find(name); it != impl_->sessions.end() && it->second->connected())
-                live.push_back(it->second);
-    }
+std::vector<Tool> Host::Impl::mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const {
     std::vector<Tool> out;
     std::map<std::string, std::string> owner;  // mapped name -> server/tool, to refuse any collision
-    for (const auto& core : live) {
-        for (Tool tool : core->cached_tools()) {
+    for (const auto& connection : live) {
+        auto core = connection->live_core();
+        if (!core) continue;
+        for (Tool tool : reviewed_tools(connection->name(), core->cached_tools()).allowed) {
             tool.mapped_name = tools::map_tool_name(tool.server, tool.name);
             auto [it, fresh] = owner.emplace(tool.mapped_name, tool.server + "/" + tool.name);
             if (!fresh) {
-                impl_->options.logger(LogLevel::Error, tool.server,
-                                      "tool '" + tool.name + "' maps to '" + tool.mapped_name + "', already used by " +
-                                          it->second + "; it is withheld");
+                options.logger(LogLevel::Error, tool.server,
+                               "tool '" + tool.name + "' maps to '" + tool.mapped_name + "', already used by " +
+                                   it->second + "; it is withheld");
                 continue;
             }
             out.push_back(std::move(tool));
@@ -306,20 +255,127 @@ std::vector<Tool> Host::tools() const {
     return out;
 }
 
-CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
-    std::string server;
-    std::string original;
-    for (const Tool& tool : tools()) {
-        if (tool.mapped_name == mapped_name) {
-            server = tool.server;
-            original = tool.name;
-            break;
+void Host::Impl::on_state_change(const std::string& name, const ConnectionState& state) {
+    // An approval recorded before the server could be reached pins its tools at the first connect.
+    if (std::holds_alternative<state::Connected>(state)) {
+        bool unpinned_approval = false;
+        {
+            std::lock_guard lock(mutex);
+            auto server = every_server.find(name);
+            if (server != every_server.end()) {
+                auto approval = approvals.find(project_key(server->second), name);
+                unpinned_approval = approval && approval->tool_pins.empty();
+            }
+        }
+        if (unpinned_approval) {
+            try {
+                auto approval = approvals.find(project_key(configured(name)), name);
+                auto core = std::get<state::Connected>(state).client->core().cached_tools();
+                approval->tool_pins = governance::pin_tools(core);
+                approvals.save(*approval);
+                std::lock_guard lock(mutex);
+                pins[name] = approval->tool_pins;
+            } catch (const Error& e) {
+                options.logger(LogLevel::Warn, name, std::string("could not pin the approved tools: ") + e.what());
+            }
         }
     }
-    if (auto slash = mapped_name.find('/'); server.empty() && slash != std::string::npos) {
-        server = mapped_name.substr(0, slash);  // "server/tool" addresses a tool by its original name
-        original = mapped_name.substr(slash + 1);
+    if (options.on_state_change) options.on_state_change(name, state);
+}
+
+// ---- the public API -----------------------------------------------------------------------------
+
+Host::Host(HostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) { impl_->load_servers(); }
+Host::~Host() = default;
+
+const std::vector<PluginInfo>& Host::plugins() const { return impl_->registry.infos(); }
+
+namespace {
+
+// A problem reported for this document (a missing ${VAR}, say) is the caller's error.
+void throw_problems_of(const ConfigReport& report, const std::string& origin) {
+    for (const auto& p : report.problems)
+        if (p.origin == origin) throw Error(ErrorKind::Usage, p.reason);
+}
+
+}  // namespace
+
+void Host::add_config_json(std::string_view json_text) { add_config_json(json_text, "api"); }
+
+void Host::add_config_json(std::string_view json_text, const std::string& origin) {
+    config::parse_mcp_config(json_text, origin);  // validation errors throw here, naming the server
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->dynamic.push_back({origin, std::string(json_text)});
     }
+    impl_->load_servers();
+    throw_problems_of(config_report(), origin);
+}
+
+void Host::add_server(const std::string& name, const JsonValue& config) {
+    config::parse_server_config(name, config);
+    Json doc(rapidjson::kObjectType);
+    JsonValue servers(rapidjson::kObjectType);
+    servers.AddMember(json::string_value(name, doc.GetAllocator()), JsonValue(config, doc.GetAllocator()), doc.GetAllocator());
+    doc.AddMember("mcpServers", servers, doc.GetAllocator());
+    add_config_json(to_json(doc), "api");
+}
+
+void Host::register_sdk_server(const std::string& name, std::shared_ptr<InProcessServer> server) {
+    if (!server) throw Error(ErrorKind::Usage, "register_sdk_server: null server for '" + name + "'");
+    bool known = false;
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->sdk_servers[name] = std::move(server);
+        known = impl_->every_server.count(name) > 0;
+    }
+    if (known) return;
+    Json entry = parse_json(R"({"type":"sdk"})");
+    add_server(name, entry);
+}
+
+std::vector<std::string> Host::server_names() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->order;
+}
+
+std::shared_ptr<ClientSession> Host::session(const std::string& name) const {
+    std::shared_ptr<connection::ServerConnection> connection;
+    {
+        std::lock_guard lock(impl_->mutex);
+        auto it = impl_->connections.find(name);
+        if (it == impl_->connections.end()) return nullptr;
+        connection = it->second;
+    }
+    auto core = connection->live_core();
+    return core ? std::make_shared<ClientSession>(core) : nullptr;
+}
+
+std::vector<Tool> Host::tools() const {
+    std::vector<std::shared_ptr<connection::ServerConnection>> live;
+    {
+        std::lock_guard lock(impl_->mutex);
+        for (const auto& name : impl_->order)
+            if (auto it = impl_->connections.find(name); it != impl_->connections.end()) live.push_back(it->second);
+    }
+    return impl_->mapped_tools(live);
+}
+
+namespace {
+
+// Resolves a mapped name (or "server/tool") among `tools`; {server, original name}.
+std::pair<std::string, std::string> resolve_tool(const std::vector<Tool>& tools, const std::string& mapped_name) {
+    for (const Tool& tool : tools)
+        if (tool.mapped_name == mapped_name) return {tool.server, tool.name};
+    if (auto slash = mapped_name.find('/'); slash != std::string::npos)
+        return {mapped_name.substr(0, slash), mapped_name.substr(slash + 1)};  // "server/tool"
+    return {};
+}
+
+}  // namespace
+
+CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
+    auto [server, original] = resolve_tool(tools(), mapped_name);
     if (server.empty()) server = impl_->disconnected_owner(mapped_name);
     if (server.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on any connected server");
     auto s = session(server);
@@ -327,47 +383,36 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
         std::string why;
         {
             std::lock_guard lock(impl_->mutex);
-            if (auto it = impl_->statuses.find(server); it != impl_->statuses.end()) why = it->second.error;
+            if (auto it = impl_->connections.find(server); it != impl_->connections.end()) {
+                auto state = it->second->state();
+                if (auto* f = std::get_if<state::Failed>(&state)) why = f->error;
+                if (auto* p = std::get_if<state::Pending>(&state)) why = p->last_error;
+            }
         }
         throw Error(ErrorKind::Connection, "server '" + server + "' is not connected" + (why.empty() ? "" : ": " + why));
     }
+    // The rug-pull guard: a withheld tool cannot be called through the host, even by its raw name.
+    for (const auto& w : impl_->reviewed_tools(server, s->core().cached_tools()).withheld)
+        if (w.name == original || (original.empty() && tools::map_tool_name(server, w.name) == mapped_name))
+            throw Error(ErrorKind::Usage, "tool '" + w.name + "' of server '" + server + "' is withheld: its definition " +
+                                              w.reason.substr(0, w.reason.find(" since")) +
+                                              " since you approved the server; review it and run `mcph approve " + server + "`");
+    if (original.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on server '" + server + "'");
     return s->call_tool(original, arguments, options);
 }
 
-std::vector<ServerStatus> Host::status() const {
-    std::lock_guard lock(impl_->mutex);
-    std::vector<ServerStatus> out;
-    for (const auto& name : impl_->order) out.push_back(impl_->statuses.at(name));
-    return out;
-}
-
-void Host::disconnect(const std::string& name) {
-    std::shared_ptr<detail::SessionCore> core;
-    {
-        std::lock_guard lock(impl_->mutex);
-        auto it = impl_->sessions.find(name);
-        if (it == impl_->sessions.end()) return;
-        core = it->second;
-        impl_->sessions.erase(it);
-    }
-    core->close();
-    impl_->set_status(name, "pending", "");
-}
-
 void Host::login(const std::string& name) {
-    auto auth = impl_->auth_for(impl_->config_of(name));
+    auto auth = impl_->auth_for(impl_->configured(name).config);
     if (!auth) throw Error(ErrorKind::Usage, "server '" + name + "' has no auth configured (add \"oauth\": {} to its config)");
     auth->login();
-    disconnect(name);
-    connect(name);
+    reconnect(name);
 }
 
 void Host::logout(const std::string& name) {
-    auto auth = impl_->auth_for(impl_->config_of(name));
+    auto auth = impl_->auth_for(impl_->configured(name).config);
     if (!auth) throw Error(ErrorKind::Usage, "server '" + name + "' has no auth configured");
     auth->logout();
     disconnect(name);
-    impl_->set_status(name, "needs-auth", "logged out");
 }
 
 void Host::close() { impl_->shutdown(); }

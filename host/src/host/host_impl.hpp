@@ -1,7 +1,19 @@
-// Host::Impl — the state behind mcph::Host, shared by host.cpp and status_json.cpp.
+// Host::Impl — the state behind mcph::Host, shared by the host/*.cpp files:
+//   host.cpp              construction, plugins, adding configs, sessions and tools
+//   server_table.cpp      from the layered config to the set of servers to connect (dedup, policy,
+//                         approvals) and the report of those left out
+//   host_connections.cpp  connecting (batched), reconnect, enable/disable
+//   host_config_writes.cpp  mcph add/remove/approve: config files and approvals on disk
+//   overlay.cpp           sub-agent overlays
+//   status_json.cpp       the "/mcp" status view
 #pragma once
 
+#include "config/approval_store.hpp"
+#include "config/config_locations.hpp"
+#include "config/layered_config.hpp"
 #include "config/server_config.hpp"
+#include "connection/reconnect_policy.hpp"
+#include "connection/server_connection.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "runtime/runtime.hpp"
@@ -17,32 +29,57 @@
 
 namespace mcph {
 
+using ToolPins = std::map<std::string, std::string>;
+
 struct Host::Impl {
     HostOptions options;
     std::shared_ptr<runtime::Runtime> runtime = std::make_shared<runtime::Runtime>();
     std::shared_ptr<plugins::SecretStore> secrets;
     std::shared_ptr<plugins::HostServices> services;
     plugins::PluginRegistry registry;
+    config::ConfigLocations locations;
+    config::ApprovalStore approvals;
+    connection::ReconnectPolicy reconnect_policy;
 
-    mutable std::mutex mutex;  // guards the maps below; never held across connect or I/O
-    std::vector<std::string> order;  // server names in definition order
-    std::map<std::string, config::ServerConfig> configs;
-    std::map<std::string, std::shared_ptr<detail::SessionCore>> sessions;
-    std::map<std::string, ServerStatus> statuses;
+    mutable std::mutex mutex;  // guards the members below; never held across connect or I/O
+    std::vector<config::DynamicConfig> dynamic;  // the API's and --mcp-config's documents, in order
     std::map<std::string, std::shared_ptr<InProcessServer>> sdk_servers;
     std::map<std::string, std::shared_ptr<auth::AuthSession>> auth_sessions;  // survive reconnects
+    // The current server table (rebuilt by load_servers).
+    std::vector<std::string> order;  // connectable servers, in definition order
+    std::map<std::string, std::shared_ptr<connection::ServerConnection>> connections;
+    std::map<std::string, config::ConfiguredServer> every_server;  // incl. those left out, for approve
+    std::map<std::string, ToolPins> pins;  // approved tool definitions per server (rug-pull guard)
+    ConfigReport report;
+    governance::PolicySettings policy;
 
     explicit Impl(HostOptions opts);
     ~Impl() { shutdown(); }
     void shutdown();
-    void set_status(const std::string& name, const std::string& state, const std::string& error);
-    config::ServerConfig config_of(const std::string& name) const;
+
+    // Re-reads the configuration and rebuilds the server table (server_table.cpp).
+    void load_servers();
+    std::string project_key(const config::ConfiguredServer& server) const;
+
+    std::shared_ptr<connection::ServerConnection> connection_of(const std::string& name) const;
+    config::ConfiguredServer configured(const std::string& name) const;  // throws NotFound
     std::shared_ptr<plugins::LoadedPlugin> plugin_for(const config::ServerConfig& config) const;
     detail::TransportFactory transport_factory(const config::ServerConfig& config);
     // The server's auth session (created on first use), or null when its config names no backend.
     std::shared_ptr<auth::AuthSession> auth_for(const config::ServerConfig& config);
     std::string disconnected_owner(const std::string& mapped_name) const;
-    std::shared_ptr<detail::SessionCore> make_session(const config::ServerConfig& config);
+    std::shared_ptr<detail::SessionCore> make_session(const config::ServerConfig& config, connection::SessionHooks hooks);
+    std::shared_ptr<connection::ServerConnection> make_connection(const config::ConfiguredServer& server);
+    void on_state_change(const std::string& name, const ConnectionState& state);
+
+    // The rug-pull guard: the server's tools split into usable and withheld (host.cpp).
+    struct ReviewedTools {
+        std::vector<Tool> allowed;
+        std::vector<WithheldTool> withheld;
+    };
+    ReviewedTools reviewed_tools(const std::string& name, const std::vector<Tool>& tools) const;
+    // Tools of these connections under mapped names, collisions withheld (host.cpp).
+    std::vector<Tool> mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const;
 };
 
 }  // namespace mcph

@@ -1,5 +1,6 @@
 // The status view ("/mcp" in seed 000 §18.12) as JSON: every server with its state, what it said
-// about itself, its tools under mapped and original names, and every plugin loaded or refused.
+// about itself, its tools under mapped and original names (and those the rug-pull guard withholds),
+// the servers left out (duplicates, policy, approval, bad config), and every plugin.
 #include "host/host_impl.hpp"
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
@@ -29,7 +30,7 @@ JsonValue plugin_json(const PluginInfo& p, Alloc& a) {
     return o;
 }
 
-void add_session_details(JsonValue& o, detail::SessionCore& core, Alloc& a) {
+void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vector<Tool>& usable_tools, Alloc& a) {
     o.AddMember("protocolVersion", str(core.protocol_version(), a), a);
     JsonValue info(rapidjson::kObjectType);
     info.AddMember("name", str(core.server_info().name, a), a);
@@ -38,7 +39,7 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, Alloc& a) {
     o.AddMember("capabilities", JsonValue(core.server_capabilities(), a), a);
     if (!core.instructions().empty()) o.AddMember("instructions", str(core.instructions(), a), a);
     JsonValue tools(rapidjson::kArrayType);
-    for (const Tool& t : core.cached_tools()) {
+    for (const Tool& t : usable_tools) {
         JsonValue tool(rapidjson::kObjectType);
         tool.AddMember("name", str(tools::map_tool_name(t.server, t.name), a), a);
         tool.AddMember("originalName", str(t.name, a), a);
@@ -60,6 +61,41 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, Alloc& a) {
     o.AddMember("prompts", prompts, a);
 }
 
+JsonValue excluded_json(const std::vector<ExcludedServer>& list, Alloc& a) {
+    JsonValue out(rapidjson::kArrayType);
+    for (const auto& e : list) {
+        JsonValue o(rapidjson::kObjectType);
+        if (!e.name.empty()) o.AddMember("name", str(e.name, a), a);
+        if (!e.scope.empty()) o.AddMember("scope", str(e.scope, a), a);
+        if (!e.origin.empty()) o.AddMember("origin", str(e.origin, a), a);
+        if (!e.plugin_source.empty()) o.AddMember("pluginSource", str(e.plugin_source, a), a);
+        o.AddMember("reason", str(e.reason, a), a);
+        out.PushBack(o, a);
+    }
+    return out;
+}
+
+void add_state_details(JsonValue& o, const ServerStatus& s, Alloc& a) {
+    if (auto* p = std::get_if<state::Pending>(&s.connection)) {
+        o.AddMember("attempt", p->attempt, a);
+        o.AddMember("maxAttempts", p->max_attempts, a);
+    }
+    if (!s.error.empty()) o.AddMember("error", str(s.error, a), a);
+    if (!s.stderr_tail.empty()) {
+        JsonValue tail(rapidjson::kArrayType);
+        for (const auto& line : s.stderr_tail) tail.PushBack(str(line, a), a);
+        o.AddMember("stderrTail", tail, a);
+    }
+    JsonValue withheld(rapidjson::kArrayType);
+    for (const auto& w : s.withheld_tools) {
+        JsonValue t(rapidjson::kObjectType);
+        t.AddMember("name", str(w.name, a), a);
+        t.AddMember("reason", str(w.reason, a), a);
+        withheld.PushBack(t, a);
+    }
+    o.AddMember("withheldTools", withheld, a);
+}
+
 }  // namespace
 
 Json Host::status_json() const {
@@ -70,14 +106,17 @@ Json Host::status_json() const {
         JsonValue o(rapidjson::kObjectType);
         o.AddMember("name", str(s.name, a), a);
         o.AddMember("type", str(s.type, a), a);
+        o.AddMember("scope", str(s.scope, a), a);
+        o.AddMember("origin", str(s.origin, a), a);
+        if (!s.plugin_source.empty()) o.AddMember("pluginSource", str(s.plugin_source, a), a);
         o.AddMember("state", str(s.state, a), a);
-        if (!s.error.empty()) o.AddMember("error", str(s.error, a), a);
+        add_state_details(o, s, a);
         std::shared_ptr<detail::SessionCore> core;
         {
             std::lock_guard lock(impl_->mutex);
-            if (auto it = impl_->sessions.find(s.name); it != impl_->sessions.end()) core = it->second;
+            if (auto it = impl_->connections.find(s.name); it != impl_->connections.end()) core = it->second->live_core();
         }
-        if (core && core->connected()) add_session_details(o, *core, a);
+        if (core) add_session_details(o, *core, impl_->reviewed_tools(s.name, core->cached_tools()).allowed, a);
         std::shared_ptr<auth::AuthSession> auth;
         {
             std::lock_guard lock(impl_->mutex);
@@ -94,6 +133,12 @@ Json Host::status_json() const {
         servers.PushBack(o, a);
     }
     doc.AddMember("servers", servers, a);
+    const ConfigReport report = config_report();
+    doc.AddMember("suppressed", excluded_json(report.suppressed_duplicates, a), a);
+    doc.AddMember("denied", excluded_json(report.denied, a), a);
+    doc.AddMember("unapproved", excluded_json(report.unapproved, a), a);
+    doc.AddMember("configProblems", excluded_json(report.problems, a), a);
+    doc.AddMember("enterpriseExclusive", report.enterprise_exclusive, a);
     JsonValue plugins(rapidjson::kArrayType);
     for (const PluginInfo& p : impl_->registry.infos()) plugins.PushBack(plugin_json(p, a), a);
     doc.AddMember("plugins", plugins, a);

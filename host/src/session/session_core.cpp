@@ -97,6 +97,7 @@ void SessionCore::create_engine() {
 
 // Opens a fresh transport and runs the handshake on it (first connect, or after a session expired).
 void SessionCore::establish() {
+    if (channel_) drop_transport();  // a reconnect: the previous transport is finished
     closing_ = false;
     needs_auth_ = false;
     engine_->reopen();
@@ -189,6 +190,10 @@ void SessionCore::close() {
     connected_ = false;
     if (engine_) engine_->fail_all(Error(ErrorKind::Connection, "session with '" + settings_.server_name + "' was closed"));
     if (channel_) channel_->close();  // the object itself lives until destruction: senders may still hold it
+    clear_cached_lists();
+}
+
+void SessionCore::clear_cached_lists() {
     std::lock_guard lock(state_mutex_);
     tools_.clear();
     resources_.clear();
@@ -480,6 +485,7 @@ void SessionCore::on_transport_closed(mcph_close_reason reason, std::string_view
     }
     const bool was_connected = connected_.exchange(false);
     engine_->fail_all(Error(ErrorKind::Connection, message));
+    if (was_connected) clear_cached_lists();  // a reconnect must discover afresh (seed 000 §18.8)
     if (was_connected && !closing_ && settings_.on_disconnected) {
         std::weak_ptr<SessionCore> weak = weak_from_this();
         runtime_.post([weak, message] {
@@ -508,6 +514,8 @@ bool SessionCore::auth_challenge(int http_status, std::string_view www_authentic
 
 void SessionCore::on_transport_diagnostic(mcph_log_level level, std::string_view message) {
     log(to_log_level(level), std::string(message));
+    if (level >= MCPH_LOG_WARN && connected_ && settings_.on_transport_problem)
+        settings_.on_transport_problem(std::string(message));
 }
 
 // ---- timeouts -----------------------------------------------------------------------------------

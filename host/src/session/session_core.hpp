@@ -48,6 +48,9 @@ struct SessionSettings {
     std::shared_ptr<auth::AuthSession> auth;
     // Called (on the event loop) when an established connection ends on its own.
     std::function<void(const std::string& reason)> on_disconnected;
+    // Called (on a transport thread, quickly) with every warning or error the transport reports
+    // while connected: the connection's health monitor classifies them (terminal or not).
+    std::function<void(const std::string& message)> on_transport_problem;
 };
 
 class SessionCore : public std::enable_shared_from_this<SessionCore>, public transport::TransportListener {
@@ -103,6 +106,7 @@ private:
     void recover_expired_session(std::uint64_t seen_generation);
     void handshake();
     void refresh_lists();
+    void clear_cached_lists();
     bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
     void require_capability(const char* name, const char* feature) const;
     void on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder);

@@ -1,0 +1,40 @@
+// Where a server definition came from: its scope (seed 000 §18.6), the file (or "--mcp-config",
+// "api"), and for plugin-contributed servers the plugin that brought it (tagged when the config is
+// built, so dedup never has to ask whether a plugin is loaded yet — seed 000 §18.7).
+#pragma once
+
+#include "config/server_config.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace mcph::config {
+
+// Lowest to highest merge precedence, except Enterprise (exclusive: when present, every other
+// source is ignored) and Managed (merged above Dynamic: an administrator's definition of a name is
+// not overridden by a user's).
+enum class Scope { Plugin, User, Project, Local, Dynamic, Managed, Enterprise };
+
+inline std::string_view scope_name(Scope s) {
+    switch (s) {
+        case Scope::Plugin: return "plugin";
+        case Scope::User: return "user";
+        case Scope::Project: return "project";
+        case Scope::Local: return "local";
+        case Scope::Dynamic: return "dynamic";
+        case Scope::Managed: return "managed";
+        case Scope::Enterprise: return "enterprise";
+    }
+    return "?";
+}
+
+// One server definition after ${VAR} expansion, with its provenance.
+struct ConfiguredServer {
+    ServerConfig config;
+    Scope scope = Scope::Dynamic;
+    std::string origin;         // file path, "--mcp-config <path>", or "api"
+    std::string plugin_source;  // Scope::Plugin only: the contributing plugin's name
+    std::string project_root;   // Scope::Project only: the project the approval is stored under
+};
+
+}  // namespace mcph::config

@@ -1,0 +1,390 @@
+#include "connection/server_connection.hpp"
+
+#include "connection/reachability.hpp"
+#include "connection/terminal_errors.hpp"
+#include "json/json_access.hpp"
+
+#include <mcph/session.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace mcph::connection {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kStderrTailLines = 20;
+constexpr auto kProbeTimeout = std::chrono::milliseconds(5000);
+constexpr std::string_view kStderrMarker = "; stderr:\n";  // how the stdio plugin appends the tail
+
+// Did initialize fail the way a legacy (2024-11-05) server answers a POST: HTTP 400, 404 or 405?
+bool looks_like_legacy_server(const Error& e) {
+    if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
+    Json data;
+    data.Parse(e.data_json().c_str());
+    if (!data.IsObject() || !data.HasMember("httpStatus") || !data["httpStatus"].IsInt()) return false;
+    const int status = data["httpStatus"].GetInt();
+    return status == 400 || status == 404 || status == 405;
+}
+
+bool is_remote(const config::ServerConfig& config) { return !config.url.empty() && config.type != "sdk"; }
+
+// A direct TCP check says nothing when the traffic goes through a proxy.
+bool proxy_configured() {
+    for (const char* var : {"http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
+        if (const char* v = std::getenv(var); v && *v) return true;
+    return false;
+}
+
+std::vector<std::string> tail_lines(std::string_view text) {
+    std::vector<std::string> lines;
+    std::istringstream in{std::string(text)};
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) lines.push_back(line);
+    if (lines.size() > kStderrTailLines) lines.erase(lines.begin(), lines.end() - kStderrTailLines);
+    return lines;
+}
+
+}  // namespace
+
+ServerConnection::ServerConnection(config::ConfiguredServer server, ConnectionDeps deps)
+    : server_(std::move(server)), deps_(std::move(deps)), effective_(server_.config) {
+    if (server_.config.disabled) state_ = state::Disabled{"disabled in config"};
+    else state_ = state::Pending{0, max_attempts(), ""};
+}
+
+ServerConnection::~ServerConnection() { shutdown(); }
+
+std::string ServerConnection::transport_type() const {
+    std::lock_guard lock(mutex_);
+    return effective_.type;
+}
+
+ConnectionState ServerConnection::state() const {
+    std::lock_guard lock(mutex_);
+    return state_;
+}
+
+std::shared_ptr<detail::SessionCore> ServerConnection::live_core() const {
+    std::lock_guard lock(mutex_);
+    return std::holds_alternative<state::Connected>(state_) ? core_ : nullptr;
+}
+
+std::vector<std::string> ServerConnection::stderr_tail() const {
+    std::lock_guard lock(mutex_);
+    return stderr_tail_;
+}
+
+void ServerConnection::set_state(ConnectionState next) {
+    {
+        std::lock_guard lock(mutex_);
+        state_ = next;
+    }
+    if (deps_.on_state_change) deps_.on_state_change(name(), next);
+}
+
+// Keeps the stderr tail the stdio plugin appends to its error text, for the status view.
+void ServerConnection::remember_error(const std::string& error) {
+    const auto at = error.find(kStderrMarker);
+    if (at == std::string::npos) return;
+    auto lines = tail_lines(std::string_view(error).substr(at + kStderrMarker.size()));
+    std::lock_guard lock(mutex_);
+    stderr_tail_ = std::move(lines);
+}
+
+// ---- connecting ---------------------------------------------------------------------------------
+
+std::shared_ptr<detail::SessionCore> ServerConnection::connect() {
+    std::lock_guard serial(connect_mutex_);
+    {
+        std::lock_guard lock(mutex_);
+        if (std::holds_alternative<state::Connected>(state_)) return core_;
+        if (std::holds_alternative<state::Disabled>(state_))
+            throw Error(ErrorKind::Usage, "server '" + name() + "' is disabled (" + std::get<state::Disabled>(state_).reason +
+                                              "); run `mcph enable " + name() + "`");
+        if (shut_down_) throw Error(ErrorKind::Connection, "the host is closing");
+        ++epoch_;  // the user's connect replaces any scheduled attempt
+        attempt_ = 0;
+    }
+    set_state(state::Pending{0, max_attempts(), ""});
+    return connect_locked();
+}
+
+std::shared_ptr<detail::SessionCore> ServerConnection::reconnect_now() {
+    std::lock_guard serial(connect_mutex_);
+    std::shared_ptr<detail::SessionCore> old;
+    {
+        std::lock_guard lock(mutex_);
+        if (std::holds_alternative<state::Disabled>(state_))
+            throw Error(ErrorKind::Usage, "server '" + name() + "' is disabled; run `mcph enable " + name() + "` first");
+        if (shut_down_) throw Error(ErrorKind::Connection, "the host is closing");
+        ++epoch_;
+        attempt_ = 0;
+        if (std::holds_alternative<state::Connected>(state_)) old = core_;
+    }
+    if (old) old->close();  // closing on purpose: no on_disconnected, no automatic reconnect
+    set_state(state::Pending{0, max_attempts(), ""});
+    return connect_locked();
+}
+
+// Runs one attempt for the user (connect_mutex_ held); failures end in failed / needs-auth.
+std::shared_ptr<detail::SessionCore> ServerConnection::connect_locked() {
+    try {
+        connect_once();
+    } catch (const Error& e) {
+        remember_error(e.what());
+        std::shared_ptr<detail::SessionCore> core;
+        {
+            std::lock_guard lock(mutex_);
+            core = core_;
+        }
+        if (core && core->needs_auth()) set_state(state::NeedsAuth{e.what()});
+        else set_state(state::Failed{e.what()});
+        throw;
+    }
+    mark_connected();
+    return live_core();
+}
+
+void ServerConnection::check_reachable() const {
+    if (!deps_.reachability_check || !is_remote(effective_) || proxy_configured()) return;
+    if (auto problem = connection::check_reachable(effective_.url, deps_.reachability_timeout))
+        throw Error(ErrorKind::Connection, "server '" + name() + "' is unreachable: " + *problem);
+}
+
+// One attempt: (re)uses the session so ClientSession handles stay valid across reconnects.
+void ServerConnection::connect_once() {
+    check_reachable();
+    std::shared_ptr<detail::SessionCore> core;
+    {
+        std::lock_guard lock(mutex_);
+        core = core_;
+    }
+    SessionHooks hooks;
+    std::weak_ptr<ServerConnection> weak = weak_from_this();
+    hooks.on_disconnected = [weak](const std::string& reason) {
+        if (auto self = weak.lock()) self->on_lost(reason);
+    };
+    hooks.on_transport_problem = [weak](const std::string& message) {
+        if (auto self = weak.lock()) self->on_transport_problem(message);
+    };
+    if (!core) {
+        core = deps_.make_session(effective_, hooks);
+        {
+            std::lock_guard lock(mutex_);
+            core_ = core;
+        }
+        try {
+            core->connect();
+        } catch (const Error& e) {
+            if (!effective_.auto_fallback_to_sse || !looks_like_legacy_server(e)) throw;
+            deps_.log(LogLevel::Info, name(), "Streamable HTTP refused; falling back to the legacy SSE transport");
+            auto sse = config::as_legacy_sse(effective_);
+            core = deps_.make_session(sse, hooks);
+            {
+                std::lock_guard lock(mutex_);
+                effective_ = sse;
+                core_ = core;
+            }
+            core->connect();
+        }
+        return;
+    }
+    core->connect();
+}
+
+void ServerConnection::mark_connected() {
+    std::shared_ptr<detail::SessionCore> core;
+    bool abandon = false;
+    {
+        std::lock_guard lock(mutex_);
+        core = core_;
+        // Disabled or shut down while the attempt ran: the user's word wins.
+        abandon = shut_down_ || std::holds_alternative<state::Disabled>(state_);
+        connected_at_ = Clock::now();
+        health_.reset();
+        probing_ = false;
+    }
+    if (abandon) {
+        core->close();
+        throw Error(ErrorKind::Connection, "server '" + name() + "' was disabled or closed while connecting");
+    }
+    state::Connected connected;
+    connected.client = std::make_shared<ClientSession>(core);
+    connected.capabilities_json = to_json(core->server_capabilities());
+    connected.server_info = core->server_info();
+    connected.instructions = core->instructions();
+    connected.protocol_version = core->protocol_version();
+    set_state(std::move(connected));
+}
+
+// ---- losing the connection and reconnecting -----------------------------------------------------
+
+// An established connection ended on its own (runs on the event loop).
+void ServerConnection::on_lost(const std::string& reason) {
+    remember_error(reason);
+    {
+        std::lock_guard lock(mutex_);
+        if (shut_down_ || !std::holds_alternative<state::Connected>(state_)) return;
+        // Crash-loop guard: only a connection that stayed up earns a fresh attempt budget.
+        if (Clock::now() - connected_at_ >= deps_.policy.stable_after) attempt_ = 0;
+    }
+    deps_.log(LogLevel::Warn, name(), "connection lost: " + reason);
+    after_failed_attempt(reason, false);
+}
+
+// Counts an attempt (or a loss) and schedules the next one, or gives up.
+void ServerConnection::after_failed_attempt(const std::string& error, bool needs_auth) {
+    if (needs_auth) {
+        set_state(state::NeedsAuth{error});
+        return;
+    }
+    int attempt = 0;
+    {
+        std::lock_guard lock(mutex_);
+        if (shut_down_ || std::holds_alternative<state::Disabled>(state_)) return;
+        attempt = ++attempt_;
+    }
+    if (attempt > max_attempts()) {
+        set_state(state::Failed{error + " (gave up after " + std::to_string(max_attempts()) +
+                                " reconnection attempts; run `mcph reconnect " + name() + "`)"});
+        return;
+    }
+    set_state(state::Pending{attempt, max_attempts(), error});
+    schedule_attempt();
+}
+
+void ServerConnection::schedule_attempt() {
+    std::uint64_t epoch = 0;
+    int attempt = 0;
+    {
+        std::lock_guard lock(mutex_);
+        epoch = ++epoch_;
+        attempt = attempt_;
+    }
+    auto timer = std::make_shared<boost::asio::steady_timer>(deps_.runtime->loop(), deps_.policy.delay_before(attempt));
+    std::weak_ptr<ServerConnection> weak = weak_from_this();
+    auto runtime = deps_.runtime;
+    timer->async_wait([weak, epoch, timer, runtime](const boost::system::error_code& ec) {
+        if (ec) return;
+        // Connecting blocks (spawn, handshake): never on the event loop.
+        runtime->run_background([weak, epoch] {
+            if (auto self = weak.lock()) self->run_attempt(epoch);
+        });
+    });
+}
+
+void ServerConnection::run_attempt(std::uint64_t epoch) {
+    std::lock_guard serial(connect_mutex_);
+    {
+        std::lock_guard lock(mutex_);
+        if (shut_down_ || epoch != epoch_ || !std::holds_alternative<state::Pending>(state_)) return;
+    }
+    deps_.log(LogLevel::Info, name(), "reconnecting (attempt " + std::to_string(attempt_) + " of " +
+                                          std::to_string(max_attempts()) + ")");
+    try {
+        connect_once();
+        mark_connected();
+    } catch (const Error& e) {
+        remember_error(e.what());
+        std::shared_ptr<detail::SessionCore> core;
+        {
+            std::lock_guard lock(mutex_);
+            core = core_;
+        }
+        after_failed_attempt(e.what(), core && core->needs_auth());
+    }
+}
+
+// ---- health -------------------------------------------------------------------------------------
+
+void ServerConnection::on_transport_problem(const std::string& message) {
+    const bool terminal = is_terminal_connection_error(message);
+    ConnectionHealth::Action action = ConnectionHealth::Action::None;
+    {
+        std::lock_guard lock(mutex_);
+        if (!std::holds_alternative<state::Connected>(state_)) return;
+        action = health_.record_error(terminal, Clock::now());
+        if (action == ConnectionHealth::Action::Probe) {
+            if (probing_) return;
+            probing_ = true;
+        }
+    }
+    std::weak_ptr<ServerConnection> weak = weak_from_this();
+    if (action == ConnectionHealth::Action::Reconnect)
+        deps_.runtime->run_background([weak] {
+            if (auto self = weak.lock()) self->drop_and_reconnect("3 terminal transport errors in a row");
+        });
+    else if (action == ConnectionHealth::Action::Probe)
+        deps_.runtime->run_background([weak] {
+            if (auto self = weak.lock()) self->probe_liveness();
+        });
+}
+
+// Repeated terminal errors, not all in a row: ask the server whether it is still there.
+void ServerConnection::probe_liveness() {
+    auto core = live_core();
+    bool alive = false;
+    if (core) {
+        try {
+            RequestOptions options;
+            options.timeout = kProbeTimeout;
+            core->call("ping", Json(rapidjson::kObjectType), options);
+            alive = true;
+        } catch (const Error&) {
+        }
+    }
+    ConnectionHealth::Action action = ConnectionHealth::Action::None;
+    {
+        std::lock_guard lock(mutex_);
+        probing_ = false;
+        action = health_.probe_result(alive, Clock::now());
+    }
+    if (action == ConnectionHealth::Action::Reconnect) drop_and_reconnect("ping probe failed after repeated transport errors");
+}
+
+void ServerConnection::drop_and_reconnect(const std::string& why) {
+    std::shared_ptr<detail::SessionCore> core = live_core();
+    if (!core) return;
+    deps_.log(LogLevel::Warn, name(), "closing an unhealthy connection: " + why);
+    core->close();  // pending calls fail at once; lists are cleared
+    on_lost(why);
+}
+
+// ---- user control -------------------------------------------------------------------------------
+
+void ServerConnection::disable(const std::string& reason) {
+    std::shared_ptr<detail::SessionCore> core;
+    {
+        std::lock_guard lock(mutex_);
+        ++epoch_;
+        core = core_;
+    }
+    set_state(state::Disabled{reason});
+    if (core) core->close();
+}
+
+void ServerConnection::enable() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!std::holds_alternative<state::Disabled>(state_)) return;
+        attempt_ = 0;
+    }
+    set_state(state::Pending{0, max_attempts(), ""});
+}
+
+void ServerConnection::shutdown() {
+    std::shared_ptr<detail::SessionCore> core;
+    {
+        std::lock_guard lock(mutex_);
+        if (shut_down_) return;
+        shut_down_ = true;
+        ++epoch_;
+        core = core_;
+    }
+    if (core) core->close();
+}
+
+}  // namespace mcph::connection

@@ -1,0 +1,45 @@
+// The allow/deny rules of seed 000 §18.9 as data: each rule matches a server by name, by exact
+// command line (stdio), or by URL pattern with '*' wildcards (remote). Parsed from settings files by
+// the config loader, evaluated by governance/policy.hpp.
+#pragma once
+
+#include <mcph/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcph::governance {
+
+struct PolicyRule {
+    enum class Kind { Name, Command, Url };
+    Kind kind = Kind::Name;
+    std::string name;                  // Kind::Name
+    std::vector<std::string> command;  // Kind::Command: command followed by its args, matched exactly
+    std::string url_pattern;           // Kind::Url: '*' matches any run of characters
+    std::string origin;                // the file (or source) the rule came from
+
+    // For messages: {"serverUrl":"https://*.example.com/*"} from /etc/mcph/managed-settings.json
+    std::string describe() const;
+};
+
+struct PolicySettings {
+    // nullopt: no allow list anywhere (everything allowed). An empty list allows nothing.
+    std::optional<std::vector<PolicyRule>> allowed;
+    std::vector<PolicyRule> denied;  // merged from every source: a user may always deny for themselves
+    // Managed "pluginOnlyMcpServers": sub-agents from user/project sources may not add inline servers.
+    bool plugin_only_agents = false;
+    // An enterprise or managed file exists but cannot be read: nothing may connect.
+    bool fail_closed = false;
+    std::string fail_closed_reason;
+};
+
+// One entry of allowedMcpServers / deniedMcpServers: {"serverName": "..."}, {"serverCommand":
+// ["cmd", "arg"...]} or {"serverUrl": "pattern"}; a bare string is a server name. Throws
+// mcph::Error(Usage) naming `origin` on anything else.
+PolicyRule parse_policy_rule(const JsonValue& entry, const std::string& origin);
+
+// A whole list (the value of allowedMcpServers or deniedMcpServers). Throws like parse_policy_rule.
+std::vector<PolicyRule> parse_policy_rules(const JsonValue& list, const std::string& origin, const char* field);
+
+}  // namespace mcph::governance

@@ -1,0 +1,123 @@
+// From the configuration to the table of servers the host connects: every layer read (or only
+// the application's documents), plugin duplicates suppressed, the allow/deny policy applied, and
+// project servers held back until the user approves them. Whatever is left out is reported with
+// its reason — never silently dropped (seed 000 §18.7, §18.9).
+#include "governance/dedup.hpp"
+#include "governance/policy.hpp"
+#include "governance/server_signature.hpp"
+#include "host/host_impl.hpp"
+
+namespace mcph {
+namespace {
+
+ExcludedServer excluded(const config::ConfiguredServer& server, std::string reason) {
+    return ExcludedServer{server.config.name, std::string(config::scope_name(server.scope)), server.origin,
+                          server.plugin_source, std::move(reason)};
+}
+
+bool same_definition(const config::ConfiguredServer& a, const config::ConfiguredServer& b) {
+    return a.config.config_json == b.config.config_json && a.config.disabled == b.config.disabled && a.scope == b.scope;
+}
+
+// What the approval store says about a server; a store that cannot be read approves nothing.
+struct ApprovalLookup {
+    std::optional<config::Approval> approval;
+    std::string error;
+};
+
+}  // namespace
+
+std::string Host::Impl::project_key(const config::ConfiguredServer& server) const {
+    return server.scope == config::Scope::Project ? server.project_root : std::string();
+}
+
+void Host::Impl::load_servers() {
+    std::vector<config::DynamicConfig> documents;
+    {
+        std::lock_guard lock(mutex);
+        documents = dynamic;
+    }
+    config::LayeredConfig layered = options.load_layered_config ? config::load_layered_config(locations, documents, {})
+                                                                : config::load_dynamic_config(documents);
+    ConfigReport next_report;
+    next_report.enterprise_exclusive = layered.enterprise_exclusive;
+    for (const auto& p : layered.problems) next_report.problems.push_back({p.server, "", p.origin, "", p.message});
+    if (layered.policy.fail_closed) next_report.problems.push_back({"", "", "policy", "", layered.policy.fail_closed_reason});
+
+    std::map<std::string, config::ConfiguredServer> all;
+    for (const auto& s : layered.servers) all[s.config.name] = s;
+    auto deduped = governance::dedup_servers(layered.servers);
+    for (const auto& s : deduped.suppressed) next_report.suppressed_duplicates.push_back(excluded(s.server, s.reason));
+
+    auto lookup = [&](const config::ConfiguredServer& s) {
+        ApprovalLookup out;
+        try {
+            out.approval = approvals.find(project_key(s), s.config.name);
+        } catch (const Error& e) {
+            out.error = e.what();
+        }
+        return out;
+    };
+    std::vector<config::ConfiguredServer> eligible;
+    std::map<std::string, ToolPins> next_pins;
+    for (const auto& s : deduped.kept) {
+        const std::string& name = s.config.name;
+        auto decision = governance::check_server_allowed(s.config, layered.policy);
+        if (!decision.allowed) {
+            next_report.denied.push_back(excluded(s, decision.reason));
+            continue;
+        }
+        auto found = lookup(s);
+        if (s.scope == config::Scope::Project) {
+            if (!found.error.empty()) {
+                next_report.unapproved.push_back(excluded(s, "approvals cannot be read: " + found.error));
+                continue;
+            }
+            if (!found.approval) {
+                next_report.unapproved.push_back(
+                    excluded(s, "project servers need your approval before they connect: review " + s.origin +
+                                    " and run `mcph approve " + name + "`"));
+                continue;
+            }
+            if (found.approval->signature != governance::server_signature(s.config)) {
+                next_report.unapproved.push_back(
+                    excluded(s, "its definition changed since you approved it: review " + s.origin + " and run `mcph approve " +
+                                    name + "`"));
+                continue;
+            }
+        } else if (!found.error.empty()) {
+            next_report.problems.push_back({name, "", "approvals", "", found.error});
+        }
+        if (found.approval) next_pins[name] = found.approval->tool_pins;
+        eligible.push_back(s);
+    }
+
+    std::vector<std::shared_ptr<connection::ServerConnection>> retired;
+    {
+        std::lock_guard lock(mutex);
+        std::map<std::string, std::shared_ptr<connection::ServerConnection>> next;
+        std::vector<std::string> next_order;
+        for (const auto& s : eligible) {
+            const std::string& name = s.config.name;
+            next_order.push_back(name);
+            auto it = connections.find(name);
+            if (it != connections.end() && same_definition(it->second->server(), s)) {
+                next[name] = it->second;
+                continue;
+            }
+            if (it != connections.end()) retired.push_back(it->second);
+            next[name] = make_connection(s);
+        }
+        for (auto& [name, connection] : connections)
+            if (!next.count(name)) retired.push_back(connection);
+        connections = std::move(next);
+        order = std::move(next_order);
+        every_server = std::move(all);
+        pins = std::move(next_pins);
+        report = std::move(next_report);
+        policy = layered.policy;
+    }
+    for (auto& connection : retired) connection->shutdown();
+}
+
+}  // namespace mcph
