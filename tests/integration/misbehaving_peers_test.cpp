@@ -118,7 +118,13 @@ TEST_F(MisbehavingPeer, ExitMidCallFailsThePendingCallAtOnce) {
     }
     EXPECT_LT(elapsed_ms(t0), 5000) << "the pending call must fail when the process dies, not at its timeout";
     EXPECT_TRUE(wait_until([&] { return !session->connected(); }, 2s));
-    EXPECT_TRUE(wait_until([&] { return status_of("fake") == "failed"; }, 2s)) << "status: " << status_of("fake");
+    // The connection is being re-established (stdio servers are respawned), the cause on record.
+    EXPECT_TRUE(wait_until([&] { return status_of("fake") == "pending"; }, 2s)) << "status: " << status_of("fake");
+    const auto state = host.state("fake");
+    const auto* pending = std::get_if<state::Pending>(&state);
+    ASSERT_NE(pending, nullptr) << state_name(state);
+    EXPECT_EQ(pending->attempt, 1);
+    EXPECT_NE(pending->last_error.find("simulated crash"), std::string::npos) << pending->last_error;
 }
 
 TEST_F(MisbehavingPeer, ExitFailsEveryPendingRequestAndAllowsReconnect) {

@@ -240,6 +240,10 @@ private:
                 if (n <= 0) break;
                 head.append(buf, static_cast<std::size_t>(n));
             }
+            if (head.empty()) {  // the host's reachability check: a TCP connect, no request
+                ::close(client);
+                continue;
+            }
             {
                 std::lock_guard lock(mutex_);
                 requests_.push_back(head.substr(0, head.find("\r\n\r\n")));

@@ -69,7 +69,8 @@ ConnectionState ServerConnection::state() const {
 
 std::shared_ptr<detail::SessionCore> ServerConnection::live_core() const {
     std::lock_guard lock(mutex_);
-    return std::holds_alternative<state::Connected>(state_) ? core_ : nullptr;
+    // The session knows first that its transport died; the state follows on the event loop.
+    return std::holds_alternative<state::Connected>(state_) && core_ && core_->connected() ? core_ : nullptr;
 }
 
 std::vector<std::string> ServerConnection::stderr_tail() const {
@@ -100,7 +101,7 @@ std::shared_ptr<detail::SessionCore> ServerConnection::connect() {
     std::lock_guard serial(connect_mutex_);
     {
         std::lock_guard lock(mutex_);
-        if (std::holds_alternative<state::Connected>(state_)) return core_;
+        if (std::holds_alternative<state::Connected>(state_) && core_->connected()) return core_;
         if (std::holds_alternative<state::Disabled>(state_))
             throw Error(ErrorKind::Usage, "server '" + name() + "' is disabled (" + std::get<state::Disabled>(state_).reason +
                                               "); run `mcph enable " + name() + "`");
@@ -156,7 +157,6 @@ void ServerConnection::check_reachable() const {
 
 // One attempt: (re)uses the session so ClientSession handles stay valid across reconnects.
 void ServerConnection::connect_once() {
-    check_reachable();
     std::shared_ptr<detail::SessionCore> core;
     {
         std::lock_guard lock(mutex_);
@@ -171,11 +171,13 @@ void ServerConnection::connect_once() {
         if (auto self = weak.lock()) self->on_transport_problem(message);
     };
     if (!core) {
+        // Configuration errors (no plugin for the type, unknown auth backend) come before the network.
         core = deps_.make_session(effective_, hooks);
         {
             std::lock_guard lock(mutex_);
             core_ = core;
         }
+        check_reachable();
         try {
             core->connect();
         } catch (const Error& e) {
@@ -192,6 +194,7 @@ void ServerConnection::connect_once() {
         }
         return;
     }
+    check_reachable();
     core->connect();
 }
 
@@ -228,6 +231,7 @@ void ServerConnection::on_lost(const std::string& reason) {
     {
         std::lock_guard lock(mutex_);
         if (shut_down_ || !std::holds_alternative<state::Connected>(state_)) return;
+        if (core_ && core_->connected()) return;  // stale news: the user already reconnected
         // Crash-loop guard: only a connection that stayed up earns a fresh attempt budget.
         if (Clock::now() - connected_at_ >= deps_.policy.stable_after) attempt_ = 0;
     }

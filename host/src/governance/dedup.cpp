@@ -1,0 +1,76 @@
+#include "governance/dedup.hpp"
+
+#include "governance/server_signature.hpp"
+
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+namespace mcph::governance {
+namespace {
+
+bool is_manual(const config::ConfiguredServer& s) { return s.scope != config::Scope::Plugin; }
+
+// What the signature compared, in the words of the server's kind.
+std::string what_was_same(const config::ServerConfig& server) {
+    switch (signature_kind(server)) {
+        case SignatureKind::Stdio: return "same command and env";
+        case SignatureKind::Sdk: return "same SDK server name";
+        // The URL itself is not repeated: it may carry a token in its query.
+        case SignatureKind::Remote: return "same URL and headers";
+        case SignatureKind::Other: return "same " + server.type + " configuration";
+    }
+    return "same configuration";
+}
+
+std::string describe_kept(const config::ConfiguredServer& kept) {
+    if (is_manual(kept)) return "manually configured server '" + kept.config.name + "'";
+    return "server '" + kept.config.name + "' from plugin '" + kept.plugin_source + "'";
+}
+
+std::string suppression_reason(const config::ConfiguredServer& server, const config::ConfiguredServer& kept) {
+    return "server '" + server.config.name + "' from plugin '" + server.plugin_source + "' is a duplicate of " +
+           describe_kept(kept) + " (" + what_was_same(server.config) + ")";
+}
+
+// For each server, the index of the server it duplicates (only ever set for plugin servers).
+std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::ConfiguredServer>& servers) {
+    std::vector<std::string> signatures;
+    signatures.reserve(servers.size());
+    for (const auto& s : servers) signatures.push_back(server_signature(s.config));
+    // Manual servers first, wherever they sit in the list: they win over any plugin's copy.
+    std::unordered_map<std::string, size_t> owner;
+    for (size_t i = 0; i < servers.size(); ++i)
+        if (is_manual(servers[i])) owner.try_emplace(signatures[i], i);
+    std::vector<std::optional<size_t>> duplicate_of(servers.size());
+    for (size_t i = 0; i < servers.size(); ++i) {
+        if (is_manual(servers[i])) continue;
+        auto [it, first] = owner.try_emplace(signatures[i], i);  // the first plugin copy owns it
+        if (!first) duplicate_of[i] = it->second;
+    }
+    return duplicate_of;
+}
+
+}  // namespace
+
+DedupResult dedup_servers(std::vector<config::ConfiguredServer> servers) {
+    const std::vector<std::optional<size_t>> duplicate_of = find_duplicates(servers);
+    // Reasons before any move: a reason names a kept server that may sit anywhere in the list.
+    std::vector<std::string> reasons(servers.size()), kept_names(servers.size());
+    for (size_t i = 0; i < servers.size(); ++i) {
+        if (!duplicate_of[i]) continue;
+        reasons[i] = suppression_reason(servers[i], servers[*duplicate_of[i]]);
+        kept_names[i] = servers[*duplicate_of[i]].config.name;
+    }
+    DedupResult out;
+    for (size_t i = 0; i < servers.size(); ++i) {
+        if (!duplicate_of[i]) {
+            out.kept.push_back(std::move(servers[i]));
+            continue;
+        }
+        out.suppressed.push_back({std::move(servers[i]), std::move(kept_names[i]), std::move(reasons[i])});
+    }
+    return out;
+}
+
+}  // namespace mcph::governance

@@ -1,0 +1,53 @@
+// Content signatures of server definitions (seed 000 §18.7): two definitions with the same signature
+// reach the same server, whatever they are called, so dedup can keep one. Names are deliberately not
+// part of a signature — a user's "my-slack" and a plugin's "slack-connector" are the same Slack.
+#pragma once
+
+#include "config/server_config.hpp"
+
+#include <mcph/json.hpp>
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcph::governance {
+
+// Query parameters in which a rewriting proxy keeps the URL it stands in for. Web connectors reach a
+// remote session through such a proxy, so the same server shows up once as its own URL and once as
+// https://proxy/...?mcp_url=<encoded original>. Add a proxy's parameter here when one is supported.
+inline constexpr std::array<std::string_view, 1> kProxyUrlParams = {"mcp_url"};
+
+// The URL with its scheme and host in lower case, a default port dropped and an empty path made "/"
+// (libcurl's URL API does the parsing). Text libcurl cannot parse comes back unchanged.
+std::string normalize_url(const std::string& url);
+
+// The original URL behind a proxy-rewritten one (the first kProxyUrlParams parameter, decoded), or
+// the URL itself when it is not a proxy URL; normalised either way.
+std::string unwrap_proxy_url(const std::string& url);
+
+// Keys sorted (recursively, by bytes), no whitespace: equal JSON gives equal text however it was
+// written, and any change of a value changes the text.
+std::string canonical_json(const JsonValue& value);
+
+// A stdio server's command followed by its args, from the entry's "command" and "args".
+std::vector<std::string> stdio_command_line(const config::ServerConfig& server);
+
+// Which rule server_signature() applied: dedup names it when it explains a suppression.
+enum class SignatureKind { Stdio, Sdk, Remote, Other };
+SignatureKind signature_kind(const config::ServerConfig& server);
+
+//   stdio:  "stdio:" + ["command","arg"...] + "|env:" + sha256(canonical env)   (no env == {})
+//   sdk:    "sdk:" + name  (an in-process server is known only by its name)
+//   remote: "url:" + unwrap_proxy_url(url) + "|headers:" + sha256(headers, names lower-cased, sorted)
+//   other:  type + ":" + the canonical entry without its name
+std::string server_signature(const config::ServerConfig& server);
+
+// sha256 of the whole canonical entry except its name: every field, including those that do not
+// change which server it is (cwd, timeout, headersHelper, auth, ...). For approvals ("has this
+// definition changed since the user approved it?"), where server_signature() is too coarse — a
+// project file could add a headersHelper shell command without changing the signature.
+std::string definition_fingerprint(const config::ServerConfig& server);
+
+}  // namespace mcph::governance
