@@ -48,7 +48,7 @@ void Host::approve(const std::string& name) {
     config::Approval approval;
     approval.project_key = impl_->project_key(server);
     approval.server = name;
-    approval.signature = governance::server_signature(server.config);
+    approval.signature = governance::definition_fingerprint(server.config);  // the whole definition, not just its identity
     impl_->approvals.save(approval);  // empty pins: the tools are pinned once they are read
     impl_->load_servers();
     std::shared_ptr<detail::SessionCore> core;

@@ -79,7 +79,7 @@ void Host::Impl::load_servers() {
                                     " and run `mcph approve " + name + "`"));
                 continue;
             }
-            if (found.approval->signature != governance::server_signature(s.config)) {
+            if (found.approval->signature != governance::definition_fingerprint(s.config)) {
                 next_report.unapproved.push_back(
                     excluded(s, "its definition changed since you approved it: review " + s.origin + " and run `mcph approve " +
                                     name + "`"));
