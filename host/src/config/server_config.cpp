@@ -62,6 +62,8 @@ void parse_auth(const std::string& name, const JsonValue& entry, ServerConfig& o
     }
 }
 
+}  // namespace
+
 // The enterprise IdP is configured once ("xaaIdp") and shared by every XAA server: it reaches
 // each one's auth config as "idp", unless the server names its own.
 void share_xaa_idp(const JsonValue& idp, ServerConfig& server) {
@@ -71,8 +73,6 @@ void share_xaa_idp(const JsonValue& idp, ServerConfig& server) {
     auth.AddMember("idp", JsonValue(idp, auth.GetAllocator()), auth.GetAllocator());
     server.auth_config_json = to_json(auth);
 }
-
-}  // namespace
 
 ServerConfig parse_server_config(const std::string& name, const JsonValue& entry) {
     if (name.empty()) throw Error(ErrorKind::Usage, "a server name must not be empty");

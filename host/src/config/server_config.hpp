@@ -34,6 +34,10 @@ ServerConfig as_legacy_sse(const ServerConfig& config);
 // Validates one entry. Throws mcph::Error(Usage) naming server and field.
 ServerConfig parse_server_config(const std::string& name, const JsonValue& entry);
 
+// A document's shared "xaaIdp" object reaches each XAA server's auth config as "idp" unless the
+// server names its own (parse_mcp_config does this; the layered loader parses entries one by one).
+void share_xaa_idp(const JsonValue& idp, ServerConfig& server);
+
 // Parses a whole document; `origin` (a file name or "--mcp-config") goes into error messages.
 std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std::string& origin);
 

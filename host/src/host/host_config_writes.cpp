@@ -15,8 +15,12 @@ std::filesystem::path file_for_scope(const config::ConfigLocations& locations, c
     throw Error(ErrorKind::Usage, "unknown scope '" + scope + "' (use user, project or local)");
 }
 
+// The administrator's files and a plugin's own contributions are not the user's to edit.
 bool editable(const config::ConfigLocations& locations, const std::filesystem::path& file) {
-    return file != locations.enterprise_file() && file != locations.managed_settings_file();
+    if (file == locations.enterprise_file() || file == locations.managed_settings_file()) return false;
+    for (const auto& dir : locations.plugin_dirs)
+        if (file.parent_path() == dir) return false;
+    return true;
 }
 
 }  // namespace
@@ -36,8 +40,9 @@ bool Host::remove_saved_server(const std::string& name, const std::string& scope
         file = *defining;
     }
     if (!editable(impl_->locations, file))
-        throw Error(ErrorKind::Usage, "server '" + name + "' is defined by your administrator in " + file.string() +
-                                          "; it cannot be removed here");
+        throw Error(ErrorKind::Usage, "server '" + name + "' is defined in " + file.string() +
+                                          " (an administrator's or a plugin's file); it cannot be removed here — "
+                                          "`mcph disable " + name + "` switches it off for you");
     const bool removed = config::remove_server_entry(file, name);
     if (removed) impl_->load_servers();
     return removed;

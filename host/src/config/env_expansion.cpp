@@ -1,0 +1,140 @@
+#include "config/env_expansion.hpp"
+
+#include "json/json_access.hpp"
+
+#include <mcph/error.hpp>
+
+#include <cstdlib>
+
+namespace mcph::config {
+namespace {
+
+bool is_name_char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// A recursive-descent reader over one string. `evaluate` is false while reading a default that is
+// not used, so `${SET:-${UNSET}}` does not fail on a variable nobody needs.
+class Expander {
+public:
+    Expander(std::string_view text, const VariableLookup& lookup) : text_(text), lookup_(lookup) {}
+
+    std::string run() { return read_text(/*in_default=*/false, /*evaluate=*/true); }
+
+private:
+    // Literal text and references, up to the end of the input or (inside a default) up to the '}'
+    // that closes it, which is left for the caller to consume.
+    std::string read_text(bool in_default, bool evaluate) {
+        std::string out;
+        while (pos_ < text_.size()) {
+            const char c = text_[pos_];
+            if (c == '$' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '{') {
+                out += read_reference(evaluate);
+            } else if (c == '}' && in_default) {
+                return out;
+            } else {
+                out += c;
+                ++pos_;
+            }
+        }
+        return out;
+    }
+
+    // At "${": the reference up to and including its closing '}'.
+    std::string read_reference(bool evaluate) {
+        const size_t start = pos_;
+        pos_ += 2;
+        const size_t name_start = pos_;
+        while (pos_ < text_.size() && is_name_char(text_[pos_])) ++pos_;
+        const std::string_view name = text_.substr(name_start, pos_ - name_start);
+        if (pos_ >= text_.size()) unterminated(start);
+        const bool has_default = text_.compare(pos_, 2, ":-") == 0;
+        if (!has_default && text_[pos_] != '}') bad_reference(start);
+        if (name.empty() || (name[0] >= '0' && name[0] <= '9')) bad_reference(start);
+        const std::optional<std::string> value = evaluate ? lookup_(name) : std::nullopt;
+        if (!has_default) {
+            ++pos_;
+            if (evaluate && !value) throw Error(ErrorKind::Usage, "${" + std::string(name) + "} is not set");
+            return value.value_or("");
+        }
+        pos_ += 2;
+        const bool use_default = evaluate && (!value || value->empty());  // POSIX ":-": unset or empty
+        std::string fallback = read_text(/*in_default=*/true, use_default);
+        if (pos_ >= text_.size()) unterminated(start);
+        ++pos_;
+        if (!evaluate) return {};
+        return use_default ? fallback : *value;
+    }
+
+    [[noreturn]] void unterminated(size_t at) const {
+        throw Error(ErrorKind::Usage, "unterminated \"${\" at offset " + std::to_string(at) + " (expected a closing '}')");
+    }
+
+    [[noreturn]] void bad_reference(size_t at) const {
+        throw Error(ErrorKind::Usage, "bad variable reference at offset " + std::to_string(at) +
+                                          ": expected ${NAME} or ${NAME:-default} with NAME made of letters, digits and _");
+    }
+
+    std::string_view text_;
+    const VariableLookup& lookup_;
+    size_t pos_ = 0;
+};
+
+void expand_string(JsonValue& value, Json::AllocatorType& allocator, const std::string& server,
+                   const std::string& field, const VariableLookup& lookup) {
+    if (!value.IsString()) return;  // parse_server_config reports the wrong type, naming the field
+    try {
+        const std::string expanded = expand_variables(json::view(value), lookup);
+        value.SetString(expanded.data(), static_cast<rapidjson::SizeType>(expanded.size()), allocator);
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Usage, "server '" + server + "': " + field + ": " + e.what());
+    }
+}
+
+void expand_member(JsonValue& entry, const char* field, Json::AllocatorType& allocator, const std::string& server,
+                   const VariableLookup& lookup) {
+    auto it = entry.FindMember(field);
+    if (it != entry.MemberEnd()) expand_string(it->value, allocator, server, field, lookup);
+}
+
+void expand_array(JsonValue& entry, const char* field, Json::AllocatorType& allocator, const std::string& server,
+                  const VariableLookup& lookup) {
+    auto it = entry.FindMember(field);
+    if (it == entry.MemberEnd() || !it->value.IsArray()) return;
+    rapidjson::SizeType i = 0;
+    for (JsonValue& item : it->value.GetArray())
+        expand_string(item, allocator, server, std::string(field) + "[" + std::to_string(i++) + "]", lookup);
+}
+
+// Values only: names of environment variables and headers are taken literally.
+void expand_map(JsonValue& entry, const char* field, Json::AllocatorType& allocator, const std::string& server,
+                const VariableLookup& lookup) {
+    auto it = entry.FindMember(field);
+    if (it == entry.MemberEnd() || !it->value.IsObject()) return;
+    for (auto& m : it->value.GetObject())
+        expand_string(m.value, allocator, server, std::string(field) + "." + std::string(json::view(m.name)), lookup);
+}
+
+}  // namespace
+
+std::optional<std::string> lookup_process_environment(std::string_view name) {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (!value) return std::nullopt;
+    return std::string(value);
+}
+
+std::string expand_variables(std::string_view text, const VariableLookup& lookup) {
+    return Expander(text, lookup).run();
+}
+
+void expand_server_entry(JsonValue& entry, Json::AllocatorType& allocator, const std::string& server,
+                         const VariableLookup& lookup) {
+    if (!entry.IsObject()) return;
+    expand_member(entry, "command", allocator, server, lookup);
+    expand_array(entry, "args", allocator, server, lookup);
+    expand_map(entry, "env", allocator, server, lookup);
+    expand_member(entry, "url", allocator, server, lookup);
+    expand_map(entry, "headers", allocator, server, lookup);
+}
+
+}  // namespace mcph::config

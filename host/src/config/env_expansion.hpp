@@ -1,0 +1,41 @@
+// ${VAR} and ${VAR:-default} in server definitions (seed 000 §18.6: scopes are read, then
+// expanded, then merged). Only the fields that carry a command line, an environment, an address or
+// headers are expanded; everything else reaches the plugin exactly as written.
+//
+// Syntax:
+//   ${NAME}            the variable's value; an unset variable is an error (an empty one is "")
+//   ${NAME:-default}   the value, or `default` when the variable is unset or empty (as in POSIX sh);
+//                      the default may itself contain ${...}, expanded only when it is used
+//   $ not followed by {  stays literal, so "$$", "$5" and a trailing "$" are copied unchanged
+//   NAME               [A-Za-z_][A-Za-z0-9_]*
+// There is no escape for "${": a definition that needs those two characters literally cannot have
+// them in an expanded field (the same as Claude Code's .mcp.json).
+#pragma once
+
+#include <mcph/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcph::config {
+
+// Answers a variable's value, or nullopt when it is unset. Tests pass a map; the host passes
+// lookup_process_environment.
+using VariableLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// getenv. Thread-safe as long as nobody calls setenv concurrently.
+std::optional<std::string> lookup_process_environment(std::string_view name);
+
+// Expands every ${...} in `text`. Throws mcph::Error(Usage): "${FOO} is not set" for a missing
+// variable, "unterminated \"${\" at offset N" and "bad variable name ..." for syntax errors.
+std::string expand_variables(std::string_view text, const VariableLookup& lookup);
+
+// Expands, in place, the string values of command, args[], env{}, url and headers{} of one server
+// definition (non-string values are left for parse_server_config to reject). Throws
+// mcph::Error(Usage) naming server and field: "server 'x': env.TOKEN: ${FOO} is not set".
+void expand_server_entry(JsonValue& entry, Json::AllocatorType& allocator, const std::string& server,
+                         const VariableLookup& lookup);
+
+}  // namespace mcph::config

@@ -1,0 +1,349 @@
+#include "config/layered_config.hpp"
+
+#include "config/atomic_write.hpp"
+#include "json/json_access.hpp"
+
+#include <mcph/error.hpp>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
+
+namespace mcph::config {
+namespace {
+
+using governance::PolicyRule;
+using Rules = std::vector<PolicyRule>;
+
+// A JSON object read from a file or given as text. `error` says why it cannot be used.
+struct Document {
+    bool present = false;
+    Json doc;
+    std::string error;
+};
+
+Document parse_document(std::string_view text, const std::string& origin) {
+    Document out;
+    out.present = true;
+    try {
+        out.doc = parse_json(text, "JSON");
+    } catch (const Error& e) {
+        out.error = origin + ": " + e.what();
+        return out;
+    }
+    if (!out.doc.IsObject()) out.error = origin + ": the file must hold a JSON object";
+    return out;
+}
+
+Document read_document(const fs::path& path) {
+    std::optional<std::string> text;
+    try {
+        text = read_file_if_exists(path);
+    } catch (const Error& e) {
+        Document out;
+        out.present = true;
+        out.error = e.what();
+        return out;
+    }
+    if (!text) return {};
+    return parse_document(*text, path.string());
+}
+
+// Where a document's servers come from, and what each of them is tagged with.
+struct Source {
+    Scope scope;
+    std::string origin;
+    std::string plugin_source;
+    std::string project_root;
+};
+
+// The object holding a document's server definitions: "mcpServers", or VS Code's "servers" where
+// that shape is accepted. nullptr when neither is there and `required` is false. Throws naming the
+// origin when the shape is wrong.
+const JsonValue* servers_of(const JsonValue& doc, const std::string& origin, bool vscode_shape, bool required) {
+    const JsonValue* servers = json::member(doc, "mcpServers");
+    if (!servers && vscode_shape) servers = json::member(doc, "servers");
+    if (!servers && required)
+        throw Error(ErrorKind::Usage, origin + ": expected {\"mcpServers\": {...}}" +
+                                          (vscode_shape ? " (or VS Code's {\"servers\": {...}})" : ""));
+    if (servers && !servers->IsObject())
+        throw Error(ErrorKind::Usage, origin + ": mcpServers must be an object of server definitions");
+    return servers;
+}
+
+// The shared enterprise IdP of XAA servers ("xaaIdp"), as parse_mcp_config reads it.
+const JsonValue* xaa_idp_of(const JsonValue& doc, const std::string& origin) {
+    const JsonValue* idp = json::member(doc, "xaaIdp");
+    if (idp && !idp->IsObject()) throw Error(ErrorKind::Usage, origin + ": xaaIdp must be an object");
+    return idp;
+}
+
+// Servers by name, whole-entry replacement, in the order names were first defined.
+class ServerTable {
+public:
+    void put(ConfiguredServer server) {
+        auto [it, inserted] = index_.try_emplace(server.config.name, servers_.size());
+        if (inserted)
+            servers_.push_back(std::move(server));
+        else
+            servers_[it->second] = std::move(server);
+    }
+    std::vector<ConfiguredServer> take() { return std::move(servers_); }
+
+private:
+    std::vector<ConfiguredServer> servers_;
+    std::map<std::string, size_t> index_;
+};
+
+// Everything one pass over the sources needs.
+struct Loader {
+    const VariableLookup& lookup;
+    ServerTable table;
+    std::vector<ConfigProblem> problems;
+
+    // Each entry expanded then validated on its own: one bad entry costs only itself.
+    void add_servers(const JsonValue& servers, const JsonValue* xaa_idp, const Source& source) {
+        for (const auto& m : servers.GetObject()) {
+            const std::string name(json::view(m.name));
+            try {
+                Json entry;
+                entry.CopyFrom(m.value, entry.GetAllocator());
+                expand_server_entry(entry, entry.GetAllocator(), name, lookup);
+                ConfiguredServer server{parse_server_config(name, entry), source.scope, source.origin,
+                                        source.plugin_source, source.project_root};
+                if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
+                table.put(std::move(server));
+            } catch (const Error& e) {
+                problems.push_back({source.origin, name, e.what()});
+            }
+        }
+    }
+
+    // A whole document whose servers are optional (settings files) or required (.mcp.json files).
+    void add_document(const Document& d, const Source& source, bool vscode_shape, bool required) {
+        if (!d.present) return;
+        if (!d.error.empty()) {
+            problems.push_back({source.origin, "", d.error});
+            return;
+        }
+        try {
+            const JsonValue* servers = servers_of(d.doc, source.origin, vscode_shape, required);
+            const JsonValue* idp = xaa_idp_of(d.doc, source.origin);
+            if (servers) add_servers(*servers, idp, source);
+        } catch (const Error& e) {
+            problems.push_back({source.origin, "", e.what()});
+        }
+    }
+
+    void add_plugin_dir(const fs::path& dir) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) return;  // a plugin without servers has no folder
+        std::vector<fs::path> files;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            constexpr std::string_view suffix = ".mcp.json";
+            std::error_code type_ec;  // one unreadable entry must not end the listing
+            if (name.size() > suffix.size() && name.ends_with(suffix) && it->is_regular_file(type_ec)) files.push_back(it->path());
+        }
+        if (ec) problems.push_back({dir.string(), "", "cannot list the folder: " + ec.message()});
+        std::sort(files.begin(), files.end());  // a stable order whatever the directory order is
+        for (const fs::path& file : files) {
+            const std::string name = file.filename().string();
+            const std::string plugin = name.substr(0, name.size() - std::string_view(".mcp.json").size());
+            add_document(read_document(file), {Scope::Plugin, file.string(), plugin, ""}, true, true);
+        }
+    }
+};
+
+std::optional<Rules> rules_of(const JsonValue& doc, const char* field, const std::string& origin) {
+    const JsonValue* list = json::member(doc, field);
+    if (!list) return std::nullopt;
+    return governance::parse_policy_rules(*list, origin, field);
+}
+
+void append(Rules& to, Rules from) { std::move(from.begin(), from.end(), std::back_inserter(to)); }
+
+// The list, now defined (an allow list that exists, even empty, restricts; an absent one does not).
+Rules& defined(std::optional<Rules>& list) { return list ? *list : list.emplace(); }
+
+bool bool_setting(const JsonValue& doc, const char* field, const std::string& origin) {
+    const JsonValue* v = json::member(doc, field);
+    if (!v) return false;
+    if (!v->IsBool()) throw Error(ErrorKind::Usage, origin + ": " + field + " must be true or false");
+    return v->GetBool();
+}
+
+// What the administrator's files say about policy. Any problem here throws: the caller fails closed.
+struct AdminPolicy {
+    std::optional<Rules> allowed;
+    Rules denied;
+    bool managed_allow_list_only = false;
+    bool plugin_only_agents = false;
+
+    void read(const JsonValue& doc, const std::string& origin, bool settings_file) {
+        if (auto allow = rules_of(doc, "allowedMcpServers", origin)) append(defined(allowed), std::move(*allow));
+        if (auto deny = rules_of(doc, "deniedMcpServers", origin)) append(denied, std::move(*deny));
+        if (!settings_file) return;
+        managed_allow_list_only = bool_setting(doc, "allowManagedMcpServersOnly", origin);
+        plugin_only_agents = bool_setting(doc, "pluginOnlyMcpServers", origin);
+    }
+};
+
+// A user or local settings file: its own servers plus lists about servers defined anywhere.
+// A bad list is reported and ignored; the rest of the file still counts.
+struct PersonalSettings {
+    Document file;
+    std::string origin;
+    std::optional<Rules> allowed;
+    Rules denied;
+    std::set<std::string> disabled;
+    std::set<std::string> enabled;
+
+    void read(const fs::path& path, std::vector<ConfigProblem>& problems) {
+        origin = path.string();
+        file = read_document(path);
+        if (!file.error.empty()) {
+            // Reported here, since under an enterprise file the loader never reads this file's
+            // servers; then treated as absent so it is not reported twice.
+            problems.push_back({origin, "", file.error});
+            file.present = false;
+        }
+        if (!file.present) return;
+        guarded(problems, [&] { allowed = rules_of(file.doc, "allowedMcpServers", origin); });
+        guarded(problems, [&] {
+            if (auto deny = rules_of(file.doc, "deniedMcpServers", origin)) denied = std::move(*deny);
+        });
+        guarded(problems, [&] { disabled = names_of("disabledMcpServers"); });
+        guarded(problems, [&] { enabled = names_of("enabledMcpServers"); });
+    }
+
+    // Applied user first, then local, so local wins; within one file enabled beats disabled.
+    void apply(ServerConfig& config) const {
+        if (disabled.count(config.name)) config.disabled = true;
+        if (enabled.count(config.name)) config.disabled = false;
+    }
+
+private:
+    template <class F>
+    void guarded(std::vector<ConfigProblem>& problems, F&& read_list) {
+        try {
+            read_list();
+        } catch (const Error& e) {
+            problems.push_back({origin, "", std::string(e.what()) + "; the list is ignored"});
+        }
+    }
+
+    std::set<std::string> names_of(const char* field) const {
+        std::set<std::string> out;
+        const JsonValue* list = json::member(file.doc, field);
+        if (!list) return out;
+        if (!list->IsArray()) throw Error(ErrorKind::Usage, origin + ": " + field + " must be an array of server names");
+        for (const JsonValue& name : list->GetArray()) {
+            if (!name.IsString()) throw Error(ErrorKind::Usage, origin + ": " + field + " must contain only server names");
+            out.emplace(json::view(name));
+        }
+        return out;
+    }
+};
+
+// allowManagedMcpServersOnly: only the administrator's allow list counts. When the administrator set
+// the flag without any list, nothing is allowed: the flag exists to stop users from widening the
+// allow list, and "everything allowed" would silently defeat it — failing safe, visibly, is the
+// better reading of a half-finished policy.
+std::optional<Rules> combine_allowed(const AdminPolicy& admin, const PersonalSettings& user, const PersonalSettings& local) {
+    if (admin.managed_allow_list_only) return admin.allowed.value_or(Rules{});
+    std::optional<Rules> out;
+    for (const std::optional<Rules>* list : {&admin.allowed, &user.allowed, &local.allowed})
+        if (*list) append(defined(out), **list);
+    return out;
+}
+
+LayeredConfig fail_closed(LayeredConfig out, const std::string& reason) {
+    out.servers.clear();
+    out.problems.clear();
+    out.policy = {};
+    out.policy.fail_closed = true;
+    out.policy.fail_closed_reason = reason + " (no MCP server may connect until the administrator's file is fixed)";
+    return out;
+}
+
+}  // namespace
+
+LayeredConfig load_layered_config(const ConfigLocations& locations, const std::vector<DynamicConfig>& dynamic,
+                                  std::vector<PluginContribution> plugins, const VariableLookup& lookup) {
+    LayeredConfig out;
+    out.project_root = locations.project_root;
+    const std::string enterprise_origin = locations.enterprise_file().string();
+    const std::string managed_origin = locations.managed_settings_file().string();
+    const Document enterprise = read_document(locations.enterprise_file());
+    const Document managed = read_document(locations.managed_settings_file());
+    out.enterprise_exclusive = enterprise.present;
+    if (!enterprise.error.empty()) return fail_closed(std::move(out), enterprise.error);
+    if (!managed.error.empty()) return fail_closed(std::move(out), managed.error);
+
+    // The administrator's files are checked whole before anything is merged, so a structural
+    // problem anywhere in them fails closed rather than half-applying.
+    AdminPolicy admin;
+    const JsonValue* enterprise_servers = nullptr;
+    const JsonValue* managed_servers = nullptr;
+    try {
+        if (enterprise.present) {
+            enterprise_servers = servers_of(enterprise.doc, enterprise_origin, false, true);
+            xaa_idp_of(enterprise.doc, enterprise_origin);
+            admin.read(enterprise.doc, enterprise_origin, false);
+        }
+        if (managed.present) {
+            managed_servers = servers_of(managed.doc, managed_origin, false, false);
+            xaa_idp_of(managed.doc, managed_origin);
+            admin.read(managed.doc, managed_origin, true);
+        }
+    } catch (const Error& e) {
+        return fail_closed(std::move(out), e.what());
+    }
+
+    Loader loader{lookup, {}, {}};
+    PersonalSettings user, local;
+    user.read(locations.user_settings_file(), loader.problems);
+    local.read(locations.local_settings_file(), loader.problems);
+
+    if (enterprise.present) {
+        loader.add_servers(*enterprise_servers, json::member(enterprise.doc, "xaaIdp"), {Scope::Enterprise, enterprise_origin, "", ""});
+    } else {
+        for (const PluginContribution& p : plugins)
+            loader.add_document(parse_document(p.json_text, p.origin), {Scope::Plugin, p.origin, p.plugin_source, ""}, true, true);
+        for (const fs::path& dir : locations.plugin_dirs) loader.add_plugin_dir(dir);
+        loader.add_document(user.file, {Scope::User, user.origin, "", ""}, false, false);
+        for (const fs::path& file : locations.project_files())
+            loader.add_document(read_document(file), {Scope::Project, file.string(), "", locations.project_root.string()}, true, true);
+        loader.add_document(local.file, {Scope::Local, local.origin, "", ""}, false, false);
+        for (const DynamicConfig& d : dynamic)
+            loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
+        if (managed_servers) loader.add_servers(*managed_servers, json::member(managed.doc, "xaaIdp"), {Scope::Managed, managed_origin, "", ""});
+    }
+
+    out.servers = loader.table.take();
+    for (ConfiguredServer& s : out.servers) {
+        user.apply(s.config);
+        local.apply(s.config);
+    }
+    out.problems = std::move(loader.problems);
+    out.policy.allowed = combine_allowed(admin, user, local);
+    out.policy.denied = std::move(admin.denied);
+    append(out.policy.denied, user.denied);
+    append(out.policy.denied, local.denied);
+    out.policy.plugin_only_agents = admin.plugin_only_agents;
+    return out;
+}
+
+LayeredConfig load_dynamic_config(const std::vector<DynamicConfig>& dynamic, const VariableLookup& lookup) {
+    Loader loader{lookup, {}, {}};
+    for (const DynamicConfig& d : dynamic)
+        loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
+    LayeredConfig out;
+    out.servers = loader.table.take();
+    out.problems = std::move(loader.problems);
+    return out;
+}
+
+}  // namespace mcph::config

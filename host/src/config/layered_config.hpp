@@ -1,0 +1,87 @@
+// The layered configuration of seed 000 §18.6: every scope read, ${VAR} expanded, merged by server
+// name with whole-entry replacement, and the allow/deny policy gathered beside it.
+//
+// Precedence (lowest first, the Scope enum's order): plugin < user < project < local < dynamic <
+// managed. Enterprise is not "highest": when managed-mcp.json exists and is valid, it is the only
+// source of servers (exclusive control, so nobody can add a server beside the administrator's). The
+// policy is still gathered as usual, so a user can always deny more for themselves.
+//
+// Failure handling, from strictest to most lenient:
+//  - an administrator's file (managed-mcp.json, managed-settings.json) that exists but cannot be
+//    read or understood, including a bad policy rule in it: fail closed (policy.fail_closed, no
+//    servers at all) — a typo must not silently lift the administrator's restrictions;
+//  - any other file that cannot be read or parsed: a ConfigProblem, that file skipped;
+//  - one bad entry (a missing ${VAR}, a failed validation): a ConfigProblem, that entry skipped. If
+//    a lower scope defines the same name, its definition stays in effect;
+//  - a bad allowedMcpServers / deniedMcpServers / disabledMcpServers / enabledMcpServers list in a
+//    user or local file: a ConfigProblem, that list ignored.
+// A missing file is simply absent.
+//
+// Policy (kept apart from the servers; governance/ applies it):
+//  - denied: every deniedMcpServers of managed-mcp.json, managed-settings.json, user and local
+//    settings, in that order. A project's .mcp.json carries no policy: a repository must not be able
+//    to allow or un-deny itself.
+//  - allowed: nullopt when no source defines allowedMcpServers, else the union of those defined.
+//    With "allowManagedMcpServersOnly": true in managed-settings.json only the administrator's lists
+//    (managed-mcp.json + managed-settings.json) count, and when they define none the list is empty:
+//    nothing is allowed (the flag exists to stop users widening the list; "everything allowed"
+//    would silently defeat it).
+//  - "pluginOnlyMcpServers" in managed-settings.json becomes policy.plugin_only_agents.
+// Disabled: disabledMcpServers / enabledMcpServers in user then local settings set
+// config.disabled for any server, whatever its scope; local wins over user, and within one file
+// enabled wins over disabled. An explicit enable also overrides the definition's own "disabled".
+#pragma once
+
+#include "config/config_locations.hpp"
+#include "config/config_source.hpp"
+#include "config/env_expansion.hpp"
+#include "governance/policy_rules.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mcph::config {
+
+// A runtime source (the API, --mcp-config): merged above local, in the order given.
+struct DynamicConfig {
+    std::string origin;     // e.g. "--mcp-config ./servers.json" or "api"
+    std::string json_text;  // {"mcpServers":{...}} or {"servers":{...}}
+};
+
+// Servers a loaded plugin brings along (Scope::Plugin, the lowest precedence).
+struct PluginContribution {
+    std::string plugin_source;  // the plugin's name, kept on each server for dedup (seed 000 §18.7)
+    std::string origin;
+    std::string json_text;  // {"mcpServers":{...}} or {"servers":{...}}
+};
+
+struct ConfigProblem {
+    std::string origin;   // the file or source
+    std::string server;   // empty when the whole file or a list is at fault
+    std::string message;
+};
+
+struct LayeredConfig {
+    // In the order names were first defined, lowest scope first; a higher scope replaces an entry
+    // in place, so `mcph list` is stable when a definition moves between scopes.
+    std::vector<ConfiguredServer> servers;
+    governance::PolicySettings policy;
+    std::vector<ConfigProblem> problems;
+    bool enterprise_exclusive = false;  // managed-mcp.json exists (even when it failed closed)
+    std::filesystem::path project_root;
+};
+
+// Reads every scope. Plugin servers come from `plugins` first, then from each `*.mcp.json` directly
+// inside locations.plugin_dirs (sorted by file name; plugin_source is the name without ".mcp.json").
+// Never throws for a problem in the configuration itself; see the rules above.
+LayeredConfig load_layered_config(const ConfigLocations& locations, const std::vector<DynamicConfig>& dynamic,
+                                  std::vector<PluginContribution> plugins,
+                                  const VariableLookup& lookup = lookup_process_environment);
+
+// Only the given documents (Scope::Dynamic, merged in order), no files and no policy: for an
+// application that configures its servers itself. Problems are reported as above.
+LayeredConfig load_dynamic_config(const std::vector<DynamicConfig>& dynamic,
+                                  const VariableLookup& lookup = lookup_process_environment);
+
+}  // namespace mcph::config

@@ -1,0 +1,206 @@
+// The approval store: keys by project and server, insert-or-replace, a private file, concurrent
+// writers that all land (threads and processes), and a corrupt file that is reported, not replaced.
+#include "config/approval_store.hpp"
+
+#include <mcph/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using mcph::config::Approval;
+using mcph::config::ApprovalStore;
+
+class ScratchDir {
+public:
+    ScratchDir() {
+        std::string pattern = (fs::temp_directory_path() / "mcph-approvals-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = fs::canonical(pattern);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+std::string slurp(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+mode_t mode_of(const fs::path& file) {
+    struct stat st {};
+    EXPECT_EQ(::stat(file.c_str(), &st), 0);
+    return st.st_mode & 07777;
+}
+
+Approval approval(std::string project, std::string server, std::string signature) {
+    Approval a;
+    a.project_key = std::move(project);
+    a.server = std::move(server);
+    a.signature = std::move(signature);
+    return a;
+}
+
+TEST(ApprovalStore, SaveFindReplaceRemove) {
+    ScratchDir dir;
+    ApprovalStore store(dir.path() / "home/approvals.json");
+    EXPECT_FALSE(store.find("/repo", "s").has_value()) << "no file yet";
+    EXPECT_FALSE(store.remove("/repo", "s"));
+    EXPECT_FALSE(fs::exists(store.file()));
+
+    Approval a = approval("/repo", "s", "sig1");
+    a.tool_pins = {{"read", "h1"}, {"write", "h2"}};
+    store.save(a);
+    store.save(approval("/other", "s", "sig-other"));
+    store.save(approval("", "s", "sig-user"));
+
+    auto found = store.find("/repo", "s");
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(found->signature, "sig1");
+    EXPECT_EQ(found->tool_pins, a.tool_pins);
+    EXPECT_EQ(found->approved_at.size(), 20u) << found->approved_at;  // 2025-01-02T03:04:05Z
+    EXPECT_EQ(found->approved_at.back(), 'Z');
+    EXPECT_EQ(store.find("/other", "s")->signature, "sig-other") << "same server, another project";
+    EXPECT_EQ(store.find("", "s")->signature, "sig-user");
+    EXPECT_FALSE(store.find("/repo", "t").has_value());
+
+    Approval changed = approval("/repo", "s", "sig2");
+    changed.approved_at = "2020-01-01T00:00:00Z";
+    store.save(changed);
+    found = store.find("/repo", "s");
+    EXPECT_EQ(found->signature, "sig2");
+    EXPECT_TRUE(found->tool_pins.empty()) << "save replaces the whole record";
+    EXPECT_EQ(found->approved_at, "2020-01-01T00:00:00Z");
+    EXPECT_EQ(store.list().size(), 3u);
+
+    EXPECT_TRUE(store.remove("/repo", "s"));
+    EXPECT_FALSE(store.remove("/repo", "s"));
+    EXPECT_FALSE(store.find("/repo", "s").has_value());
+    EXPECT_TRUE(store.find("/other", "s").has_value());
+    EXPECT_THROW(store.save(approval("/repo", "", "x")), mcph::Error);
+}
+
+TEST(ApprovalStore, FileIsPrivateInAPrivateFolder) {
+    ScratchDir dir;
+    ApprovalStore store(dir.path() / "config/mcph/approvals.json");
+    store.save(approval("", "s", "sig"));
+    EXPECT_EQ(mode_of(store.file()), 0600u);
+    EXPECT_EQ(mode_of(dir.path() / "config"), 0700u);
+    EXPECT_EQ(mode_of(dir.path() / "config/mcph"), 0700u);
+}
+
+struct CorruptCase {
+    const char* content;
+    const char* why;
+};
+
+TEST(ApprovalStore, CorruptFileIsAnErrorAndNeverOverwritten) {
+    const CorruptCase cases[] = {
+        {"{not json", "malformed JSON"},
+        {"[]", "expected {\"version\":1,\"approvals\":[...]}"},
+        {R"({"version":1,"approvals":{}})", "expected {\"version\":1"},
+        {R"({"version":1,"approvals":[{"project":"","server":"s"}]})", "lacks the string \"signature\""},
+        {R"({"version":1,"approvals":[{"project":"","server":"s","signature":"x","approvedAt":"t","toolPins":{"a":1}}]})",
+         "a tool pin is not a string"},
+        {R"({"version":1,"approvals":[7]})", "an approval is not an object"},
+    };
+    ScratchDir dir;
+    const fs::path file = dir.path() / "approvals.json";
+    ApprovalStore store(file);
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.content);
+        std::ofstream(file, std::ios::trunc) << c.content;
+        ::chmod(file.c_str(), 0600);
+        for (int op = 0; op < 3; ++op) {
+            try {
+                if (op == 0) store.find("", "s");
+                if (op == 1) store.save(approval("", "s", "sig"));
+                if (op == 2) store.remove("", "s");
+                ADD_FAILURE() << "expected an error from operation " << op;
+            } catch (const mcph::Error& e) {
+                const std::string message = e.what();
+                EXPECT_NE(message.find(file.string()), std::string::npos) << message;
+                EXPECT_NE(message.find("is corrupt"), std::string::npos) << message;
+                EXPECT_NE(message.find(c.why), std::string::npos) << message;
+                EXPECT_NE(message.find("fix it or delete it"), std::string::npos) << message;
+            }
+        }
+        EXPECT_EQ(slurp(file), c.content);
+    }
+}
+
+TEST(ApprovalStore, RefusesAFileOthersCanWrite) {
+    ScratchDir dir;
+    ApprovalStore store(dir.path() / "approvals.json");
+    store.save(approval("", "s", "sig"));
+    ASSERT_EQ(::chmod(store.file().c_str(), 0664), 0);
+    try {
+        store.find("", "s");
+        FAIL() << "expected an error";
+    } catch (const mcph::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("writable by other users"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("chmod 600"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(::chmod(store.file().c_str(), 0644), 0);
+    EXPECT_TRUE(store.find("", "s").has_value()) << "readable by others is fine: approvals are not secret";
+}
+
+constexpr int kPerWriter = 8;  // enough to interleave; each save fsyncs twice
+
+void approve_many(const fs::path& file, const std::string& prefix) {
+    ApprovalStore store(file);  // each writer its own store object, as separate processes would
+    for (int i = 0; i < kPerWriter; ++i) store.save(approval("/repo", prefix + std::to_string(i), "sig"));
+}
+
+TEST(ApprovalStore, ConcurrentThreadsBothLand) {
+    ScratchDir dir;
+    const fs::path file = dir.path() / "approvals.json";
+    std::thread a(approve_many, file, "a");
+    std::thread b(approve_many, file, "b");
+    a.join();
+    b.join();
+    ApprovalStore store(file);
+    EXPECT_EQ(store.list().size(), 2u * kPerWriter);
+    for (int i = 0; i < kPerWriter; ++i) {
+        EXPECT_TRUE(store.find("/repo", "a" + std::to_string(i)).has_value()) << i;
+        EXPECT_TRUE(store.find("/repo", "b" + std::to_string(i)).has_value()) << i;
+    }
+}
+
+TEST(ApprovalStore, ConcurrentProcessesBothLand) {
+    ScratchDir dir;
+    const fs::path file = dir.path() / "approvals.json";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        try {
+            approve_many(file, "child");
+        } catch (...) {
+            ::_exit(1);
+        }
+        ::_exit(0);
+    }
+    approve_many(file, "parent");
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_EQ(ApprovalStore(file).list().size(), 2u * kPerWriter);
+}
+
+}  // namespace

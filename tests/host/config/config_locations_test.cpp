@@ -1,0 +1,136 @@
+// Where each scope lives: environment variables (from a fake lookup), the project root walk, and
+// the nested .mcp.json files found between the root and cwd.
+#include "config/config_locations.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+namespace {
+
+namespace fs = std::filesystem;
+using mcph::config::ConfigLocations;
+using mcph::config::VariableLookup;
+
+class ScratchDir {
+public:
+    ScratchDir() {
+        std::string pattern = (fs::temp_directory_path() / "mcph-locations-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = fs::canonical(pattern);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const fs::path& path() const { return path_; }
+    fs::path write(const fs::path& relative, const std::string& content = "{}") const {
+        fs::create_directories((path_ / relative).parent_path());
+        std::ofstream(path_ / relative) << content;
+        return path_ / relative;
+    }
+
+private:
+    fs::path path_;
+};
+
+VariableLookup vars(std::map<std::string, std::string> values) {
+    return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+        auto it = values.find(std::string(name));
+        if (it == values.end()) return std::nullopt;
+        return it->second;
+    };
+}
+
+struct HomeCase {
+    std::map<std::string, std::string> env;
+    const char* managed_dir;
+    const char* config_home;
+};
+
+TEST(ConfigLocations, DirectoriesFromTheEnvironment) {
+    const HomeCase cases[] = {
+        {{{"HOME", "/h"}}, "/etc/mcph", "/h/.config/mcph"},
+        {{{"HOME", "/h"}, {"XDG_CONFIG_HOME", "/x"}}, "/etc/mcph", "/x/mcph"},
+        {{{"HOME", "/h"}, {"XDG_CONFIG_HOME", "/x"}, {"MCPH_CONFIG_HOME", "/m"}}, "/etc/mcph", "/m"},
+        {{{"HOME", "/h"}, {"XDG_CONFIG_HOME", "relative"}}, "/etc/mcph", "/h/.config/mcph"},  // XDG: ignored
+        {{{"HOME", "/h"}, {"XDG_CONFIG_HOME", ""}, {"MCPH_CONFIG_HOME", ""}}, "/etc/mcph", "/h/.config/mcph"},
+        {{{"HOME", "/h"}, {"MCPH_MANAGED_DIR", "/opt/policy"}}, "/opt/policy", "/h/.config/mcph"},
+        {{{"HOME", "/h"}, {"MCPH_MANAGED_DIR", ""}}, "/etc/mcph", "/h/.config/mcph"},
+    };
+    ScratchDir dir;
+    for (const auto& c : cases) {
+        auto loc = ConfigLocations::from_variables(vars(c.env), dir.path());
+        EXPECT_EQ(loc.managed_dir, c.managed_dir);
+        EXPECT_EQ(loc.config_home, c.config_home);
+        EXPECT_TRUE(loc.plugin_dirs.empty());
+    }
+}
+
+TEST(ConfigLocations, FileNames) {
+    ConfigLocations loc;
+    loc.managed_dir = "/etc/mcph";
+    loc.config_home = "/h/.config/mcph";
+    loc.project_root = "/repo";
+    loc.cwd = "/repo/sub";
+    EXPECT_EQ(loc.enterprise_file(), "/etc/mcph/managed-mcp.json");
+    EXPECT_EQ(loc.managed_settings_file(), "/etc/mcph/managed-settings.json");
+    EXPECT_EQ(loc.user_settings_file(), "/h/.config/mcph/settings.json");
+    EXPECT_EQ(loc.local_settings_file(), "/repo/.mcph/settings.local.json");
+    EXPECT_EQ(loc.approvals_file(), "/h/.config/mcph/approvals.json");
+}
+
+TEST(ConfigLocations, ProjectRootIsTheNearestGitAncestor) {
+    ScratchDir dir;
+    fs::create_directories(dir.path() / "repo/.git");
+    fs::create_directories(dir.path() / "repo/a/b");
+    dir.write("repo/a/wt/.git", "gitdir: /elsewhere");  // a worktree or submodule: .git is a file
+    fs::create_directories(dir.path() / "repo/a/wt/c");
+    fs::create_directories(dir.path() / "plain/d");
+    const auto env = vars({{"HOME", "/h"}});
+    EXPECT_EQ(ConfigLocations::from_variables(env, dir.path() / "repo/a/b").project_root, dir.path() / "repo");
+    EXPECT_EQ(ConfigLocations::from_variables(env, dir.path() / "repo").project_root, dir.path() / "repo");
+    EXPECT_EQ(ConfigLocations::from_variables(env, dir.path() / "repo/a/wt/c").project_root, dir.path() / "repo/a/wt");
+    // No repository anywhere above (unless the temp folder itself is inside one).
+    for (fs::path p = dir.path(); p != p.parent_path(); p = p.parent_path())
+        if (fs::exists(p / ".git")) GTEST_SKIP() << "the temp folder is inside a repository";
+    auto plain = ConfigLocations::from_variables(env, dir.path() / "plain/d");
+    EXPECT_EQ(plain.project_root, dir.path() / "plain/d");
+    EXPECT_EQ(plain.cwd, dir.path() / "plain/d");
+}
+
+TEST(ConfigLocations, CwdIsResolvedThroughSymlinks) {
+    ScratchDir dir;
+    fs::create_directories(dir.path() / "repo/.git");
+    fs::create_directory_symlink(dir.path() / "repo", dir.path() / "link");
+    auto loc = ConfigLocations::from_variables(vars({{"HOME", "/h"}}), dir.path() / "link");
+    EXPECT_EQ(loc.cwd, dir.path() / "repo");
+    EXPECT_EQ(loc.project_root, dir.path() / "repo") << "one project, one approval key";
+}
+
+TEST(ConfigLocations, ProjectFilesFromRootDownToCwdFarthestFirst) {
+    ScratchDir dir;
+    fs::create_directories(dir.path() / "repo/.git");
+    dir.write(".mcp.json");  // above the project root: not part of the project
+    const fs::path root_file = dir.write("repo/.mcp.json");
+    const fs::path mid_file = dir.write("repo/a/.mcp.json");
+    fs::create_directories(dir.path() / "repo/a/b/.mcp.json");  // a folder, not a file
+    const fs::path leaf_file = dir.write("repo/a/b/c/.mcp.json");
+    dir.write("repo/other/.mcp.json");  // a sibling of cwd's path
+    auto loc = ConfigLocations::from_variables(vars({{"HOME", "/h"}}), dir.path() / "repo/a/b/c");
+    EXPECT_EQ(loc.project_files(), (std::vector<fs::path>{root_file, mid_file, leaf_file}));
+
+    auto at_root = ConfigLocations::from_variables(vars({{"HOME", "/h"}}), dir.path() / "repo");
+    EXPECT_EQ(at_root.project_files(), (std::vector<fs::path>{root_file}));
+}
+
+TEST(ConfigLocations, ProjectFilesWithoutRepositoryIsCwdOnly) {
+    ScratchDir dir;
+    dir.write(".mcp.json");
+    const fs::path own = dir.write("x/.mcp.json");
+    auto loc = ConfigLocations::from_variables(vars({{"HOME", "/h"}}), dir.path() / "x");
+    EXPECT_EQ(loc.project_files(), (std::vector<fs::path>{own}));
+}
+
+}  // namespace

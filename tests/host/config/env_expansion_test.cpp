@@ -1,0 +1,143 @@
+// ${VAR} / ${VAR:-default} expansion: the syntax table, errors naming the variable, and which
+// fields of a server definition are expanded (and which are not).
+#include "config/env_expansion.hpp"
+
+#include <mcph/error.hpp>
+#include <mcph/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace {
+
+using mcph::config::expand_server_entry;
+using mcph::config::expand_variables;
+using mcph::config::VariableLookup;
+
+VariableLookup vars(std::map<std::string, std::string> values) {
+    return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+        auto it = values.find(std::string(name));
+        if (it == values.end()) return std::nullopt;
+        return it->second;
+    };
+}
+
+const VariableLookup kVars = vars({{"A", "1"}, {"B", "two"}, {"EMPTY", ""}, {"_X9", "x9"}});
+
+struct ExpandCase {
+    const char* text;
+    const char* expected;
+};
+
+TEST(EnvExpansion, ExpandsTheSyntaxTable) {
+    const ExpandCase cases[] = {
+        {"plain text", "plain text"},
+        {"", ""},
+        {"${A}", "1"},
+        {"x${A}y${B}z", "x1ytwoz"},
+        {"${_X9}", "x9"},
+        {"${EMPTY}", ""},                          // set but empty: not an error
+        {"${UNSET:-dflt}", "dflt"},
+        {"${EMPTY:-dflt}", "dflt"},                // POSIX ":-": empty counts as unset
+        {"${A:-dflt}", "1"},
+        {"${UNSET:-}", ""},
+        {"${UNSET:-a:-b}", "a:-b"},                // only the first ":-" separates
+        {"${UNSET:-${B:-x}}", "two"},              // nested default
+        {"${UNSET:-${UNSET2:-x}}", "x"},           // nested twice
+        {"${UNSET:-pre-${A}-post}", "pre-1-post"}, // text around a nested reference
+        {"${A:-${UNSET}}", "1"},                   // an unused default is never evaluated
+        {"${UNSET:-${U2:-${U3:-deep}}}!", "deep!"},
+        {"$$", "$$"},                              // a $ not followed by { stays literal
+        {"cost $5", "cost $5"},
+        {"end$", "end$"},
+        {"$A", "$A"},
+        {"$${A}", "$1"},
+        {"a}b{c", "a}b{c"},                        // braces outside a reference are plain text
+    };
+    for (const auto& c : cases) EXPECT_EQ(expand_variables(c.text, kVars), c.expected) << "input: " << c.text;
+}
+
+struct ErrorCase {
+    const char* text;
+    const char* message_part;
+};
+
+TEST(EnvExpansion, RejectsMissingVariablesAndBadSyntax) {
+    const ErrorCase cases[] = {
+        {"${MISSING}", "${MISSING} is not set"},
+        {"a ${MISSING} b", "${MISSING} is not set"},
+        {"${UNSET:-${MISSING}}", "${MISSING} is not set"},  // a used default must expand
+        {"${A", "unterminated \"${\" at offset 0"},
+        {"xy${A:-x", "unterminated \"${\" at offset 2"},
+        {"${A:-${B}", "unterminated \"${\" at offset 0"},
+        {"${", "unterminated"},
+        {"${}", "bad variable reference at offset 0"},
+        {"${A B}", "bad variable reference"},
+        {"${1X}", "bad variable reference"},
+        {"${:-x}", "bad variable reference"},
+        {"${A:x}", "bad variable reference"},
+    };
+    for (const auto& c : cases) {
+        try {
+            expand_variables(c.text, kVars);
+            ADD_FAILURE() << "no error for " << c.text;
+        } catch (const mcph::Error& e) {
+            EXPECT_EQ(e.kind(), mcph::ErrorKind::Usage);
+            EXPECT_NE(std::string(e.what()).find(c.message_part), std::string::npos) << c.text << " -> " << e.what();
+        }
+    }
+}
+
+mcph::Json expanded_entry(const char* json, const VariableLookup& lookup = kVars) {
+    mcph::Json entry = mcph::parse_json(json);
+    expand_server_entry(entry, entry.GetAllocator(), "srv", lookup);
+    return entry;
+}
+
+TEST(EnvExpansion, ServerEntryExpandsOnlyTheListedFields) {
+    mcph::Json e = expanded_entry(R"({
+        "command": "${B}/bin", "args": ["--n=${A}", "${UNSET:-d}", 5],
+        "env": {"${A}": "${B}", "N": 3}, "url": "https://${B}.test", "headers": {"X-K": "k${A}"},
+        "cwd": "${A}", "description": "${MISSING}", "type": "${A}", "oauth": {"clientId": "${A}"}})");
+    EXPECT_STREQ(e["command"].GetString(), "two/bin");
+    EXPECT_STREQ(e["args"][0].GetString(), "--n=1");
+    EXPECT_STREQ(e["args"][1].GetString(), "d");
+    EXPECT_EQ(e["args"][2].GetInt(), 5) << "non-strings are left for validation";
+    EXPECT_STREQ(e["env"]["${A}"].GetString(), "two") << "values only; names are literal";
+    EXPECT_EQ(e["env"]["N"].GetInt(), 3);
+    EXPECT_STREQ(e["url"].GetString(), "https://two.test");
+    EXPECT_STREQ(e["headers"]["X-K"].GetString(), "k1");
+    EXPECT_STREQ(e["cwd"].GetString(), "${A}");
+    EXPECT_STREQ(e["description"].GetString(), "${MISSING}") << "an unexpanded field cannot fail";
+    EXPECT_STREQ(e["type"].GetString(), "${A}");
+    EXPECT_STREQ(e["oauth"]["clientId"].GetString(), "${A}");
+}
+
+TEST(EnvExpansion, ServerEntryErrorsNameServerAndField) {
+    const ErrorCase cases[] = {
+        {R"({"command":"x","env":{"TOKEN":"${FOO}"}})", "server 'srv': env.TOKEN: ${FOO} is not set"},
+        {R"({"command":"${FOO}"})", "server 'srv': command: ${FOO} is not set"},
+        {R"({"command":"x","args":["ok","${FOO}"]})", "server 'srv': args[1]: ${FOO} is not set"},
+        {R"({"url":"https://${FOO}"})", "server 'srv': url: ${FOO} is not set"},
+        {R"({"url":"u","headers":{"Authorization":"Bearer ${FOO"}})", "server 'srv': headers.Authorization: unterminated"},
+    };
+    for (const auto& c : cases) {
+        try {
+            expanded_entry(c.text);
+            ADD_FAILURE() << "no error for " << c.text;
+        } catch (const mcph::Error& e) {
+            EXPECT_EQ(e.kind(), mcph::ErrorKind::Usage);
+            EXPECT_EQ(std::string(e.what()).rfind(c.message_part, 0), 0u) << e.what();
+        }
+    }
+}
+
+TEST(EnvExpansion, ProcessEnvironmentLookup) {
+    EXPECT_FALSE(mcph::config::lookup_process_environment("MCPH_TEST_SURELY_UNSET_VARIABLE_42").has_value());
+    if (const char* path = std::getenv("PATH")) {
+        EXPECT_EQ(mcph::config::lookup_process_environment("PATH"), path);
+    }
+}
+
+}  // namespace
