@@ -256,7 +256,10 @@ TEST_F(HostEchoTest, OlderSupportedProtocolVersionIsAccepted) {
 }
 
 TEST_F(HostEchoTest, TransportFailureFailsTheCallAndTheStatus) {
-    mcph::Host host(options());
+    auto opts = options();
+    opts.reconnect = mcph::HostOptions::Reconnect{};
+    opts.reconnect->max_attempts = 0;  // no automatic reconnection: the loss ends in "failed"
+    mcph::Host host(opts);
     host.add_config_json(config("echo", server_entry()));
     auto session = host.connect("echo");
     Error e = error_of([&] { host.call_tool("mcp__echo__crash", parse_json("{}")); });
