@@ -1,8 +1,12 @@
 #include "modes.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -22,6 +26,18 @@ constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "
 constexpr std::size_t kDefaultBigMessageBytes = std::size_t{50} << 20;   // 50 MiB
 constexpr std::size_t kDefaultStderrFloodBytes = std::size_t{100} << 20; // 100 MiB
 constexpr int kExitMidCallCode = 3;
+constexpr int kExitAfterInitCode = 4;
+
+// --exit-after-init-ms: a detached timer that ends the process as if it crashed.
+void schedule_crash(int ms) {
+    std::thread([ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        const std::string line =
+            "fake-mcp-server: simulated crash " + std::to_string(ms) + " ms after initialize\n";
+        [[maybe_unused]] ssize_t n = ::write(2, line.data(), line.size());
+        std::_Exit(kExitAfterInitCode);
+    }).detach();
+}
 
 const Value* member(const Value& object, const char* key) {
     if (!object.IsObject()) return nullptr;
@@ -129,6 +145,7 @@ void FakeServer::handle(const Json& message) {
 
 void FakeServer::on_initialize(const Value& id, const Value& params) {
     if (mode_ == Mode::NoInit) return;
+    if (options_.init_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options_.init_delay_ms));
     std::string_view version = "2025-11-25";
     const std::string_view asked = string_member(params, "protocolVersion");
     for (std::string_view v : kSupportedVersions)
@@ -140,18 +157,80 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
     result.AddMember("protocolVersion", text(version, a), a);
     Value caps(rapidjson::kObjectType);
     Value tools(rapidjson::kObjectType);
-    if (mode_ == Mode::ListChanged) tools.AddMember("listChanged", true, a);
+    if (mode_ == Mode::ListChanged || !options_.tools_file.empty()) tools.AddMember("listChanged", true, a);
     caps.AddMember("tools", tools, a);
     result.AddMember("capabilities", caps, a);
     Value info(rapidjson::kObjectType);
     info.AddMember("name", "fake-mcp-server", a);
     info.AddMember("version", "0.1.0", a);
     result.AddMember("serverInfo", info, a);
+    if (options_.instructions) result.AddMember("instructions", text(*options_.instructions, a), a);
     if (mode_ == Mode::InvalidJson) wire_.write_raw("{\"jsonrpc\":\"2.0\",\"id\":");
     wire_.respond(id, result);
+    trace_.event("ready");
+    if (options_.exit_after_init_ms && !crash_scheduled_) {
+        crash_scheduled_ = true;
+        schedule_crash(*options_.exit_after_init_ms);
+    }
+}
+
+bool FakeServer::read_tools_file(Json& tools, std::string& error) const {
+    std::ifstream in(options_.tools_file, std::ios::binary);
+    if (!in) {
+        error = "cannot read tools file '" + options_.tools_file + "'";
+        return false;
+    }
+    std::stringstream content;
+    content << in.rdbuf();
+    Json doc;
+    if (!parse(content.str(), doc)) {
+        error = "tools file '" + options_.tools_file + "' is not valid JSON";
+        return false;
+    }
+    if (doc.IsObject() && doc.HasMember("tools")) {  // {"tools": [...]} is accepted too
+        tools.CopyFrom(doc["tools"], tools.GetAllocator());
+    } else {
+        tools.CopyFrom(doc, tools.GetAllocator());
+    }
+    if (!tools.IsArray()) {
+        error = "tools file '" + options_.tools_file + "' must hold a JSON array of tools";
+        return false;
+    }
+    // Fill in what MCP requires and the file may leave out.
+    auto& a = tools.GetAllocator();
+    for (auto& t : tools.GetArray()) {
+        if (!t.IsObject() || !t.HasMember("name") || !t["name"].IsString()) {
+            error = "tools file '" + options_.tools_file + "': every tool needs a string \"name\"";
+            return false;
+        }
+        if (!t.HasMember("inputSchema")) {
+            Value schema(rapidjson::kObjectType);
+            schema.AddMember("type", "object", a);
+            t.AddMember("inputSchema", schema, a);
+        }
+    }
+    return true;
+}
+
+bool FakeServer::knows_tool(std::string_view name) const {
+    if (options_.tools_file.empty()) return name == "work" || mode_ == Mode::ListChanged;
+    Json tools;
+    std::string error;
+    if (!read_tools_file(tools, error)) return false;
+    for (const auto& t : tools.GetArray())
+        if (string_member(t, "name") == name) return true;
+    return false;
 }
 
 void FakeServer::on_tools_list(const Value& id, const Value& params) {
+    if (!options_.tools_file.empty()) {
+        Json tools;
+        std::string error;
+        if (!read_tools_file(tools, error)) return wire_.respond_error(id, -32603, error);
+        Json result(rapidjson::kObjectType);
+        result.AddMember("tools", Value(tools, result.GetAllocator()), result.GetAllocator());
+        return wire_.respond(id, result);
+    }
     const std::string_view cursor = string_member(params, "cursor");
     switch (mode_) {
         case Mode::Paginate:
@@ -182,13 +261,14 @@ void FakeServer::answer_work(const Value& id, std::string_view s) {
 }
 
 void FakeServer::on_tools_call(const Value& id, const Value& params) {
-    if (string_member(params, "name") != "work" && mode_ != Mode::ListChanged)
+    const std::string name(string_member(params, "name"));
+    if (!knows_tool(name))
         return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
     switch (mode_) {
         case Mode::InvalidJson:
             wire_.write_raw("this is not JSON at all");
             wire_.write_raw("]]]");
-            answer_work(id, "work done");
+            answer_work(id, name + " done");
             wire_.write_raw("{\"unterminated\": \"string");
             return;
         case Mode::UnknownId: {
@@ -198,7 +278,7 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             else
                 wrong.SetString("no-such-request", wrong.GetAllocator());
             answer_work(wrong, "wrong answer");
-            answer_work(id, "work done");
+            answer_work(id, name + " done");
             return;
         }
         case Mode::ExitMidCall:
@@ -210,7 +290,7 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             return;  // logged by main, never answered
         case Mode::StderrFlood:
             flood_stderr(size_argument(params, "bytes", kDefaultStderrFloodBytes));
-            return answer_work(id, "work done");
+            return answer_work(id, name + " done");
         case Mode::BigMessage:
             return answer_work(id, big_text(size_argument(params, "bytes", kDefaultBigMessageBytes)));
         case Mode::Progress: {
@@ -226,10 +306,9 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
                 wire_.notify("notifications/progress", p);
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
-            return answer_work(id, "work done");
+            return answer_work(id, name + " done");
         }
         case Mode::ListChanged: {
-            const std::string name(string_member(params, "name"));
             answer_work(id, name + " done");
             if (!tools_changed_) {
                 tools_changed_ = true;
@@ -239,7 +318,7 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             return;
         }
         default:
-            return answer_work(id, "work done");
+            return answer_work(id, name + " done");
     }
 }
 

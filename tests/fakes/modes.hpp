@@ -1,7 +1,9 @@
 // The fake server's behaviour: a normal MCP server (initialize, ping, tools/list with one tool
-// `work`, tools/call) that misbehaves in one scripted way chosen by --mode.
+// `work` or the tools of --tools-file, tools/call) that misbehaves in one scripted way chosen by
+// --mode, shaped further by the Options (slow or crashing initialize, instructions, trace).
 #pragma once
 
+#include "options.hpp"
 #include "wire.hpp"
 
 #include <optional>
@@ -31,7 +33,8 @@ const char* mode_names();
 
 class FakeServer {
 public:
-    FakeServer(Mode mode, Wire& wire) : mode_(mode), wire_(wire) {}
+    FakeServer(Mode mode, Wire& wire, const Options& options, Trace& trace)
+        : mode_(mode), wire_(wire), options_(options), trace_(trace) {}
 
     // Before the first message is read.
     void on_start();
@@ -43,10 +46,17 @@ private:
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
     void answer_work(const Value& id, std::string_view text);
+    // --tools-file: the tools array read afresh from the file, or false (with `error`).
+    bool read_tools_file(Json& tools, std::string& error) const;
+    // Is `name` a tool this server offers (its tools file, or the mode's fixed list)?
+    bool knows_tool(std::string_view name) const;
 
     Mode mode_;
     Wire& wire_;
+    const Options& options_;
+    Trace& trace_;
     bool tools_changed_ = false;  // list-changed: the list after the first call
+    bool crash_scheduled_ = false;  // --exit-after-init-ms: the timer runs once
 };
 
 }  // namespace fake

@@ -1,0 +1,36 @@
+// The fake server's options that combine with any --mode: a tools list read from a file, a slow
+// or crashing initialize, server instructions, and a trace of process start / handshake times.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace fake {
+
+struct Options {
+    std::string tools_file;                   // --tools-file: tools/list answers this file's array
+    int init_delay_ms = 0;                    // --init-delay-ms: sleep before answering initialize
+    std::string trace_path;                   // --trace: "start|ready <pid> <monotonic ms>" lines
+    std::optional<int> exit_after_init_ms;    // --exit-after-init-ms: exit(4) this long after initialize
+    std::optional<std::string> instructions;  // --instructions: initialize result.instructions
+};
+
+// Appends "<event> <pid> <CLOCK_MONOTONIC ms>\n" to the trace file with a single write() on an
+// O_APPEND descriptor, so lines from many concurrent servers never interleave. No-op without a path.
+class Trace {
+public:
+    explicit Trace(const std::string& path);
+    ~Trace();
+    Trace(const Trace&) = delete;
+    Trace& operator=(const Trace&) = delete;
+
+    void event(const char* name);
+
+private:
+    int fd_ = -1;
+};
+
+// CLOCK_MONOTONIC in milliseconds (system-wide on Linux: comparable across processes).
+long long monotonic_ms();
+
+}  // namespace fake
