@@ -50,7 +50,7 @@ std::vector<std::string> tail_lines(std::string_view text) {
 }  // namespace
 
 ServerConnection::ServerConnection(config::ConfiguredServer server, ConnectionDeps deps)
-    : server_(std::move(server)), deps_(std::move(deps)), effective_(server_.config) {
+    : server_(std::move(server)), deps_(std::move(deps)), effective_(server_.config), attempts_(deps_.policy) {
     if (server_.config.disabled) state_ = state::Disabled{"disabled in config"};
     else state_ = state::Pending{0, max_attempts(), ""};
 }
@@ -107,7 +107,7 @@ std::shared_ptr<detail::SessionCore> ServerConnection::connect() {
                                               "); run `mcph enable " + name() + "`");
         if (shut_down_) throw Error(ErrorKind::Connection, "the host is closing");
         ++epoch_;  // the user's connect replaces any scheduled attempt
-        attempt_ = 0;
+        attempts_.reset();
     }
     set_state(state::Pending{0, max_attempts(), ""});
     return connect_locked();
@@ -122,7 +122,7 @@ std::shared_ptr<detail::SessionCore> ServerConnection::reconnect_now() {
             throw Error(ErrorKind::Usage, "server '" + name() + "' is disabled; run `mcph enable " + name() + "` first");
         if (shut_down_) throw Error(ErrorKind::Connection, "the host is closing");
         ++epoch_;
-        attempt_ = 0;
+        attempts_.reset();
         if (std::holds_alternative<state::Connected>(state_)) old = core_;
     }
     if (old) old->close();  // closing on purpose: no on_disconnected, no automatic reconnect
@@ -206,7 +206,7 @@ void ServerConnection::mark_connected() {
         core = core_;
         // Disabled or shut down while the attempt ran: the user's word wins.
         abandon = shut_down_ || std::holds_alternative<state::Disabled>(state_);
-        connected_at_ = Clock::now();
+        attempts_.on_connected(Clock::now());
         health_.reset();
         probing_ = false;
     }
@@ -232,43 +232,41 @@ void ServerConnection::on_lost(const std::string& reason) {
         std::lock_guard lock(mutex_);
         if (shut_down_ || !std::holds_alternative<state::Connected>(state_)) return;
         if (core_ && core_->connected()) return;  // stale news: the user already reconnected
-        // Crash-loop guard: only a connection that stayed up earns a fresh attempt budget.
-        if (Clock::now() - connected_at_ >= deps_.policy.stable_after) attempt_ = 0;
     }
     deps_.log(LogLevel::Warn, name(), "connection lost: " + reason);
-    after_failed_attempt(reason, false);
+    after_failed_attempt(reason, false, true);
 }
 
-// Counts an attempt (or a loss) and schedules the next one, or gives up.
-void ServerConnection::after_failed_attempt(const std::string& error, bool needs_auth) {
+void ServerConnection::after_failed_attempt(const std::string& error, bool needs_auth, bool lost) {
     if (needs_auth) {
         set_state(state::NeedsAuth{error});
         return;
     }
+    std::optional<std::chrono::milliseconds> delay;
     int attempt = 0;
     {
         std::lock_guard lock(mutex_);
         if (shut_down_ || std::holds_alternative<state::Disabled>(state_)) return;
-        attempt = ++attempt_;
+        // The crash-loop guard: only a connection that stayed up earns a fresh attempt budget.
+        delay = lost ? attempts_.on_disconnected(Clock::now()) : attempts_.on_attempt_failed();
+        attempt = attempts_.attempts();
     }
-    if (attempt > max_attempts()) {
+    if (!delay) {
         set_state(state::Failed{error + " (gave up after " + std::to_string(max_attempts()) +
                                 " reconnection attempts; run `mcph reconnect " + name() + "`)"});
         return;
     }
     set_state(state::Pending{attempt, max_attempts(), error});
-    schedule_attempt();
+    schedule_attempt(*delay);
 }
 
-void ServerConnection::schedule_attempt() {
+void ServerConnection::schedule_attempt(std::chrono::milliseconds delay) {
     std::uint64_t epoch = 0;
-    int attempt = 0;
     {
         std::lock_guard lock(mutex_);
         epoch = ++epoch_;
-        attempt = attempt_;
     }
-    auto timer = std::make_shared<boost::asio::steady_timer>(deps_.runtime->loop(), deps_.policy.delay_before(attempt));
+    auto timer = std::make_shared<boost::asio::steady_timer>(deps_.runtime->loop(), delay);
     std::weak_ptr<ServerConnection> weak = weak_from_this();
     auto runtime = deps_.runtime;
     timer->async_wait([weak, epoch, timer, runtime](const boost::system::error_code& ec) {
@@ -282,11 +280,13 @@ void ServerConnection::schedule_attempt() {
 
 void ServerConnection::run_attempt(std::uint64_t epoch) {
     std::lock_guard serial(connect_mutex_);
+    int attempt = 0;
     {
         std::lock_guard lock(mutex_);
         if (shut_down_ || epoch != epoch_ || !std::holds_alternative<state::Pending>(state_)) return;
+        attempt = attempts_.attempts();
     }
-    deps_.log(LogLevel::Info, name(), "reconnecting (attempt " + std::to_string(attempt_) + " of " +
+    deps_.log(LogLevel::Info, name(), "reconnecting (attempt " + std::to_string(attempt) + " of " +
                                           std::to_string(max_attempts()) + ")");
     try {
         connect_once();
@@ -298,7 +298,7 @@ void ServerConnection::run_attempt(std::uint64_t epoch) {
             std::lock_guard lock(mutex_);
             core = core_;
         }
-        after_failed_attempt(e.what(), core && core->needs_auth());
+        after_failed_attempt(e.what(), core && core->needs_auth(), false);
     }
 }
 
@@ -374,7 +374,7 @@ void ServerConnection::enable() {
     {
         std::lock_guard lock(mutex_);
         if (!std::holds_alternative<state::Disabled>(state_)) return;
-        attempt_ = 0;
+        attempts_.reset();
     }
     set_state(state::Pending{0, max_attempts(), ""});
 }

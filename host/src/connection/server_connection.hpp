@@ -74,8 +74,9 @@ private:
     void mark_connected();
     void check_reachable() const;
     void on_lost(const std::string& reason);
-    void after_failed_attempt(const std::string& error, bool needs_auth);
-    void schedule_attempt();
+    // Counts a lost connection (`lost`) or a failed attempt and schedules the next one or gives up.
+    void after_failed_attempt(const std::string& error, bool needs_auth, bool lost);
+    void schedule_attempt(std::chrono::milliseconds delay);
     void run_attempt(std::uint64_t epoch);
     void on_transport_problem(const std::string& message);
     void probe_liveness();
@@ -91,8 +92,7 @@ private:
     std::mutex connect_mutex_;  // one connect attempt at a time (user and background)
     ConnectionState state_;
     std::shared_ptr<detail::SessionCore> core_;
-    int attempt_ = 0;  // reconnect attempts spent since the last stable connection
-    std::chrono::steady_clock::time_point connected_at_{};
+    CrashLoopGuard attempts_;  // reconnect attempts spent since the last stable connection
     std::uint64_t epoch_ = 0;  // bumped to cancel a scheduled attempt
     bool shut_down_ = false;
     ConnectionHealth health_;
