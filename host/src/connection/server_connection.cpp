@@ -16,7 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStderrTailLines = 20;
-constexpr auto kProbeTimeout = std::chrono::milliseconds(5000);
 constexpr std::string_view kStderrMarker = "; stderr:\n";  // how the stdio plugin appends the tail
 
 // Did initialize fail the way a legacy (2024-11-05) server answers a POST: HTTP 400, 404 or 405?
@@ -334,7 +333,7 @@ void ServerConnection::probe_liveness() {
     if (core) {
         try {
             RequestOptions options;
-            options.timeout = kProbeTimeout;
+            options.timeout = deps_.probe_timeout;
             core->call("ping", Json(rapidjson::kObjectType), options);
             alive = true;
         } catch (const Error&) {

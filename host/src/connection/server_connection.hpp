@@ -40,6 +40,7 @@ struct ConnectionDeps {
     ReconnectPolicy policy;
     bool reachability_check = true;
     std::chrono::milliseconds reachability_timeout{5000};
+    std::chrono::milliseconds probe_timeout{5000};  // the ping that decides whether a noisy link is dead
     std::function<void(LogLevel, std::string_view, std::string_view)> log;
     std::function<void(const std::string& server, const ConnectionState&)> on_state_change;
 };
