@@ -77,13 +77,20 @@ int cmd_servers(Host& host, const Options& o) {
             v.AddMember("name", JsonValue(s.name.c_str(), doc.GetAllocator()), doc.GetAllocator());
             v.AddMember("type", JsonValue(s.type.c_str(), doc.GetAllocator()), doc.GetAllocator());
             v.AddMember("state", JsonValue(s.state.c_str(), doc.GetAllocator()), doc.GetAllocator());
+            v.AddMember("scope", JsonValue(s.scope.c_str(), doc.GetAllocator()), doc.GetAllocator());
+            v.AddMember("origin", JsonValue(s.origin.c_str(), doc.GetAllocator()), doc.GetAllocator());
             doc.PushBack(v, doc.GetAllocator());
         }
         print_json(doc);
         return 0;
     }
     if (host.server_names().empty()) std::cout << "(no servers configured)\n";
-    for (const auto& s : host.status()) std::cout << s.name << "  [" << s.type << "]  " << s.state << "\n";
+    for (const auto& s : host.status())
+        std::cout << s.name << "  [" << s.type << ", " << s.scope << "]  " << s.state << "  " << s.origin << "\n";
+    const ConfigReport report = host.config_report();
+    for (const auto* list : {&report.unapproved, &report.denied, &report.suppressed_duplicates, &report.problems})
+        for (const auto& e : *list)
+            std::cout << (e.name.empty() ? e.origin : e.name) << "  (not connected: " << e.reason << ")\n";
     return 0;
 }
 
@@ -239,6 +246,7 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     HostOptions ho;
     ho.plugin_dirs = options.plugin_dirs;
     if (options.timeout) ho.request_timeout = *options.timeout;
+    if (options.connect_timeout) ho.connect_timeout = *options.connect_timeout;
     const bool interactive = stdin_is_tty() && stderr_is_tty();
     ho.callbacks = make_cli_callbacks(interactive);
     // A browser sign-in only when someone is there to finish it (or asked for it with `login`):

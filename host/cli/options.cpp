@@ -36,6 +36,7 @@ Options:
   --plugin-dir <dir>        also search this directory for plugins (repeatable)
   --json                    machine-readable output
   --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s)
+  --connect-timeout <dur>   how long a server may take to connect and initialize (default 30s)
   -h, --help                this text
   --version                 print the version
 
@@ -86,6 +87,8 @@ Options parse_options(int argc, char** argv) {
         else if (a.rfind("--scope=", 0) == 0) o.scope = a.substr(8);
         else if (a == "--timeout") o.timeout = parse_duration(value_of(i, a));
         else if (a.rfind("--timeout=", 0) == 0) o.timeout = parse_duration(a.substr(10));
+        else if (a == "--connect-timeout") o.connect_timeout = parse_duration(value_of(i, a));
+        else if (a.rfind("--connect-timeout=", 0) == 0) o.connect_timeout = parse_duration(a.substr(18));
         else if (a == "-h" || a == "--help") o.help = true;
         else if (a == "--version") o.version = true;
         else if (a.size() > 1 && a[0] == '-' && o.command.empty()) throw Error(ErrorKind::Usage, "unknown option " + a);

@@ -16,6 +16,7 @@ struct Options {
     std::vector<std::filesystem::path> plugin_dirs;
     bool json = false;
     std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::chrono::milliseconds> connect_timeout;
     std::string command;
     std::vector<std::string> args;  // the command's positional arguments
     bool help = false;
