@@ -267,11 +267,14 @@ void ServerConnection::schedule_attempt(std::chrono::milliseconds delay) {
     }
     auto timer = std::make_shared<boost::asio::steady_timer>(deps_.runtime->loop(), delay);
     std::weak_ptr<ServerConnection> weak = weak_from_this();
-    auto runtime = deps_.runtime;
+    // Weak: the pending handler lives inside the runtime's io_context, and a strong reference
+    // back to the runtime would keep both alive forever if the loop stops before the timer fires.
+    std::weak_ptr<runtime::Runtime> runtime = deps_.runtime;
     timer->async_wait([weak, epoch, timer, runtime](const boost::system::error_code& ec) {
-        if (ec) return;
+        auto rt = runtime.lock();
+        if (ec || !rt) return;
         // Connecting blocks (spawn, handshake): never on the event loop.
-        runtime->run_background([weak, epoch] {
+        rt->run_background([weak, epoch] {
             if (auto self = weak.lock()) self->run_attempt(epoch);
         });
     });
