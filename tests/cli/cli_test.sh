@@ -8,6 +8,8 @@ MCPH="$1"
 HELLO="$2"
 PEERS="${3:-}"
 WORK="$(mktemp -d)"
+# Only the configs the tests pass: no user, administrator or credential files of this machine.
+export MCPH_CONFIG_HOME="$WORK/config" MCPH_MANAGED_DIR="$WORK/managed"
 PEER_GROUPS=()
 # Every peer runs in its own process group (setsid): kill each whole group, then remove the work dir.
 # descendants <pid>: every process below it (supergateway puts its child in a group of its own).
@@ -80,7 +82,7 @@ expect prompts 0 "review-code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompts
 expect prompt 0 "user: Please review the following code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompt review-code '{"code":"x = 1"}'
 expect status-json 0 "\"state\": \"connected\"" -- "$MCPH" --mcp-config "$HELLO_CFG" --json status
 expect status-failed 0 "state\": \"failed\"" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' --json status
-expect servers 0 "h  \[stdio\]  pending" -- "$MCPH" --mcp-config "$HELLO_CFG" servers
+expect servers 0 "h  \[stdio, dynamic\]  pending  --mcp-config \(inline\)" -- "$MCPH" --mcp-config "$HELLO_CFG" servers
 expect plugins 0 "loaded: transport-stdio" -- "$MCPH" plugins
 
 expect login-usage 2 "usage: mcph login <server>" -- "$MCPH" login
