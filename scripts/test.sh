@@ -8,8 +8,8 @@ bash scripts/setup.sh
 jobs="$(nproc 2>/dev/null || echo 2)"
 status=0
 
-echo "== build (RelWithDebInfo, -Werror) =="
-bash scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+echo "== build (Release, -Werror) =="
+bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 echo "== tests =="
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 300) || status=1
 
