@@ -1,5 +1,7 @@
 #include "connection/batch_runner.hpp"
 
+#include "connection/env_integer.hpp"
+
 #include <mcph/error.hpp>
 
 #include <algorithm>
@@ -15,18 +17,10 @@
 namespace mcph::connection {
 namespace {
 
-constexpr std::size_t kMaxBatch = 1000;  // far above any sane value: a typo guard, not a tuning knob
+constexpr long long kMaxBatch = 1000;  // far above any sane value: a typo guard, not a tuning knob
 
 void read_batch_size(const char* name, std::size_t& out) {
-    const char* raw = std::getenv(name);
-    if (!raw || !*raw) return;  // unset or empty: keep the default
-    std::string_view text(raw);
-    std::size_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > kMaxBatch)
-        throw Error(ErrorKind::Usage, std::string(name) + " must be a whole number from 1 to " +
-                                          std::to_string(kMaxBatch) + ", not '" + std::string(text) + "'");
-    out = value;
+    if (auto v = env_integer(name, 1, kMaxBatch)) out = static_cast<std::size_t>(*v);
 }
 
 // Collects the first exception any task let escape; the rest are dropped (the first one explains).

@@ -1,5 +1,7 @@
 #include "connection/reconnect_policy.hpp"
 
+#include "connection/env_integer.hpp"
+
 #include <mcph/error.hpp>
 
 #include <algorithm>
@@ -13,27 +15,6 @@ namespace {
 
 constexpr long long kMaxMillis = 24LL * 60 * 60 * 1000;  // a day: anything longer is a typo
 constexpr long long kMaxAttempts = 1000;
-
-// The variable's value if set and non-empty. Empty counts as unset, as elsewhere in mcph
-// (MCPH_CONFIG_HOME), so `VAR= mcph` is a way to fall back to the default.
-std::optional<std::string_view> env_value(const char* name) {
-    const char* v = std::getenv(name);
-    if (!v || !*v) return std::nullopt;
-    return std::string_view(v);
-}
-
-// A whole decimal integer in [min, max]; no sign, spaces or suffix, so "5s" or " 5" is an error
-// rather than silently 5.
-std::optional<long long> env_integer(const char* name, long long min, long long max) {
-    auto text = env_value(name);
-    if (!text) return std::nullopt;
-    long long value = 0;
-    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-    if (ec != std::errc() || end != text->data() + text->size() || value < min || value > max)
-        throw Error(ErrorKind::Usage, std::string(name) + " must be a whole number from " + std::to_string(min) +
-                                          " to " + std::to_string(max) + ", not '" + std::string(*text) + "'");
-    return value;
-}
 
 void read_millis(const char* name, long long min, std::chrono::milliseconds& out) {
     if (auto v = env_integer(name, min, kMaxMillis)) out = std::chrono::milliseconds(*v);

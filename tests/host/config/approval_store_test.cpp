@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scratch.hpp"
+
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -15,33 +17,14 @@
 
 namespace {
 
+using mcph::test::ScratchDir;
+using mcph::test::slurp;
+
 namespace fs = std::filesystem;
 using mcph::config::Approval;
 using mcph::config::ApprovalStore;
 
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string pattern = (fs::temp_directory_path() / "mcph-approvals-XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = fs::canonical(pattern);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
 
-private:
-    fs::path path_;
-};
-
-std::string slurp(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 mode_t mode_of(const fs::path& file) {
     struct stat st {};

@@ -4,36 +4,19 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scratch.hpp"
+
 #include <fstream>
 #include <map>
 
 namespace {
 
+using mcph::test::ScratchDir;
+
 namespace fs = std::filesystem;
 using mcph::config::ConfigLocations;
 using mcph::config::VariableLookup;
 
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string pattern = (fs::temp_directory_path() / "mcph-locations-XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = fs::canonical(pattern);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
-    fs::path write(const fs::path& relative, const std::string& content = "{}") const {
-        fs::create_directories((path_ / relative).parent_path());
-        std::ofstream(path_ / relative) << content;
-        return path_ / relative;
-    }
-
-private:
-    fs::path path_;
-};
 
 VariableLookup vars(std::map<std::string, std::string> values) {
     return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scratch.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -15,25 +17,11 @@
 
 namespace {
 
+using mcph::test::ScopedEnv;
+
 using mcph::connection::BatchSizes;
 using mcph::connection::run_in_batches;
 
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value) ::setenv(name, value, 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_) ::setenv(name_, old_->c_str(), 1);
-        else ::unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
 
 // Each task notes when it started and ended (a global sequence number, under a mutex) and how many
 // tasks were running at the time.

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "test_scratch.hpp"
+
 #include <cstdlib>
 #include <optional>
 #include <string>
 
 namespace {
+
+using mcph::test::ScopedEnv;
 
 using mcph::connection::CrashLoopGuard;
 using mcph::connection::ReconnectPolicy;
@@ -16,22 +20,6 @@ using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
 // Sets (or unsets, for nullptr) one variable for the scope, restoring what was there before.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value) ::setenv(name, value, 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_) ::setenv(name_, old_->c_str(), 1);
-        else ::unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
 
 struct CleanEnv {
     ScopedEnv a{"MCPH_RECONNECT_ATTEMPTS", nullptr};
