@@ -1,0 +1,130 @@
+// Header-only: parse and write untrusted JSON with RapidJSON under a nesting bound.
+//
+// RapidJSON's default parser, its Writer (Value::Accept) and Value::CopyFrom all recurse once per
+// nesting level, so a line of a million '[' from a server overflows the stack (SIGSEGV). Here the
+// parser runs in RapidJSON's iterative mode (constant stack) behind a handler that refuses the
+// document once it nests deeper than the bound; a tree built that way is shallow enough for every
+// recursive RapidJSON routine. Writing goes through the same bound, so a tree built by hand can
+// never be serialised past it either.
+//
+// Every reader of outside input — the host, each plugin, a vendor's plugin — uses these instead of
+// Document::Parse / Value::Accept. Plugins include it like the rest of the plugin SDK; it needs
+// RapidJSON only where it is included.
+#ifndef MCPH_BOUNDED_JSON_HPP
+#define MCPH_BOUNDED_JSON_HPP
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace mcph::json_bounds {
+
+// Deep enough for any real message (JSON Schemas nest a few dozen levels at most), shallow enough
+// that every recursive routine stays far from the stack's end even on a 256 KiB thread stack.
+inline constexpr unsigned kMaxDepth = 128;
+
+// Forwards SAX events to `Inner`, failing (returning false, which stops the parser or Accept)
+// when an array or object opens past `max_depth` levels.
+template <class Inner>
+class DepthLimitedHandler {
+public:
+    using Ch = char;
+    DepthLimitedHandler(Inner& inner, unsigned max_depth) : inner_(inner), max_depth_(max_depth) {}
+
+    bool too_deep() const { return too_deep_; }
+
+    bool Null() { return inner_.Null(); }
+    bool Bool(bool b) { return inner_.Bool(b); }
+    bool Int(int i) { return inner_.Int(i); }
+    bool Uint(unsigned u) { return inner_.Uint(u); }
+    bool Int64(int64_t i) { return inner_.Int64(i); }
+    bool Uint64(uint64_t u) { return inner_.Uint64(u); }
+    bool Double(double d) { return inner_.Double(d); }
+    bool RawNumber(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.RawNumber(s, n, copy); }
+    bool String(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.String(s, n, copy); }
+    bool Key(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.Key(s, n, copy); }
+    bool StartObject() { return open() && inner_.StartObject(); }
+    bool EndObject(rapidjson::SizeType n) { return close() && inner_.EndObject(n); }
+    bool StartArray() { return open() && inner_.StartArray(); }
+    bool EndArray(rapidjson::SizeType n) { return close() && inner_.EndArray(n); }
+
+private:
+    bool open() {
+        if (depth_ >= max_depth_) {
+            too_deep_ = true;
+            return false;
+        }
+        ++depth_;
+        return true;
+    }
+    bool close() {
+        --depth_;
+        return true;
+    }
+
+    Inner& inner_;
+    unsigned max_depth_;
+    unsigned depth_ = 0;
+    bool too_deep_ = false;
+};
+
+// Why a parse failed, typed (the message is for people).
+struct ParseOutcome {
+    enum class Status { Ok, Malformed, TooDeep };
+    Status status = Status::Ok;
+    rapidjson::ParseErrorCode code = rapidjson::kParseErrorNone;
+    std::size_t offset = 0;
+    unsigned max_depth = kMaxDepth;
+
+    explicit operator bool() const { return status == Status::Ok; }
+    std::string message() const {
+        if (status == Status::TooDeep)
+            return "JSON nested deeper than " + std::to_string(max_depth) + " levels at offset " + std::to_string(offset);
+        if (status == Status::Malformed)
+            return std::string(rapidjson::GetParseError_En(code)) + " at offset " + std::to_string(offset);
+        return {};
+    }
+};
+
+// Parses `text` into `doc` (replacing its content). On failure `doc` is null and the outcome says
+// why. Extra RapidJSON flags (e.g. kParseFullPrecisionFlag) may be passed; iterative is always on.
+template <unsigned ExtraFlags = rapidjson::kParseDefaultFlags>
+inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsigned max_depth = kMaxDepth) {
+    ParseOutcome out;
+    out.max_depth = max_depth;
+    auto generate = [&](rapidjson::Document& handler) {
+        DepthLimitedHandler<rapidjson::Document> limited(handler, max_depth);
+        rapidjson::MemoryStream stream(text.data(), text.size());
+        rapidjson::Reader reader;
+        const rapidjson::ParseResult result =
+            reader.Parse<ExtraFlags | rapidjson::kParseIterativeFlag>(stream, limited);
+        if (result) return true;
+        out.status = limited.too_deep() ? ParseOutcome::Status::TooDeep : ParseOutcome::Status::Malformed;
+        out.code = result.Code();
+        out.offset = result.Offset();
+        return false;
+    };
+    doc.Populate(generate);
+    if (!out) doc.SetNull();
+    return out;
+}
+
+// Serialises `value` compactly into `buffer`; false (buffer incomplete) when it nests deeper than
+// `max_depth`.
+template <class Buffer>
+inline bool write(const rapidjson::Value& value, Buffer& buffer, unsigned max_depth = kMaxDepth) {
+    rapidjson::Writer<Buffer> writer(buffer);
+    DepthLimitedHandler<rapidjson::Writer<Buffer>> limited(writer, max_depth);
+    return value.Accept(limited);
+}
+
+}  // namespace mcph::json_bounds
+
+#endif  // MCPH_BOUNDED_JSON_HPP
