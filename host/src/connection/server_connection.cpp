@@ -3,6 +3,7 @@
 #include "connection/reachability.hpp"
 #include "connection/terminal_errors.hpp"
 #include "json/json_access.hpp"
+#include "url/redact.hpp"
 
 #include <mcph/session.hpp>
 
@@ -13,6 +14,14 @@
 
 namespace mcph::connection {
 namespace {
+
+// Error texts quote URLs (the transports name the endpoint that failed); a key in one must not reach
+// the status view, a state-change callback or a log (url/redact.hpp).
+void redact_detail(ConnectionState& state) {
+    if (auto* f = std::get_if<state::Failed>(&state)) f->error = url::redact_urls_in_text(f->error);
+    else if (auto* n = std::get_if<state::NeedsAuth>(&state)) n->reason = url::redact_urls_in_text(n->reason);
+    else if (auto* p = std::get_if<state::Pending>(&state)) p->last_error = url::redact_urls_in_text(p->last_error);
+}
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStderrTailLines = 20;
@@ -78,6 +87,7 @@ std::vector<std::string> ServerConnection::stderr_tail() const {
 }
 
 void ServerConnection::set_state(ConnectionState next) {
+    redact_detail(next);
     {
         std::lock_guard lock(mutex_);
         state_ = next;
@@ -142,7 +152,7 @@ std::shared_ptr<detail::SessionCore> ServerConnection::connect_locked() {
         }
         if (core && core->needs_auth()) set_state(state::NeedsAuth{e.what()});
         else set_state(state::Failed{e.what()});
-        throw;
+        throw Error(e.kind(), url::redact_urls_in_text(e.what()), e.code(), e.data_json());
     }
     mark_connected();
     return live_core();

@@ -1,6 +1,10 @@
 // Which servers may connect (seed 000 §18.9): deny rules always win, an empty allow list allows
-// nothing, no allow list allows everything, and a rule matches a server by name, by exact command
-// line (stdio) or by URL pattern (remote).
+// nothing, no allow list allows everything, and a rule matches a server by name, by command line
+// (stdio), by URL pattern or by host (remote). URLs are matched in their canonical form
+// (url/canonical_url.hpp), so "https://u:p@EVIL.example.com.:443/mcp", "evil.example.com%2e" and the
+// punycode of a Unicode pattern all meet a rule for https://evil.example.com/*. A URL rule is exact
+// about scheme and port ("https://h/*" is not "http://h:8080/*"); a serverHost rule is not.
+// Command rules are not a boundary: see command_rule_matches in policy.cpp.
 #pragma once
 
 #include "config/server_config.hpp"
@@ -29,20 +33,24 @@ bool url_matches_pattern(std::string_view pattern, std::string_view url);
 
 // Which forms of a remote server's URL a Url rule is matched against.
 enum class UrlMatching {
-    // The URL as configured and its normalised form (host case, default port): the host really
-    // connects there. Allow rules use this.
+    // The canonical form of the URL as configured: the host really connects there. Allow rules
+    // use this.
     AsConfigured,
-    // Also the original behind a proxy URL (unwrap_proxy_url). Deny rules use this: denying more is
-    // safe, but allowing on the strength of a query parameter would let any URL claim to be another.
+    // Also the URL exactly as written and the original behind a proxy URL (unwrap_proxy_url). Deny
+    // rules use this: denying more is safe, but allowing on the strength of a query parameter would
+    // let any URL claim to be another.
     AsConfiguredOrOriginal,
 };
 
-// Name: exact. Command: stdio servers only, [command, args...] exactly. Url: servers with a url.
+// Name: exact. Command: stdio servers only, [command, args...] exactly or with the program resolved
+// to the same file. Url: the server's canonical URL against the canonical pattern. Host: the
+// canonical host against the pattern, any scheme and port.
 bool rule_matches(const PolicyRule& rule, const config::ServerConfig& server,
                   UrlMatching urls = UrlMatching::AsConfiguredOrOriginal);
 
-// fail_closed → denied; then any deny rule → denied; then no allow list → allowed; an empty allow
-// list → denied; else allowed iff an allow rule matches.
+// fail_closed → denied; then any deny rule → denied; then a URL with no canonical form while URL or
+// host rules exist → denied; then no allow list → allowed; an empty allow list → denied; else
+// allowed iff an allow rule matches.
 PolicyDecision check_server_allowed(const config::ServerConfig& server, const PolicySettings& settings);
 
 }  // namespace mcph::governance

@@ -1,6 +1,7 @@
 #include "governance/policy_rules.hpp"
 
 #include "json/json_access.hpp"
+#include "url/canonical_url.hpp"
 
 #include <mcph/error.hpp>
 
@@ -19,6 +20,7 @@ std::string PolicyRule::describe() const {
     switch (kind) {
         case Kind::Name: doc.AddMember("serverName", json::string_value(name, a), a); break;
         case Kind::Url: doc.AddMember("serverUrl", json::string_value(url_pattern, a), a); break;
+        case Kind::Host: doc.AddMember("serverHost", json::string_value(host_pattern, a), a); break;
         case Kind::Command: {
             JsonValue parts(rapidjson::kArrayType);
             for (const auto& p : command) parts.PushBack(json::string_value(p, a), a);
@@ -38,7 +40,7 @@ PolicyRule parse_policy_rule(const JsonValue& entry, const std::string& origin) 
         return rule;
     }
     if (!entry.IsObject() || entry.MemberCount() != 1)
-        bad_rule(origin, "a policy rule must be an object with exactly one of serverName, serverCommand, serverUrl");
+        bad_rule(origin, "a policy rule must be an object with exactly one of serverName, serverCommand, serverUrl, serverHost");
     if (const JsonValue* n = json::member(entry, "serverName")) {
         if (!n->IsString() || n->GetStringLength() == 0) bad_rule(origin, "serverName must be a non-empty string");
         rule.name = std::string(json::view(*n));
@@ -53,8 +55,15 @@ PolicyRule parse_policy_rule(const JsonValue& entry, const std::string& origin) 
         if (!u->IsString() || u->GetStringLength() == 0) bad_rule(origin, "serverUrl must be a non-empty string");
         rule.kind = PolicyRule::Kind::Url;
         rule.url_pattern = std::string(json::view(*u));
+    } else if (const JsonValue* h = json::member(entry, "serverHost")) {
+        if (!h->IsString() || h->GetStringLength() == 0) bad_rule(origin, "serverHost must be a non-empty string");
+        rule.kind = PolicyRule::Kind::Host;
+        rule.host_pattern = std::string(json::view(*h));
+        // Checked now, so a rule that could never match (a URL, a path) is an error, not a silent gap.
+        if (!url::canonical_host_pattern(rule.host_pattern))
+            bad_rule(origin, "serverHost '" + rule.host_pattern + "' is not a host name, an IP address or a '*' pattern of one");
     } else {
-        bad_rule(origin, "a policy rule must have serverName, serverCommand or serverUrl");
+        bad_rule(origin, "a policy rule must have serverName, serverCommand, serverUrl or serverHost");
     }
     return rule;
 }

@@ -1,5 +1,5 @@
-// The allow/deny rules of seed 000 §18.9 as data: each rule matches a server by name, by exact
-// command line (stdio), or by URL pattern with '*' wildcards (remote). Parsed from settings files by
+// The allow/deny rules of seed 000 §18.9 as data: each rule matches a server by name, by command
+// line (stdio), by URL pattern with '*' wildcards (remote), or by host on any scheme and port. Parsed from settings files by
 // the config loader, evaluated by governance/policy.hpp.
 #pragma once
 
@@ -12,11 +12,12 @@
 namespace mcph::governance {
 
 struct PolicyRule {
-    enum class Kind { Name, Command, Url };
+    enum class Kind { Name, Command, Url, Host };
     Kind kind = Kind::Name;
     std::string name;                  // Kind::Name
     std::vector<std::string> command;  // Kind::Command: command followed by its args, matched exactly
     std::string url_pattern;           // Kind::Url: '*' matches any run of characters
+    std::string host_pattern;          // Kind::Host: "evil.example.com", "*.example.com", "10.0.0.5"
     std::string origin;                // the file (or source) the rule came from
 
     // For messages: {"serverUrl":"https://*.example.com/*"} from /etc/mcph/managed-settings.json
@@ -35,8 +36,9 @@ struct PolicySettings {
 };
 
 // One entry of allowedMcpServers / deniedMcpServers: {"serverName": "..."}, {"serverCommand":
-// ["cmd", "arg"...]} or {"serverUrl": "pattern"}; a bare string is a server name. Throws
-// mcph::Error(Usage) naming `origin` on anything else.
+// ["cmd", "arg"...]}, {"serverUrl": "pattern"} or {"serverHost": "pattern"}; a bare string is a
+// server name. Throws mcph::Error(Usage) naming `origin` on anything else, including a serverHost
+// that is not a host name, address or '*' pattern of one.
 PolicyRule parse_policy_rule(const JsonValue& entry, const std::string& origin);
 
 // A whole list (the value of allowedMcpServers or deniedMcpServers). Throws like parse_policy_rule.

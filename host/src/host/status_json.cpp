@@ -4,6 +4,7 @@
 #include "host/host_impl.hpp"
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
+#include "url/redact.hpp"
 
 namespace mcph {
 namespace {
@@ -69,7 +70,7 @@ JsonValue excluded_json(const std::vector<ExcludedServer>& list, Alloc& a) {
         if (!e.scope.empty()) o.AddMember("scope", str(e.scope, a), a);
         if (!e.origin.empty()) o.AddMember("origin", str(e.origin, a), a);
         if (!e.plugin_source.empty()) o.AddMember("pluginSource", str(e.plugin_source, a), a);
-        o.AddMember("reason", str(e.reason, a), a);
+        o.AddMember("reason", str(url::redact_urls_in_text(e.reason), a), a);
         out.PushBack(o, a);
     }
     return out;
@@ -80,7 +81,7 @@ void add_state_details(JsonValue& o, const ServerStatus& s, Alloc& a) {
         o.AddMember("attempt", p->attempt, a);
         o.AddMember("maxAttempts", p->max_attempts, a);
     }
-    if (!s.error.empty()) o.AddMember("error", str(s.error, a), a);
+    if (!s.error.empty()) o.AddMember("error", str(url::redact_urls_in_text(s.error), a), a);
     if (!s.stderr_tail.empty()) {
         JsonValue tail(rapidjson::kArrayType);
         for (const auto& line : s.stderr_tail) tail.PushBack(str(line, a), a);
@@ -124,7 +125,8 @@ Json Host::status_json() const {
         }
         if (auth) {
             Json described;
-            described.Parse(auth->describe().c_str());
+            // The backend's own view may quote the server or issuer URL: redacted like every other text.
+            described.Parse(url::redact_urls_in_text(auth->describe()).c_str());
             JsonValue entry(rapidjson::kObjectType);
             entry.AddMember("backend", str(auth->backend(), a), a);
             if (!described.HasParseError() && described.IsObject()) entry.AddMember("state", JsonValue(described, a), a);

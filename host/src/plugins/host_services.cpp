@@ -1,10 +1,8 @@
 #include "plugins/host_services.hpp"
 
+#include "url/redact.hpp"
+
 #include <mcph/plugin_helper.hpp>
-
-#include <curl/curl.h>
-
-#include <arpa/inet.h>
 
 #include <cstring>
 #include <memory>
@@ -17,52 +15,10 @@ using mcph::plugin::view;
 
 HostServices* self(void* host_data) { return static_cast<HostServices*>(host_data); }
 
-struct ParsedUrl {
-    std::string scheme;
-    std::string host;
-};
-
-std::optional<ParsedUrl> parse_url(const std::string& url) {
-    std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> handle(curl_url(), curl_url_cleanup);
-    if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return std::nullopt;
-    ParsedUrl out;
-    char* part = nullptr;
-    if (curl_url_get(handle.get(), CURLUPART_SCHEME, &part, 0) == CURLUE_OK) {
-        out.scheme = part;
-        curl_free(part);
-    }
-    if (curl_url_get(handle.get(), CURLUPART_HOST, &part, 0) == CURLUE_OK) {
-        out.host = part;
-        curl_free(part);
-    }
-    if (out.host.size() > 2 && out.host.front() == '[') out.host = out.host.substr(1, out.host.size() - 2);
-    return out;
-}
-
-bool is_loopback_host(const std::string& host) {
-    if (host == "localhost") return true;
-    in_addr v4{};
-    if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-    in6_addr v6{};
-    if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-    return false;
-}
-
-bool is_private_host(const std::string& host) {
-    in_addr v4{};
-    if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
-        const uint32_t a = ntohl(v4.s_addr);
-        return (a >> 24) == 10 || (a >> 20) == 0xAC1 || (a >> 16) == 0xC0A8 || (a >> 16) == 0xA9FE || (a >> 24) == 0;
-    }
-    in6_addr v6{};
-    if (inet_pton(AF_INET6, host.c_str(), &v6) == 1)
-        return IN6_IS_ADDR_LINKLOCAL(&v6) || (v6.s6_addr[0] & 0xFE) == 0xFC;  // fc00::/7
-    return false;
-}
-
 void service_log(void* host_data, mcph_log_level level, mcph_str source, mcph_str message) {
     auto& log = self(host_data)->bindings().log;
-    if (log) log(static_cast<LogLevel>(level), view(source), view(message));
+    // A plugin's log line may quote a URL with a key in it: redacted before anyone sees it.
+    if (log) log(static_cast<LogLevel>(level), view(source), url::redact_urls_in_text(view(message)));
 }
 
 mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_sink* out, mcph_error* err) {
@@ -173,20 +129,6 @@ HostServices::HostServices(HostServiceBindings bindings) : bindings_(std::move(b
     table_.open_url = service_open_url;
     table_.post = service_post;
     table_.check_fetch_url = service_check_fetch_url;
-}
-
-std::string check_fetch_url(const std::string& url, const std::string& server_url) {
-    auto target = parse_url(url);
-    if (!target || target->host.empty()) return "not a valid absolute URL: " + url;
-    const bool loopback = is_loopback_host(target->host);
-    if (target->scheme != "https" && !(target->scheme == "http" && loopback))
-        return "refusing " + target->scheme + " URL " + url + ": https is required except on loopback";
-    if (is_private_host(target->host)) {
-        auto server = parse_url(server_url);
-        const bool server_local = server && (is_private_host(server->host) || is_loopback_host(server->host));
-        if (!server_local) return "refusing private address " + target->host + " for a public server";
-    }
-    return {};
 }
 
 }  // namespace mcph::plugins

@@ -5,6 +5,8 @@
 #include <mcph/host.hpp>
 #include <mcph/plugin_api.h>
 
+#include "plugins/fetch_policy.hpp"
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,10 +57,5 @@ private:
     HostServiceBindings bindings_;
     mcph_host_services table_;
 };
-
-// The safe-fetch policy (also exposed to plugins as check_fetch_url): https only, except http to
-// a loopback host; private/link-local addresses only when the server itself is on one.
-// Returns an empty string when allowed, else the reason.
-std::string check_fetch_url(const std::string& url, const std::string& server_url);
 
 }  // namespace mcph::plugins

@@ -7,7 +7,12 @@
 #include <curl/curl.h>
 #include <rapidjson/document.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <cctype>
+#include <cstdlib>
 #include <memory>
 
 namespace mcph::oauth {
@@ -59,8 +64,74 @@ std::string media_type(CURL* easy) {
     return out;
 }
 
+std::string lowercase_scheme(const std::string& url) {
+    std::string out;
+    for (char c : url.substr(0, url.find(':'))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
 bool is_redirect(long status) {
     return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// A proxy from the environment (libcurl honours these by default). Through one, the socket goes to
+// the proxy and the proxy resolves the target, so the address check below has nothing to judge;
+// the URL check still applies. Upper-case HTTP_PROXY is ignored by libcurl (CGI "httpoxy").
+bool environment_proxy(const std::string& scheme) {
+    for (const std::string& name : {scheme + "_proxy", std::string("HTTPS_PROXY"), std::string("all_proxy"),
+                                    std::string("ALL_PROXY")}) {
+        if (name == "HTTPS_PROXY" && scheme != "https") continue;
+        const char* v = std::getenv(name.c_str());
+        if (v && *v) return true;
+    }
+    return false;
+}
+
+// The address libcurl is about to connect to, as the URL the host's policy is asked about:
+// "https://203.0.113.7:443/", "http://[::1]:8080/".
+std::string address_url(const std::string& scheme, const curl_sockaddr& address) {
+    char ip[INET6_ADDRSTRLEN] = {0};
+    unsigned port = 0;
+    if (address.family == AF_INET) {
+        const auto* in = reinterpret_cast<const sockaddr_in*>(&address.addr);
+        inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+        port = ntohs(in->sin_port);
+        return scheme + "://" + ip + ":" + std::to_string(port) + "/";
+    }
+    if (address.family == AF_INET6) {
+        const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address.addr);
+        inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+        port = ntohs(in6->sin6_port);
+        return scheme + "://[" + std::string(ip) + "]:" + std::to_string(port) + "/";
+    }
+    return {};
+}
+
+}  // namespace
+
+// What the open-socket callback needs: the policy to ask, and where to leave a refusal.
+struct HttpClient::SocketGuard {
+    const HttpClient* client;
+    std::string scheme;
+    std::string refusal;  // the last address the policy refused, with its reason
+};
+
+namespace {
+
+// CURLOPT_OPENSOCKETFUNCTION: runs for every address libcurl tries, after resolving and before
+// connect — the address checked is the address connected, so a name that resolves to 127.0.0.1
+// (or re-resolves there after the URL was checked: DNS rebinding) never gets a SYN.
+curl_socket_t open_checked_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+    auto* guard = static_cast<HttpClient::SocketGuard*>(user);
+    if (purpose == CURLSOCKTYPE_IPCXN) {
+        const std::string target = address_url(guard->scheme, *address);
+        std::string why = target.empty() ? "not an IP address" : guard->client->policy_refusal(target);
+        if (!why.empty()) {
+            guard->refusal = target + ": " + why;
+            return CURL_SOCKET_BAD;  // libcurl moves on to the next address, if any
+        }
+    }
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 }  // namespace
@@ -68,12 +139,22 @@ bool is_redirect(long status) {
 HttpClient::HttpClient(const mcph_host_services* host, std::string server_url, long timeout_ms)
     : host_(host), server_url_(std::move(server_url)), timeout_ms_(timeout_ms) {}
 
+bool HttpClient::has_host_policy() const {
+    return host_ && host_->struct_size > offsetof(mcph_host_services, check_fetch_url) && host_->check_fetch_url;
+}
+
+std::string HttpClient::policy_refusal(const std::string& url) const {
+    if (!has_host_policy()) return {};
+    mcph_error err = mcph::plugin::make_error();
+    if (host_->check_fetch_url(host_->host_data, mcph::plugin::str(url), mcph::plugin::str(server_url_), &err) == MCPH_OK)
+        return {};
+    return err.message[0] ? err.message : "refused by the host's fetch policy";
+}
+
 void HttpClient::check_url(const std::string& url) const {
-    if (host_ && host_->struct_size > offsetof(mcph_host_services, check_fetch_url) && host_->check_fetch_url) {
-        mcph_error err = mcph::plugin::make_error();
-        if (host_->check_fetch_url(host_->host_data, mcph::plugin::str(url), mcph::plugin::str(server_url_), &err) !=
-            MCPH_OK)
-            throw OAuthError(FailureKind::fetch_refused, "refused to fetch " + url + ": " + err.message);
+    if (has_host_policy()) {
+        std::string why = policy_refusal(url);
+        if (!why.empty()) throw OAuthError(FailureKind::fetch_refused, "refused to fetch " + url + ": " + why);
         return;
     }
     // No host policy: still never leave https except for loopback.
@@ -126,12 +207,20 @@ HttpResponse HttpClient::perform(const std::string& url, const std::string* post
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+    SocketGuard guard{this, lowercase_scheme(url), {}};
+    if (has_host_policy() && !environment_proxy(guard.scheme)) {
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_checked_socket);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &guard);
+    }
     if (post_body) {
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, post_body->c_str());
     }
     CURLcode rc = curl_easy_perform(e);
     if (sink.overflow) throw OAuthError(FailureKind::metadata_invalid, std::string(what) + " at " + url + " exceeds 1 MiB");
+    if (rc != CURLE_OK && !guard.refusal.empty())
+        throw OAuthError(FailureKind::fetch_refused,
+                         std::string(what) + " at " + url + ": refused to connect to " + guard.refusal);
     if (rc != CURLE_OK) {
         std::string detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
         throw OAuthError(unreachable, std::string(what) + " at " + url + " is unreachable: " + detail);

@@ -3,7 +3,12 @@
 //
 // Redirects are followed by hand, at most five hops, and every URL — the first and each hop — is
 // put to the host's safe-fetch policy (check_fetch_url) before it is fetched, so a metadata
-// document cannot walk us into a private network. Bodies are capped at 1 MiB.
+// document cannot walk us into a private network. The address each connection actually goes to is
+// put to the same policy (as "scheme://<address>:<port>/", from libcurl's open-socket callback,
+// before the connect): a DNS name that resolves — or rebinds — to 127.0.0.1 or 10.x is refused
+// there. Asking the host's check_fetch_url again, rather than classifying addresses here, keeps
+// one policy (the host's, which knows whether the server is local) and needs no new ABI field;
+// an older host answers the address URLs with the rules it has. Bodies are capped at 1 MiB.
 #pragma once
 
 #include "errors.hpp"
@@ -40,7 +45,13 @@ public:
     // Throws OAuthError(fetch_refused) unless the host's policy allows `url`.
     void check_url(const std::string& url) const;
 
+    // The host policy's reason for refusing `url`, "" when allowed or when there is no host policy.
+    std::string policy_refusal(const std::string& url) const;
+
+    struct SocketGuard;  // the open-socket callback's state (http_client.cpp)
+
 private:
+    bool has_host_policy() const;
     HttpResponse perform(const std::string& url, const std::string* post_body, const std::string& content_type,
                          const HeaderPairs& headers, std::string_view what, FailureKind unreachable,
                          std::string* redirect_to);

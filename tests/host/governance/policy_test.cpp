@@ -1,6 +1,7 @@
 // Allow/deny policy (seed 000 §18.9) and its URL wildcard.
 #include "governance/policy.hpp"
 
+#include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
 #include <gtest/gtest.h>
@@ -207,5 +208,119 @@ const PolicyCase kPolicyCases[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, PolicyTable, testing::ValuesIn(kPolicyCases));
+
+}  // namespace
+
+// ---- the bypasses of the security review (issue #9, item 5) ----------------------------------
+
+namespace {
+
+struct BypassCase {
+    const char* rule_json;
+    const char* url;
+    bool denied;  // by that deny rule
+};
+
+void PrintTo(const BypassCase& c, std::ostream* os) { *os << c.rule_json << " vs " << c.url; }
+
+class DenyBypassTable : public testing::TestWithParam<BypassCase> {};
+
+TEST_P(DenyBypassTable, DenyRuleHolds) {
+    const BypassCase& c = GetParam();
+    std::string quoted;
+    for (const char* p = c.url; *p; ++p) {
+        if (*p == '\\' || *p == '"') quoted += '\\';
+        quoted += *p;
+    }
+    const auto s = server("s", R"({"url":")" + quoted + "\"}");
+    const auto decision = check_server_allowed(s, settings(std::nullopt, Rules{rule(c.rule_json)}));
+    EXPECT_EQ(!decision.allowed, c.denied) << decision.reason;
+}
+
+constexpr const char* kEvilUrl = R"({"serverUrl":"https://evil.example.com/*"})";
+constexpr const char* kEvilHost = R"({"serverHost":"evil.example.com"})";
+constexpr const char* kEvilSubHosts = R"({"serverHost":"*.evil.example.com"})";
+constexpr const char* kUnicodeUrl = R"({"serverUrl":"https://évil.example.com/*"})";
+constexpr const char* kPrivateHost = R"({"serverHost":"10.0.0.5"})";
+
+const BypassCase kBypassCases[] = {
+    {kEvilUrl, "https://evil.example.com/mcp", true},
+    {kEvilUrl, "https://u:p@evil.example.com/mcp", true},
+    {kEvilUrl, "https://u@evil.example.com/mcp", true},
+    {kEvilUrl, "https://evil.example.com./mcp", true},
+    {kEvilUrl, "https://evil.example.com%2e/mcp", true},
+    {kEvilUrl, "https://%65vil.example.com/mcp", true},
+    {kEvilUrl, "https://EVIL.EXAMPLE.COM:443/mcp", true},
+    {kEvilUrl, "https://ｅｖｉｌ.example.com/mcp", true},  // fullwidth: maps to the same A-labels
+    {kEvilUrl, "https://evil.example.com/a/../mcp", true},
+    // a URL rule is exact about scheme and port (documented); the host rule is not
+    {kEvilUrl, "https://evil.example.com:8443/mcp", false},
+    {kEvilUrl, "http://evil.example.com/mcp", false},
+    {kEvilHost, "https://evil.example.com:8443/mcp", true},
+    {kEvilHost, "http://evil.example.com/mcp", true},
+    {kEvilHost, "wss://u:p@EVIL.example.com.:9999/ws", true},
+    {kEvilHost, "https://evil.example.com%2e:1/", true},
+    {kEvilHost, "https://sub.evil.example.com/", false},
+    {kEvilHost, "https://notevil.example.com/", false},
+    {kEvilSubHosts, "https://sub.evil.example.com:444/", true},
+    {kEvilSubHosts, "https://evil.example.com/", false},
+    {kEvilSubHosts, "https://x.evil.example.com.attacker.test/", false},
+    // IDN: a Unicode pattern meets the punycode URL and the other way round
+    {kUnicodeUrl, "https://xn--vil-9la.example.com/mcp", true},
+    {kUnicodeUrl, "https://évil.example.com/mcp", true},
+    {R"({"serverUrl":"https://xn--vil-9la.example.com/*"})", "https://évil.example.com/mcp", true},
+    {R"({"serverHost":"évil.example.com"})", "http://xn--vil-9la.example.com:81/", true},
+    // IP literals in every spelling
+    {kPrivateHost, "https://10.0.0.5/", true},
+    {kPrivateHost, "https://[::ffff:10.0.0.5]/", true},
+    {kPrivateHost, "https://[::ffff:a00:5]:8443/", true},
+    {kPrivateHost, "http://0x0a.0.0.5:80/", true},
+    {kPrivateHost, "http://167772165/", true},
+    {kPrivateHost, "http://10.0.0.5./", true},
+    {R"({"serverUrl":"https://10.0.0.5/*"})", "https://[::ffff:10.0.0.5]/mcp", true},
+    {R"({"serverUrl":"https://[::ffff:10.0.0.5]/*"})", "https://10.0.0.5/mcp", true},
+    {R"({"serverHost":"::1"})", "http://[0:0::1]:3000/", true},
+    // the proxy original and the URL as written still count for deny rules
+    {kEvilHost, "https://proxy.test/c?mcp_url=https%3A%2F%2Fu%3Ap%40evil.example.com.%2Fmcp", true},
+    // what parsers disagree about has no canonical form: refused while URL rules exist
+    {kEvilUrl, "https://evil.example.com\\@good.example.com/", true},
+    {kEvilHost, "https://good.example.com/", false},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, DenyBypassTable, testing::ValuesIn(kBypassCases));
+
+TEST(AllowRules, MatchOnlyTheCanonicalUrl) {
+    const auto allow = settings(Rules{rule(R"({"serverUrl":"https://good.example.com*"})")});
+    // The URL as written starts with the allowed text, but it connects to evil.example.com.
+    EXPECT_FALSE(check_server_allowed(server("s", R"({"url":"https://good.example.com@evil.example.com/"})"), allow).allowed);
+    EXPECT_TRUE(check_server_allowed(server("s", R"({"url":"https://u:p@GOOD.example.com./x"})"), allow).allowed);
+    const auto host_allow = settings(Rules{rule(R"({"serverHost":"good.example.com"})")});
+    EXPECT_TRUE(check_server_allowed(server("s", R"({"url":"http://good.example.com:8080/"})"), host_allow).allowed);
+    EXPECT_FALSE(check_server_allowed(server("s", R"({"url":"https://good.example.com@evil.example.com/"})"), host_allow).allowed);
+}
+
+TEST(HostRules, ParseAndDescribe) {
+    const auto r = rule(R"({"serverHost":"*.Example.com"})", "managed.json");
+    EXPECT_EQ(r.kind, PolicyRule::Kind::Host);
+    EXPECT_EQ(r.describe(), R"({"serverHost":"*.Example.com"} from managed.json)");
+    EXPECT_THROW(rule(R"({"serverHost":"https://evil.example.com/"})"), mcph::Error);
+    EXPECT_THROW(rule(R"({"serverHost":""})"), mcph::Error);
+    EXPECT_THROW(rule(R"({"serverHost":7})"), mcph::Error);
+    EXPECT_FALSE(rule_matches(r, server("s", R"({"command":"example.com"})")));  // stdio: no host
+}
+
+// Command rules match the resolved program too, but are still not a boundary (docs/security.md).
+TEST(CommandRules, MatchTheResolvedProgram) {
+    const auto r = rule(R"({"serverCommand":["sh","-c","echo hi"]})");
+    EXPECT_TRUE(rule_matches(r, server("s", R"({"command":"sh","args":["-c","echo hi"]})")));
+    EXPECT_TRUE(rule_matches(r, server("s", R"({"command":"/bin/sh","args":["-c","echo hi"]})")));
+    EXPECT_TRUE(rule_matches(r, server("s", R"({"command":"/bin/../bin/sh","args":["-c","echo hi"]})")));
+    EXPECT_FALSE(rule_matches(r, server("s", R"({"command":"/bin/sh","args":["-c","echo other"]})")));
+    // The server's own PATH decides what a bare name runs.
+    EXPECT_FALSE(rule_matches(rule(R"({"serverCommand":["/bin/sh"]})"),
+                              server("s", R"({"command":"sh","env":{"PATH":"/nonexistent"}})")));
+    // What an exact-match rule cannot see: a wrapper runs the same program under another command line.
+    EXPECT_FALSE(rule_matches(r, server("s", R"({"command":"env","args":["sh","-c","echo hi"]})")));
+}
 
 }  // namespace
