@@ -1,0 +1,84 @@
+#include "url_support.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace mcph::test {
+
+namespace {
+
+int listen_on_loopback(int& port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT_GE(fd, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd, 16), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    return fd;
+}
+
+}  // namespace
+
+LoopbackListener::LoopbackListener() { fd_ = listen_on_loopback(port_); }
+
+LoopbackListener::~LoopbackListener() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+bool LoopbackListener::connected(std::chrono::milliseconds bound) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(bound.count())) <= 0) return false;
+    int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) return false;
+    ::close(c);
+    return true;
+}
+
+ClosingListener::ClosingListener() {
+    fd_ = listen_on_loopback(port_);
+    thread_ = std::thread([this] {
+        while (!stop_) {
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, 20) <= 0) continue;  // wakes every 20 ms to see stop_
+            int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (c < 0) continue;
+            ++connections_;
+            ::close(c);
+        }
+    });
+}
+
+int ClosingListener::connections_within(std::chrono::milliseconds bound) const {
+    wait_until([this] { return connections_.load() > 0; }, bound);
+    return connections_.load();
+}
+
+ClosingListener::~ClosingListener() {
+    stop_ = true;
+    thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+}
+
+CliTree::CliTree() {
+    for (const auto& d : {repo / ".git", config_home, managed, home}) std::filesystem::create_directories(d);
+}
+
+CliResult CliTree::run(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+    const std::map<std::string, std::string> env = {
+        {"MCPH_CONFIG_HOME", config_home.string()}, {"MCPH_MANAGED_DIR", managed.string()},
+        {"HOME", home.string()},                    {"MCPH_RECONNECT_ATTEMPTS", "1"},
+        {"MCPH_RECONNECT_INITIAL_MS", "50"},        {"MCPH_RECONNECT_MAX_MS", "100"},
+    };
+    return run_cli(args, env, repo, timeout);
+}
+
+}  // namespace mcph::test

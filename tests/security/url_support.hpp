@@ -1,0 +1,70 @@
+// Helpers of the URL attack tests: a loopback TCP listener that records whether anything connected
+// to it (checked with a bounded poll once the attacked command is done), and the per-test config
+// tree for running the real `mcph` binary.
+#pragma once
+
+#include "governance_support.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace mcph::test {
+
+// A listening socket on 127.0.0.1 (an ephemeral port) that never accepts on its own: a connection
+// that reached it waits in the backlog, so connected() can tell afterwards.
+class LoopbackListener {
+public:
+    LoopbackListener();
+    ~LoopbackListener();
+    LoopbackListener(const LoopbackListener&) = delete;
+    LoopbackListener& operator=(const LoopbackListener&) = delete;
+    int port() const { return port_; }
+    // Did a connection arrive? Waits at most `bound` for one (accepting and closing it).
+    bool connected(std::chrono::milliseconds bound = std::chrono::milliseconds(300));
+
+private:
+    int fd_ = -1;
+    int port_ = 0;
+};
+
+// A loopback listener that accepts and at once closes every connection, on a thread of its own,
+// counting them: a server that is tried fails fast instead of hanging in its handshake.
+class ClosingListener {
+public:
+    ClosingListener();
+    ~ClosingListener();
+    ClosingListener(const ClosingListener&) = delete;
+    ClosingListener& operator=(const ClosingListener&) = delete;
+    int port() const { return port_; }
+    int connections() const { return connections_.load(); }
+    // The count once one has arrived or `bound` has passed: after the attacked command exited, a
+    // connection it made may still sit in the backlog for a moment.
+    int connections_within(std::chrono::milliseconds bound) const;
+
+private:
+    int fd_ = -1;
+    int port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> connections_{0};
+    std::thread thread_;
+};
+
+// MCPH_CONFIG_HOME, MCPH_MANAGED_DIR, HOME and a repository under one temp dir.
+struct CliTree {
+    TempDir dir{"mcph-url"};
+    std::filesystem::path repo = dir / "repo";
+    std::filesystem::path config_home = dir / "config";
+    std::filesystem::path managed = dir / "managed";
+    std::filesystem::path home = dir / "home";
+
+    CliTree();
+    // `mcph args...` in the repository with the tree's locations and one reconnect attempt.
+    CliResult run(const std::vector<std::string>& args, std::chrono::milliseconds timeout = std::chrono::seconds(15));
+};
+
+}  // namespace mcph::test
