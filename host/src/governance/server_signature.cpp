@@ -2,6 +2,7 @@
 
 #include "json/json_access.hpp"
 #include "tools/sha256.hpp"
+#include "url/canonical_url.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -190,9 +191,15 @@ std::string canonical_entry(Json entry) {
 std::string normalize_url(const std::string& url) {
     UrlHandle handle = parse_url(url);
     if (!handle) return url;
-    // libcurl lower-cases the scheme but keeps the host as written; hosts are case-insensitive.
-    if (std::optional<std::string> host = url_part(handle.get(), CURLUPART_HOST))
-        curl_url_set(handle.get(), CURLUPART_HOST, lower(*host).c_str(), 0);
+    // libcurl lower-cases the scheme but keeps the host as written. The host in its canonical form
+    // (url/canonical_url.hpp: case, trailing dot, IDN A-labels, one spelling of an IP literal), so
+    // two spellings of one server are one signature; userinfo stays — other credentials may well
+    // mean another account.
+    if (std::optional<std::string> host = url_part(handle.get(), CURLUPART_HOST)) {
+        url::CanonicalHostResult canonical = url::canonical_host(*host);
+        const std::string text = canonical ? canonical.host->literal() : lower(*host);
+        curl_url_set(handle.get(), CURLUPART_HOST, text.c_str(), 0);
+    }
     drop_default_port(handle.get());
     return url_part(handle.get(), CURLUPART_URL).value_or(url);
 }

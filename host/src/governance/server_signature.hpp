@@ -19,8 +19,9 @@ namespace mcph::governance {
 // https://proxy/...?mcp_url=<encoded original>. Add a proxy's parameter here when one is supported.
 inline constexpr std::array<std::string_view, 1> kProxyUrlParams = {"mcp_url"};
 
-// The URL with its scheme and host in lower case, a default port dropped and an empty path made "/"
-// (libcurl's URL API does the parsing). Text libcurl cannot parse comes back unchanged.
+// The URL with its scheme in lower case, its host canonical (url::canonical_host: case, trailing
+// dots, IDN, IP literal spelling), a default port dropped and an empty path made "/" (libcurl's URL
+// API does the parsing). Text libcurl cannot parse comes back unchanged.
 std::string normalize_url(const std::string& url);
 
 // The original URL behind a proxy-rewritten one (the first kProxyUrlParams parameter, decoded), or

@@ -6,13 +6,16 @@
 #include "governance/policy.hpp"
 #include "governance/server_signature.hpp"
 #include "host/host_impl.hpp"
+#include "url/redact.hpp"
 
 namespace mcph {
 namespace {
 
-ExcludedServer excluded(const config::ConfiguredServer& server, std::string reason) {
+// Reasons may quote a server's URL (a policy decision, a config problem): redacted at the source,
+// for every view of the report.
+ExcludedServer excluded(const config::ConfiguredServer& server, const std::string& reason) {
     return ExcludedServer{server.config.name, std::string(config::scope_name(server.scope)), server.origin,
-                          server.plugin_source, std::move(reason)};
+                          server.plugin_source, url::redact_urls_in_text(reason)};
 }
 
 bool same_definition(const config::ConfiguredServer& a, const config::ConfiguredServer& b) {
@@ -41,7 +44,8 @@ void Host::Impl::load_servers() {
                                                                 : config::load_dynamic_config(documents);
     ConfigReport next_report;
     next_report.enterprise_exclusive = layered.enterprise_exclusive;
-    for (const auto& p : layered.problems) next_report.problems.push_back({p.server, "", p.origin, "", p.message});
+    for (const auto& p : layered.problems)
+        next_report.problems.push_back({p.server, "", p.origin, "", url::redact_urls_in_text(p.message)});
     if (layered.policy.fail_closed) next_report.problems.push_back({"", "", "policy", "", layered.policy.fail_closed_reason});
 
     std::map<std::string, config::ConfiguredServer> all;

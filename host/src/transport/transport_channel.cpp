@@ -1,4 +1,5 @@
 #include "transport/transport_channel.hpp"
+#include "url/redact.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/plugin_helper.hpp>
@@ -69,12 +70,13 @@ void TransportChannel::close() {
 
 void TransportChannel::on_message(void* ud, mcph_str message) { listener_of(ud)->on_transport_message(view(message)); }
 
+// A transport's texts name the endpoint it failed on; the URL may carry a key (url/redact.hpp).
 void TransportChannel::on_closed(void* ud, mcph_close_reason reason, mcph_str detail) {
-    listener_of(ud)->on_transport_closed(reason, view(detail));
+    listener_of(ud)->on_transport_closed(reason, url::redact_urls_in_text(view(detail)));
 }
 
 void TransportChannel::on_diagnostic(void* ud, mcph_log_level level, mcph_str message) {
-    listener_of(ud)->on_transport_diagnostic(level, view(message));
+    listener_of(ud)->on_transport_diagnostic(level, url::redact_urls_in_text(view(message)));
 }
 
 mcph_status TransportChannel::get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err) {

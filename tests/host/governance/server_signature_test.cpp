@@ -136,3 +136,17 @@ const UnwrapCase kUnwrapCases[] = {
 INSTANTIATE_TEST_SUITE_P(Cases, UnwrapTable, testing::ValuesIn(kUnwrapCases));
 
 }  // namespace
+
+namespace {
+
+// Two spellings of one host are one server (dedup sees them as duplicates); userinfo is kept.
+TEST(NormalizeUrl, CanonicalHost) {
+    using mcph::governance::normalize_url;
+    EXPECT_EQ(normalize_url("https://MCP.example.com./mcp"), "https://mcp.example.com/mcp");
+    EXPECT_EQ(normalize_url("https://évil.example.com/mcp"), "https://xn--vil-9la.example.com/mcp");
+    EXPECT_EQ(normalize_url("http://[::ffff:10.0.0.5]:80/x"), "http://10.0.0.5/x");
+    EXPECT_EQ(normalize_url("http://0x0a.0.0.5/x"), "http://10.0.0.5/x");
+    EXPECT_EQ(normalize_url("https://u:p@h.example/x"), "https://u:p@h.example/x");
+}
+
+}  // namespace
