@@ -168,5 +168,25 @@ TEST(AuthFetchAttack, NameResolvingToLoopbackAllowedForALocalServer) {
     EXPECT_FALSE(contains(pending.get().message, "refused to connect"));
 }
 
+// Every redirect hop meets the policy again: a local server's metadata may live on loopback, but a
+// redirect from there to a reserved address, to plain http on a public host, or to the cloud
+// metadata address for a public server's sake is refused — after the first hop was fetched.
+TEST(AuthFetchAttack, EveryRedirectHopIsChecked) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"https://240.0.0.1/.well-known/x", "reserved address"},
+        {"http://auth.example.com/.well-known/x", "https is required"},
+        {"https://224.0.0.1/x", "multicast address"},
+    };
+    for (const auto& [location, reason] : cases) {
+        SCOPED_TRACE(location);
+        RedirectResponder responder(location);
+        const std::string url = "http://127.0.0.1:" + std::to_string(responder.port()) + "/.well-known/oauth-protected-resource";
+        const ChallengeResult r = challenge("http://127.0.0.1:1/mcp", url);
+        EXPECT_GE(responder.requests(), 1) << "the first hop was never fetched: the test proves nothing";
+        EXPECT_NE(r.status, MCPH_OK);
+        EXPECT_TRUE(contains(r.message, reason)) << r.message;
+    }
+}
+
 }  // namespace
 }  // namespace mcph::test

@@ -54,6 +54,26 @@ private:
     std::thread thread_;
 };
 
+// A loopback HTTP responder answering every request with "302 Found, Location: <location>", on a
+// thread of its own, counting the requests it answered.
+class RedirectResponder {
+public:
+    explicit RedirectResponder(std::string location);
+    ~RedirectResponder();
+    RedirectResponder(const RedirectResponder&) = delete;
+    RedirectResponder& operator=(const RedirectResponder&) = delete;
+    int port() const { return port_; }
+    int requests() const { return requests_.load(); }
+
+private:
+    std::string location_;
+    int fd_ = -1;
+    int port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> requests_{0};
+    std::thread thread_;
+};
+
 // MCPH_CONFIG_HOME, MCPH_MANAGED_DIR, HOME and a repository under one temp dir.
 struct CliTree {
     TempDir dir{"mcph-url"};
