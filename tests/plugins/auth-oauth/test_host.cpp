@@ -125,12 +125,26 @@ mcph_status TestHost::open_url(void* self, mcph_str url_str, mcph_error* err) {
 
 void TestHost::post(void*, void (*fn)(void*), void* user_data) { fn(user_data); }
 
+// "http://127.0.0.1:8080/": what the plugin's open-socket callback asks about (no path).
+bool is_address_url(const std::string& u) {
+    const size_t host = u.find("://");
+    if (host == std::string::npos || u.back() != '/') return false;
+    const size_t slash = u.find('/', host + 3);
+    const size_t colon = u.rfind(':', slash);
+    return slash == u.size() - 1 && colon != std::string::npos && colon > host &&
+           u.find_first_not_of("0123456789", colon + 1) == slash;
+}
+
 mcph_status TestHost::check_fetch_url(void* self, mcph_str url, mcph_str, mcph_error* err) {
     auto* h = static_cast<TestHost*>(self);
     std::string u(view(url));
     {
         std::lock_guard<std::mutex> g(h->mutex_);
         h->checked_.push_back(u);
+    }
+    if (h->refuse_connected_addresses && is_address_url(u)) {
+        fill_error(err, MCPH_ERR_INVALID_ARGUMENT, "refusing loopback address (test policy)");
+        return MCPH_ERR_INVALID_ARGUMENT;
     }
     if (u.rfind("http://127.0.0.1:", 0) == 0 || u.rfind("http://localhost:", 0) == 0) return MCPH_OK;
     fill_error(err, MCPH_ERR_INVALID_ARGUMENT, "not a loopback URL");

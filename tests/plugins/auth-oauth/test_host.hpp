@@ -28,6 +28,9 @@ public:
     const mcph_host_services* services() const { return &services_; }
 
     Opener opener = Opener::follow;
+    // Refuse the "scheme://<address>:<port>/" URLs the plugin asks about from its open-socket
+    // callback (the connected-address check), as the host does for a non-local server.
+    std::atomic<bool> refuse_connected_addresses{false};
     std::map<std::string, std::string> secrets();
     std::vector<std::string> logs();
     std::vector<std::string> opened();
@@ -49,6 +52,9 @@ private:
     std::vector<std::string> opened_;
     std::vector<std::string> checked_;
 };
+
+// "http://127.0.0.1:8080/" — the form of the plugin's connected-address checks.
+bool is_address_url(const std::string& url);
 
 const mcph_auth_vtable_v1* auth_vtable();  // loads the plugin once
 

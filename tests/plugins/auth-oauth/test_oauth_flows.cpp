@@ -82,6 +82,30 @@ TEST(OAuthFlow, FullCodeFlowWithDynamicRegistration) {
     EXPECT_EQ(again.authorization(), "");
 }
 
+// Every fetch of the flow — discovery, registration, token — also puts the address it connects to
+// to the host's policy, from libcurl's open-socket callback (http_client.cpp).
+TEST(OAuthFlow, EveryFetchChecksTheConnectedAddress) {
+    FakeAs as;
+    TestHost host;
+    AuthObject auth(host, as.mcp_url(), "{}");
+    ASSERT_EQ(auth.challenge(401, bearer_header(as.prm_url())).status, MCPH_OK);
+    int fetches = 0, addresses = 0;
+    for (const auto& u : host.checked_urls()) (is_address_url(u) ? addresses : fetches) += 1;
+    EXPECT_GE(fetches, 4);  // resource metadata, server metadata, registration, token
+    EXPECT_GE(addresses, fetches) << "a fetch connected without its address being checked";
+}
+
+TEST(OAuthFlow, RefusedConnectedAddressStopsTheFlow) {
+    FakeAs as;
+    TestHost host;
+    host.refuse_connected_addresses = true;
+    AuthObject auth(host, as.mcp_url(), "{}");
+    auto r = auth.challenge(401, bearer_header(as.prm_url()));
+    EXPECT_NE(r.status, MCPH_OK);
+    EXPECT_TRUE(contains(r.message, "refused to connect")) << r.message;
+    EXPECT_EQ(as.registrations.load(), 0);
+}
+
 TEST(OAuthFlow, PreRegisteredClientUsesBasicAuthAndNoRegistration) {
     FakeAsOptions o;
     o.dcr = false;
