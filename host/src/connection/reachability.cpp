@@ -1,5 +1,7 @@
 #include "connection/reachability.hpp"
 
+#include "url/redact.hpp"
+
 #include <mcph/error.hpp>
 
 #include <boost/asio/connect.hpp>
@@ -31,7 +33,7 @@ using CurlUrl = std::unique_ptr<CURLU, decltype(&curl_url_cleanup)>;
 using CurlText = std::unique_ptr<char, decltype(&curl_free)>;
 
 std::string bad_url(const std::string& url, const std::string& why) {
-    return "not a valid URL: '" + url + "' (" + why + ")";
+    return "not a valid URL: '" + url::redact_url(url) + "' (" + why + ")";  // it may carry a key
 }
 
 std::optional<std::string> url_part(CURLU* h, CURLUPart part) {
