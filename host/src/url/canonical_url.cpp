@@ -83,6 +83,32 @@ std::string normalise_escapes(std::string_view s) {
     return out;
 }
 
+// RFC 3986 §5.2.4. libcurl has already removed the literal "." and ".." segments; decoding "%2e"
+// can make new ones ("/%2e%2e/admin" is "/../admin", which servers read as "/admin").
+std::string remove_dot_segments(std::string_view in) {
+    if (in.empty() || in.front() != '/') return std::string(in);
+    std::vector<std::string_view> out;  // empty segments ("//") are kept: they are not dots
+    std::string_view rest = in.substr(1);
+    for (;;) {
+        const size_t slash = rest.find('/');
+        const std::string_view segment = rest.substr(0, slash);
+        const bool last = slash == std::string_view::npos;
+        if (segment == "..") {
+            if (!out.empty()) out.pop_back();
+            if (last) out.emplace_back();
+        } else if (segment == ".") {
+            if (last) out.emplace_back();
+        } else {
+            out.push_back(segment);
+        }
+        if (last) break;
+        rest = rest.substr(slash + 1);
+    }
+    std::string path;
+    for (std::string_view segment : out) path += "/" + std::string(segment);
+    return path.empty() ? "/" : path;
+}
+
 std::string ipv4_text(const in_addr& a) {
     char buf[INET_ADDRSTRLEN] = {0};
     inet_ntop(AF_INET, &a, buf, sizeof buf);
@@ -240,6 +266,7 @@ CanonicalUrlResult canonical_url(std::string_view text) {
     out.host = std::move(*h.host);
     out.port = part(handle.get(), CURLUPART_PORT).value_or(std::string(default_port_of(out.scheme)));
     out.path = normalise_escapes(part(handle.get(), CURLUPART_PATH).value_or("/"));
+    if (out.path.find('.') != std::string::npos) out.path = remove_dot_segments(out.path);
     if (out.path.empty()) out.path = "/";
     out.query = part(handle.get(), CURLUPART_QUERY).value_or("");
     out.had_userinfo = part(handle.get(), CURLUPART_USER).has_value() || part(handle.get(), CURLUPART_OPTIONS).has_value();

@@ -49,6 +49,9 @@ const UrlCase kUrlCases[] = {
     {"https://[fe80::1%25eth0]/", "https://[fe80::1]/"},
     {"https://h.example/a/../b/./c", "https://h.example/b/c"},
     {"https://h.example/%61dmin", "https://h.example/admin"},
+    {"https://h.example/%2e%2e/admin", "https://h.example/admin"},  // "%2e%2e" is ".." once decoded
+    {"https://h.example/a/b/%2E%2E/", "https://h.example/a/"},
+    {"https://h.example/a//b/%2e/c", "https://h.example/a//b/c"},
     {"https://h.example/a%2fb", "https://h.example/a%2Fb"},
     {"https://h.example", "https://h.example/"},
     {"https://h.example/p?q=1#frag", "https://h.example/p?q=1"},
@@ -76,6 +79,17 @@ TEST(CanonicalUrl, Table) {
             ASSERT_TRUE(r) << r.error;
             EXPECT_EQ(r.url->text(), c.canonical);
         }
+    }
+}
+
+// The canonical text is a fixed point: canonicalising it again changes nothing (fuzzers check this).
+TEST(CanonicalUrl, IsIdempotent) {
+    for (const UrlCase& c : kUrlCases) {
+        const auto r = canonical_url(c.written);
+        if (!r) continue;
+        const auto again = canonical_url(r.url->text());
+        ASSERT_TRUE(again) << c.written;
+        EXPECT_EQ(again.url->text(), r.url->text()) << c.written;
     }
 }
 
