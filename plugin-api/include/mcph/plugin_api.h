@@ -130,8 +130,11 @@ typedef struct mcph_host_services {
     void (*post)(void* host_data, void (*fn)(void* user_data), void* user_data);
 
     /* [thread-safe] "Safe fetch" policy for auth discovery: MCPH_OK when `url` may be fetched on
-     * behalf of the server at `server_url` (https only except loopback; private ranges refused
-     * unless the server itself is local). Each redirect hop must be checked again. */
+     * behalf of the server at `server_url` (https only except loopback; loopback and private
+     * ranges, in any spelling, refused unless the server itself is local). Each redirect hop must
+     * be checked again, and so must the address each connection actually goes to: a plugin asks
+     * about "scheme://<address>:<port>/" (IPv6 in brackets) before connecting to it, which is how
+     * a DNS name that resolves to a private address is refused. */
     mcph_status (*check_fetch_url)(void* host_data, mcph_str url, mcph_str server_url, mcph_error* err);
 } mcph_host_services;
 
