@@ -30,7 +30,7 @@ size_t authority_end(std::string_view pattern) {
 // browsers' URL parsers read it as '/'.
 bool ends_host(char c) { return c == '/' || c == '?' || c == '#' || c == '@' || c == '\\'; }
 
-// The forms of a server's URL a rule sees. The canonical form (governance/../url/canonical_url.hpp)
+// The forms of a server's URL a rule sees. The canonical form (url/canonical_url.hpp)
 // is where the host really connects: userinfo gone, trailing dots, %-escapes and IDN resolved, IP
 // literals written one way — a deny rule cannot be stepped around by spelling the host otherwise.
 // Deny rules also see the URL as written (a pattern may name a spelling on purpose) and the
@@ -112,7 +112,7 @@ std::string path_for(const config::ServerConfig& server) {
 
 // Exact command line, or the same args with both programs resolving to the same file. Still no
 // boundary: "env npx ...", "sh -c ..." or a copy of the binary run the same code under another
-// command line — allow lists are the control that holds (docs/security.md).
+// command line — allow lists are the control that holds (docs/governance.md, docs/security.md).
 bool command_rule_matches(const PolicyRule& rule, const config::ServerConfig& server) {
     if (server.type != "stdio") return false;
     const std::vector<std::string> line = stdio_command_line(server);
