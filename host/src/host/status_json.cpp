@@ -1,6 +1,7 @@
 // The status view ("/mcp" in seed 000 §18.12) as JSON: every server with its state, what it said
 // about itself, its tools under mapped and original names (and those the rug-pull guard withholds),
 // the servers left out (duplicates, policy, approval, bad config), and every plugin.
+#include "governance/tool_scanner.hpp"
 #include "host/host_impl.hpp"
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
@@ -37,7 +38,11 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
     info.AddMember("version", str(core.server_info().version, a), a);
     o.AddMember("serverInfo", info, a);
     o.AddMember("capabilities", JsonValue(core.server_capabilities(), a), a);
-    if (!core.instructions().empty()) o.AddMember("instructions", str(core.instructions(), a), a);
+    if (!core.instructions().empty()) {
+        o.AddMember("instructions", str(core.instructions(), a), a);
+        const auto findings = governance::scan_instructions(core.instructions());
+        if (!findings.empty()) o.AddMember("instructionsFindings", findings_json(findings, a), a);
+    }
     JsonValue tools(rapidjson::kArrayType);
     for (const Tool& t : usable_tools) {
         JsonValue tool(rapidjson::kObjectType);
@@ -45,6 +50,7 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
         tool.AddMember("originalName", str(t.name, a), a);
         if (!t.description.empty()) tool.AddMember("description", str(t.description, a), a);
         if (t.destructive) tool.AddMember("destructive", true, a);
+        if (!t.findings.empty()) tool.AddMember("findings", findings_json(t.findings, a), a);
         tools.PushBack(tool, a);
     }
     o.AddMember("tools", tools, a);
@@ -91,6 +97,11 @@ void add_state_details(JsonValue& o, const ServerStatus& s, Alloc& a) {
         JsonValue t(rapidjson::kObjectType);
         t.AddMember("name", str(w.name, a), a);
         t.AddMember("reason", str(w.reason, a), a);
+        t.AddMember("why", rapidjson::StringRef(w.why == WithheldTool::Why::Flagged ? "flagged"
+                                                : w.why == WithheldTool::Why::New    ? "new"
+                                                                                      : "changed"),
+                    a);
+        if (!w.findings.empty()) t.AddMember("findings", findings_json(w.findings, a), a);
         withheld.PushBack(t, a);
     }
     o.AddMember("withheldTools", withheld, a);
