@@ -2,6 +2,7 @@
 #include "json/json_access.hpp"
 
 #include <mcph/findings.hpp>
+#include <mcph/text.hpp>
 
 #include <cstdint>
 
@@ -37,7 +38,8 @@ const char* finding_field_name(FindingField field) {
 
 std::string describe(const Finding& f) {
     std::string where = finding_field_name(f.field);
-    if (!f.path.empty()) where += f.path + (f.in_key ? " (property name)" : "");
+    // The path is made of the server's property names: escaped like any of its text.
+    if (!f.path.empty()) where += terminal_safe(f.path, LineBreaks::Escape) + (f.in_key ? " (property name)" : "");
     std::string what = finding_kind_name(f.kind);
     if (f.kind == FindingKind::OverlongText) what += " (" + std::to_string(f.count) + " bytes)";
     else if (f.count > 1) what += " x" + std::to_string(f.count);

@@ -8,6 +8,7 @@
 #include "tools/name_mapping.hpp"
 
 #include <mcph/host.hpp>
+#include <mcph/text.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -41,7 +42,9 @@ std::function<void(LogLevel, std::string_view, std::string_view)> default_logger
     return [threshold, mutex](LogLevel level, std::string_view source, std::string_view message) {
         if (level < threshold) return;
         std::lock_guard lock(*mutex);
-        std::cerr << "mcph: [" << level_name(level) << "] " << source << ": " << message << std::endl;
+        // Messages carry what servers said (stderr lines, log data, error texts): escaped.
+        std::cerr << "mcph: [" << level_name(level) << "] " << terminal_safe(source, LineBreaks::Escape) << ": "
+                  << terminal_safe(message) << std::endl;
     };
 }
 
