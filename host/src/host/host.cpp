@@ -443,8 +443,26 @@ std::pair<std::string, std::string> resolve_tool(const std::vector<Tool>& tools,
 
 }  // namespace
 
+// The connected server holding back a tool of this mapped name (withheld tools are not in tools(),
+// yet a call to one should say why it is refused, not "no such tool"). Empty when none.
+std::string Host::Impl::withheld_owner(const std::string& mapped_name) const {
+    std::vector<std::shared_ptr<connection::ServerConnection>> live;
+    {
+        std::lock_guard lock(mutex);
+        for (const auto& [name, connection] : connections) live.push_back(connection);
+    }
+    for (const auto& connection : live) {
+        auto core = connection->live_core();
+        if (!core) continue;
+        for (const auto& w : reviewed_tools(connection->name(), core->cached_tools()).withheld)
+            if (tools::map_tool_name(connection->name(), w.name) == mapped_name) return connection->name();
+    }
+    return {};
+}
+
 CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
     auto [server, original] = resolve_tool(tools(), mapped_name);
+    if (server.empty()) server = impl_->withheld_owner(mapped_name);
     if (server.empty()) server = impl_->disconnected_owner(mapped_name);
     if (server.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on any connected server");
     auto s = session(server);
