@@ -174,9 +174,11 @@ void print_call_result(std::ostream& out, const CallToolResult& result) {
 
 void print_resources(std::ostream& out, const std::vector<Resource>& resources) {
     if (resources.empty()) out << "(no resources)\n";
-    for (const Resource& r : resources)
+    for (const Resource& r : resources) {
         out << one_line(r.uri) << "  " << one_line(r.title.empty() ? r.name : r.title) << "  (" << one_line(r.server)
             << ")\n";
+        print_findings(out, scan_server_text(r.description, FindingField::ResourceDescription), "    ", kSummaryFindings);
+    }
 }
 
 void print_read_result(std::ostream& out, const JsonValue& result) {
@@ -206,6 +208,7 @@ void print_prompts(std::ostream& out, const std::vector<Prompt>& prompts) {
         }
         for (const auto& a : p.arguments) out << "\n    " << one_line(a.name) << (a.required ? " (required)" : "");
         out << "\n";
+        print_findings(out, scan_server_text(p.description, FindingField::PromptDescription), "    ", kSummaryFindings);
     }
 }
 

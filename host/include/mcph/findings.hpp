@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcph {
@@ -31,6 +32,8 @@ enum class FindingField {
     OutputSchema,  // `path` says where
     Annotations,   // `path` says where
     Instructions,  // the server's initialize instructions
+    PromptDescription,
+    ResourceDescription,
 };
 
 struct Finding {
@@ -48,11 +51,16 @@ struct Finding {
 // Stable identifiers for JSON and logs: "control-character", "invalid-utf8", "invisible-character",
 // "tag-character", "bidi-control", "overlong-text", "instruction-marker", "cross-server-reference",
 // "credential-reference"; fields "name", "title", "description", "inputSchema", "outputSchema",
-// "annotations", "instructions".
+// "annotations", "instructions", "promptDescription", "resourceDescription".
 const char* finding_kind_name(FindingKind kind);
 const char* finding_field_name(FindingField field);
 // For people: `description: tag-character x12 at byte 17: "…"`.
 std::string describe(const Finding& finding);
+// The scanner on one text of a server that is not a tool: its instructions, a prompt's or a
+// resource's description (Instructions, PromptDescription, ResourceDescription; other fields are
+// scanned as a description). Over-long past 8 KiB for instructions, 4 KiB otherwise.
+std::vector<Finding> scan_server_text(std::string_view text, FindingField field);
+
 // {"kind","field","path"?,"inKey"?,"offset","count","excerpt"}, and an array of them.
 JsonValue finding_json(const Finding& finding, Json::AllocatorType& allocator);
 JsonValue findings_json(const std::vector<Finding>& findings, Json::AllocatorType& allocator);

@@ -32,6 +32,8 @@ const char* finding_field_name(FindingField field) {
         case FindingField::OutputSchema: return "outputSchema";
         case FindingField::Annotations: return "annotations";
         case FindingField::Instructions: return "instructions";
+        case FindingField::PromptDescription: return "promptDescription";
+        case FindingField::ResourceDescription: return "resourceDescription";
     }
     return "unknown";
 }

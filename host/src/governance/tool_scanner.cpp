@@ -98,6 +98,22 @@ std::vector<Finding> scan_instructions(std::string_view text, const ScanContext&
     return out;
 }
 
+}  // namespace mcph::governance
+
+namespace mcph {
+
+std::vector<Finding> scan_server_text(std::string_view text, FindingField field) {
+    std::vector<Finding> out;
+    const std::size_t max = field == FindingField::Instructions ? governance::kMaxInstructionsBytes
+                                                                : governance::kMaxDescriptionBytes;
+    governance::scan_text(text, {field, "", false, max}, {}, out);
+    return out;
+}
+
+}  // namespace mcph
+
+namespace mcph::governance {
+
 ScanContext foreign_context(const std::vector<Tool>& own, const std::vector<Tool>& others) {
     std::set<std::string, std::less<>> mine;
     for (const Tool& t : own) mine.insert(t.name);

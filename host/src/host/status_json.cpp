@@ -65,6 +65,25 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
     JsonValue prompts(rapidjson::kArrayType);
     for (const Prompt& p : core.cached_prompts()) prompts.PushBack(str(p.name, a), a);
     o.AddMember("prompts", prompts, a);
+    // The scanner on prompt and resource descriptions: [{"name"|"uri", "findings"}], when any.
+    JsonValue described(rapidjson::kArrayType);
+    for (const Prompt& p : core.cached_prompts())
+        if (auto f = scan_server_text(p.description, FindingField::PromptDescription); !f.empty()) {
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember("name", str(p.name, a), a);
+            entry.AddMember("findings", findings_json(f, a), a);
+            described.PushBack(entry, a);
+        }
+    if (!described.Empty()) o.AddMember("promptFindings", described, a);
+    JsonValue resource_findings(rapidjson::kArrayType);
+    for (const Resource& r : core.cached_resources())
+        if (auto f = scan_server_text(r.description, FindingField::ResourceDescription); !f.empty()) {
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember("uri", str(r.uri, a), a);
+            entry.AddMember("findings", findings_json(f, a), a);
+            resource_findings.PushBack(entry, a);
+        }
+    if (!resource_findings.Empty()) o.AddMember("resourceFindings", resource_findings, a);
 }
 
 JsonValue excluded_json(const std::vector<ExcludedServer>& list, Alloc& a) {
