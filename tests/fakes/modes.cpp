@@ -290,7 +290,7 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
     const std::string name(string_member(params, "name"));
     if (!knows_tool(name))
         return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
-    if (!options_.text_file.empty()) return answer_hostile_text(id, params);
+    if (!options_.text_file.empty() && mode_ != Mode::ExitMidCall) return answer_hostile_text(id, params);
     switch (mode_) {
         case Mode::InvalidJson:
             wire_.write_raw("this is not JSON at all");
@@ -309,6 +309,11 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             return;
         }
         case Mode::ExitMidCall:
+            if (!options_.text_file.empty()) {  // the hostile bytes as the last words on stderr
+                std::ifstream in(options_.text_file, std::ios::binary);
+                std::fputs((std::stringstream() << in.rdbuf()).str().c_str(), stderr);
+                std::fputc('\n', stderr);
+            }
             std::fputs("fake-mcp-server: simulated crash while handling tools/call\n", stderr);
             std::fflush(stderr);
             std::fflush(stdout);
