@@ -20,43 +20,71 @@ std::string pointer_token(std::string_view key) {
     return out;
 }
 
+// A JSON Pointer longer than this is cut (with "..."): a finding's location stays readable and a
+// deep schema of long keys cannot make every location megabytes long.
+constexpr std::size_t kMaxPathBytes = 512;
+
+// Walks a schema or annotations document, scanning every string and every member name. The path is
+// kept as a stack of keys and spelled out only for a string that has findings, so walking costs
+// what the document costs, however deep and wide.
 class JsonWalker {
 public:
     JsonWalker(FindingField field, const ScanContext& context, std::vector<Finding>& out)
         : field_(field), context_(context), out_(out) {}
 
     // Depth is bounded by the parse (json_bounds::kMaxDepth), so recursion is safe here.
-    void walk(const rapidjson::Value& v, const std::string& path) {
+    void walk(const rapidjson::Value& v) {
         if (full()) return;
         if (v.IsString()) {
-            scan(std::string_view(v.GetString(), v.GetStringLength()), path, false);
+            scan(std::string_view(v.GetString(), v.GetStringLength()), false);
         } else if (v.IsObject()) {
             for (const auto& m : v.GetObject()) {
-                const std::string_view key(m.name.GetString(), m.name.GetStringLength());
-                const std::string child = path + "/" + pointer_token(key);
-                scan(key, child, true);
-                walk(m.value, child);
+                keys_.push_back(std::string_view(m.name.GetString(), m.name.GetStringLength()));
+                scan(keys_.back(), true);
+                walk(m.value);
+                keys_.pop_back();
                 if (full()) return;
             }
         } else if (v.IsArray()) {
             rapidjson::SizeType i = 0;
             for (const auto& e : v.GetArray()) {
-                walk(e, path + "/" + std::to_string(i++));
+                const std::string index = std::to_string(i++);
+                keys_.push_back(index);
+                walk(e);
+                keys_.pop_back();
                 if (full()) return;
             }
         }
     }
 
-    void scan(std::string_view s, const std::string& path, bool key) {
-        TextSite site{field_, path, key, key ? kMaxNameBytes : kMaxSchemaStringBytes};
-        scan_text(s, site, context_, out_);
+    void scan(std::string_view s, bool key) {
+        const std::size_t before = out_.size();
+        scan_text(s, TextSite{field_, "", key, key ? kMaxNameBytes : kMaxSchemaStringBytes}, context_, out_);
+        if (out_.size() == before) return;
+        const std::string here = path();
+        for (std::size_t i = before; i < out_.size(); ++i) out_[i].path = here;
     }
 
 private:
+    std::string path() const {
+        std::string out;
+        for (std::string_view key : keys_) {
+            out += "/" + pointer_token(key);
+            if (out.size() > kMaxPathBytes) {
+                std::size_t cut = kMaxPathBytes;
+                while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+                out.resize(cut);
+                return out + "...";
+            }
+        }
+        return out;
+    }
+
     bool full() const { return out_.size() >= kMaxFindingsPerTool; }
     FindingField field_;
     const ScanContext& context_;
     std::vector<Finding>& out_;
+    std::vector<std::string_view> keys_;  // array indices point into the strings of walk()'s frames
 };
 
 void scan_json_text(std::string_view text, FindingField field, const ScanContext& context, std::vector<Finding>& out) {
@@ -64,8 +92,8 @@ void scan_json_text(std::string_view text, FindingField field, const ScanContext
     JsonWalker walker(field, context, out);
     rapidjson::Document doc;
     // Text that is not JSON (a session keeps what it could not parse) is scanned as one string.
-    if (!json_bounds::parse(doc, text)) return walker.scan(text, "", false);
-    walker.walk(doc, "");
+    if (!json_bounds::parse(doc, text)) return walker.scan(text, false);
+    walker.walk(doc);
 }
 
 bool distinctive(std::string_view name) {

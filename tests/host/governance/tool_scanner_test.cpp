@@ -253,3 +253,28 @@ TEST(ServerTextScanner, PromptAndResourceDescriptionsCarryTheirField) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ToolScanner, DeepSchemaOfLongKeysGivesShortLocations) {
+    std::string schema, close;
+    const std::string key(1000, 'k');
+    for (int i = 0; i < 100; ++i) {
+        schema += "{\"" + key + std::to_string(i) + "\":";
+        close += "}";
+    }
+    schema += "[";
+    for (int i = 0; i < 5000; ++i) schema += std::string(i ? "," : "") + "\"\\u001b[2J\"";
+    schema += "]" + close;
+    ToolText t;
+    t.name = "deep";
+    t.input_schema = schema;
+    const auto findings = scan_tool(t);
+    ASSERT_EQ(findings.size(), mcph::governance::kMaxFindingsPerTool);
+    for (const Finding& f : findings) {
+        EXPECT_LE(f.path.size(), 520u);
+        EXPECT_EQ(f.path.substr(f.path.size() - 3), "...");
+    }
+}
+
+}  // namespace
