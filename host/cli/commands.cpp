@@ -116,11 +116,12 @@ int cmd_tools(Host& host, const Options& o) {
         print_json(tools_json(tools));
         return 0;
     }
-    print_tools(std::cout, tools, o.full ? ToolDetail::Full : ToolDetail::Summary);
+    const ToolDetail detail = o.full ? ToolDetail::Full : ToolDetail::Summary;
+    print_tools(std::cout, tools, detail);
     std::vector<ServerStatus> considered;
     for (auto& s : host.status())
         if (o.args.empty() || s.name == o.args[0]) considered.push_back(std::move(s));
-    print_withheld(std::cout, considered);
+    print_withheld(std::cout, considered, detail);
     return 0;
 }
 

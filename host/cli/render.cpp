@@ -99,9 +99,9 @@ void print_tool_full(std::ostream& out, const Tool& t) {
     print_findings(out, t.findings, "    ", t.findings.size());
 }
 
-const char* withheld_hint(WithheldTool::Why why) {
+std::string withheld_hint(WithheldTool::Why why, const std::string& server) {
     return why == WithheldTool::Why::Flagged ? "the withholdFlaggedTools policy holds flagged tools back"
-                                             : "run `mcph approve <server>` after reviewing it";
+                                             : "run `mcph approve " + one_line(server) + "` after reviewing it";
 }
 
 }  // namespace
@@ -143,12 +143,12 @@ void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail d
     }
 }
 
-void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers) {
+void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers, ToolDetail detail) {
     for (const ServerStatus& s : servers)
         for (const WithheldTool& w : s.withheld_tools) {
             out << "WITHHELD " << one_line(s.name) << "/" << one_line(w.name) << ": " << one_line(w.reason) << " ("
-                << withheld_hint(w.why) << ")\n";
-            print_findings(out, w.findings, "    ", kSummaryFindings);
+                << withheld_hint(w.why, s.name) << ")\n";
+            print_findings(out, w.findings, "    ", detail == ToolDetail::Full ? w.findings.size() : kSummaryFindings);
         }
 }
 

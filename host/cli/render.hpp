@@ -17,7 +17,7 @@ enum class ToolDetail { Summary, Full };
 
 void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail = ToolDetail::Summary);
 // The tools held back (rug-pull guard, scanner policy) of these servers, with why and the findings.
-void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers);
+void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers, ToolDetail detail = ToolDetail::Summary);
 // `mcph approve`: the full definitions just pinned, each with the scanner's findings.
 void print_approved_definitions(std::ostream& out, const std::string& server, const std::vector<Tool>& tools);
 void print_call_result(std::ostream& out, const CallToolResult& result);

@@ -424,7 +424,7 @@ std::string withheld_message(const std::string& server, const WithheldTool& w) {
     switch (w.why) {
         case WithheldTool::Why::Flagged:
             return who + "the tool scanner flagged its definition (" + std::to_string(w.findings.size()) +
-                   " finding(s); `mcph tools --full` lists them) and the withholdFlaggedTools policy is on";
+                   " finding(s); `mcph tools` lists them) and the withholdFlaggedTools policy is on";
         case WithheldTool::Why::New:
             return who + "its definition is new since you approved the server; review it and run `mcph approve " + server + "`";
         case WithheldTool::Why::Changed: break;
