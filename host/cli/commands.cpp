@@ -3,9 +3,11 @@
 #include "browser.hpp"
 #include "config_commands.hpp"
 #include "interactive.hpp"
+#include "json_output.hpp"
 #include "render.hpp"
 
 #include <mcph/error.hpp>
+#include <mcph/text.hpp>
 
 #include <cctype>
 #include <fstream>
@@ -34,13 +36,14 @@ Json parse_args_json(const std::vector<std::string>& args, std::size_t index) {
     return doc;
 }
 
-void print_json(const JsonValue& value) { std::cout << to_pretty_json(value) << "\n"; }
+// Strings with their length, invalid UTF-8 replaced: the output parses whatever a server sent.
+void print_json(const JsonValue& value) { std::cout << to_output_json(value) << "\n"; }
 
 // Connects every configured server; a failure is reported on stderr and the rest go on.
 void connect_all_reporting(Host& host) {
     host.connect_all();
     for (const auto& s : host.status())
-        if (s.state == "failed") std::cerr << "mcph: server '" << s.name << "' failed: " << s.error << "\n";
+        if (s.state == "failed") std::cerr << "mcph: server '" << one_line(s.name) << "' failed: " << terminal_safe(s.error) << "\n";
 }
 
 void require_servers(Host& host) {
@@ -72,25 +75,28 @@ std::vector<std::string> candidate_servers(Host& host, const std::string& tool) 
 int cmd_servers(Host& host, const Options& o) {
     if (o.json) {
         Json doc(rapidjson::kArrayType);
+        auto& a = doc.GetAllocator();
+        const auto str = [&a](const std::string& s) { return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), a); };
         for (const auto& s : host.status()) {
             JsonValue v(rapidjson::kObjectType);
-            v.AddMember("name", JsonValue(s.name.c_str(), doc.GetAllocator()), doc.GetAllocator());
-            v.AddMember("type", JsonValue(s.type.c_str(), doc.GetAllocator()), doc.GetAllocator());
-            v.AddMember("state", JsonValue(s.state.c_str(), doc.GetAllocator()), doc.GetAllocator());
-            v.AddMember("scope", JsonValue(s.scope.c_str(), doc.GetAllocator()), doc.GetAllocator());
-            v.AddMember("origin", JsonValue(s.origin.c_str(), doc.GetAllocator()), doc.GetAllocator());
-            doc.PushBack(v, doc.GetAllocator());
+            v.AddMember("name", str(s.name), a);
+            v.AddMember("type", str(s.type), a);
+            v.AddMember("state", str(s.state), a);
+            v.AddMember("scope", str(s.scope), a);
+            v.AddMember("origin", str(s.origin), a);
+            doc.PushBack(v, a);
         }
         print_json(doc);
         return 0;
     }
     if (host.server_names().empty()) std::cout << "(no servers configured)\n";
     for (const auto& s : host.status())
-        std::cout << s.name << "  [" << s.type << ", " << s.scope << "]  " << s.state << "  " << s.origin << "\n";
+        std::cout << one_line(s.name) << "  [" << one_line(s.type) << ", " << one_line(s.scope) << "]  " << one_line(s.state)
+                  << "  " << one_line(s.origin) << "\n";
     const ConfigReport report = host.config_report();
     for (const auto* list : {&report.unapproved, &report.denied, &report.suppressed_duplicates, &report.problems})
         for (const auto& e : *list)
-            std::cout << (e.name.empty() ? e.origin : e.name) << "  (not connected: " << e.reason << ")\n";
+            std::cout << one_line(e.name.empty() ? e.origin : e.name) << "  (not connected: " << one_line(e.reason) << ")\n";
     return 0;
 }
 
@@ -106,8 +112,16 @@ int cmd_tools(Host& host, const Options& o) {
         live_sessions(host);
         tools = host.tools();
     }
-    if (o.json) print_json(tools_json(tools));
-    else print_tools(std::cout, tools);
+    if (o.json) {
+        print_json(tools_json(tools));
+        return 0;
+    }
+    const ToolDetail detail = o.full ? ToolDetail::Full : ToolDetail::Summary;
+    print_tools(std::cout, tools, detail);
+    std::vector<ServerStatus> considered;
+    for (auto& s : host.status())
+        if (o.args.empty() || s.name == o.args[0]) considered.push_back(std::move(s));
+    print_withheld(std::cout, considered, detail);
     return 0;
 }
 
@@ -123,7 +137,7 @@ int cmd_call(Host& host, const Options& o) {
             host.connect(name);
         } catch (const Error& e) {
             if (candidates.size() == 1) throw;
-            std::cerr << "mcph: server '" << name << "' failed: " << e.what() << "\n";
+            std::cerr << "mcph: server '" << one_line(name) << "' failed: " << terminal_safe(e.what()) << "\n";
         }
     }
     RequestOptions ro;
@@ -223,14 +237,14 @@ int cmd_status(Host& host, const Options& o) {
 int cmd_login(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph login <server>");
     host.login(o.args[0]);
-    std::cout << "logged in to '" << o.args[0] << "'\n";
+    std::cout << "logged in to '" << one_line(o.args[0]) << "'\n";
     return 0;
 }
 
 int cmd_logout(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph logout <server>");
     host.logout(o.args[0]);
-    std::cout << "logged out of '" << o.args[0] << "'; stored credentials removed\n";
+    std::cout << "logged out of '" << one_line(o.args[0]) << "'; stored credentials removed\n";
     return 0;
 }
 

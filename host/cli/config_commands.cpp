@@ -2,6 +2,8 @@
 // the files of the layered config (atomically, mode kept) through mcph::Host.
 #include "config_commands.hpp"
 
+#include "render.hpp"
+
 #include <mcph/error.hpp>
 
 #include <iostream>
@@ -34,6 +36,14 @@ Json entry_from_args(const std::vector<std::string>& args) {
     return entry;
 }
 
+// What `approve` shows: every definition it pinned, in full, with the scanner's findings — the
+// person approving reads what the model will read. (Kept apart from what approve records.)
+void show_approval(Host& host, const std::string& name) {
+    const std::vector<Tool> pinned = host.tool_definitions(name);
+    std::cout << "approved '" << one_line(name) << "'; " << pinned.size() << " tool definition(s) pinned\n";
+    if (!pinned.empty()) print_approved_definitions(std::cout, name, pinned);
+}
+
 const std::string& server_arg(const Options& o, const char* usage) {
     if (o.args.size() != 1) throw Error(ErrorKind::Usage, std::string("usage: ") + usage);
     return o.args[0];
@@ -46,7 +56,7 @@ int cmd_add(Host& host, const Options& o) {
         throw Error(ErrorKind::Usage, "usage: mcph add [--scope local|project|user] <name> <command> [args...] | <name> <url> | <name> '<json>'");
     const std::string scope = o.scope.empty() ? "local" : o.scope;
     host.save_server(scope, o.args[0], entry_from_args(o.args));
-    std::cout << "added '" << o.args[0] << "' (" << scope << " scope)\n";
+    std::cout << "added '" << one_line(o.args[0]) << "' (" << scope << " scope)\n";
     return 0;
 }
 
@@ -54,37 +64,35 @@ int cmd_remove(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph remove [--scope local|project|user] <name>");
     if (!host.remove_saved_server(name, o.scope))
         throw Error(ErrorKind::NotFound, "no saved definition of '" + name + "'" + (o.scope.empty() ? "" : " in " + o.scope + " scope"));
-    std::cout << "removed '" << name << "'\n";
+    std::cout << "removed '" << one_line(name) << "'\n";
     return 0;
 }
 
 int cmd_enable(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph enable <name>");
     host.enable(name);
-    std::cout << "enabled '" << name << "'\n";
+    std::cout << "enabled '" << one_line(name) << "'\n";
     return 0;
 }
 
 int cmd_disable(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph disable <name>");
     host.disable(name);
-    std::cout << "disabled '" << name << "'\n";
+    std::cout << "disabled '" << one_line(name) << "'\n";
     return 0;
 }
 
 int cmd_approve(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph approve <name>");
     host.approve(name);
-    std::size_t pinned = 0;
-    for (const auto& t : host.tools()) pinned += t.server == name;
-    std::cout << "approved '" << name << "'; " << pinned << " tool definition(s) pinned\n";
+    show_approval(host, name);
     return 0;
 }
 
 int cmd_reconnect(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph reconnect <name>");
     host.reconnect(name);
-    std::cout << "reconnected '" << name << "'\n";
+    std::cout << "reconnected '" << one_line(name) << "'\n";
     return 0;
 }
 

@@ -3,9 +3,11 @@
 // reads the note, renders the prompt, and prints the status view.
 #include "commands.hpp"
 #include "interactive.hpp"
+#include "json_output.hpp"
 #include "render.hpp"
 
 #include <mcph/error.hpp>
+#include <mcph/text.hpp>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -77,9 +79,9 @@ int run_demo(const Options& options) {
 
     step("connect: hello (stdio, via the transport-stdio plugin)");
     auto session = host->connect("hello");
-    std::cout << "connected to " << session->server_info().name << " " << session->server_info().version
-              << ", protocol " << session->protocol_version() << "\n";
-    if (!session->instructions().empty()) std::cout << "instructions: " << session->instructions() << "\n";
+    std::cout << "connected to " << one_line(session->server_info().name) << " " << one_line(session->server_info().version)
+              << ", protocol " << one_line(session->protocol_version()) << "\n";
+    if (!session->instructions().empty()) std::cout << "instructions: " << terminal_safe(session->instructions()) << "\n";
 
     step("tools");
     print_tools(std::cout, host->tools());
@@ -102,7 +104,7 @@ int run_demo(const Options& options) {
 
     step("status");
     Json status = host->status_json();
-    if (options.json) std::cout << to_pretty_json(status) << "\n";
+    if (options.json) std::cout << to_output_json(status) << "\n";
     else print_status(std::cout, status);
     std::cout << "\ndemo finished: all steps succeeded\n";
     return sum.is_error ? 1 : 0;

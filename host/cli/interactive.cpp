@@ -1,6 +1,7 @@
 #include "interactive.hpp"
 
 #include <mcph/error.hpp>
+#include <mcph/text.hpp>
 
 #include <rapidjson/document.h>
 
@@ -28,7 +29,8 @@ std::string ask(const std::string& question) {
 std::string string_member(const JsonValue& v, const char* key) {
     if (!v.IsObject()) return {};
     auto it = v.FindMember(key);
-    return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString() : std::string();
+    return it != v.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
+                                                       : std::string();
 }
 
 // The text of the last message the server wants sampled, for showing to the person.
@@ -43,7 +45,8 @@ std::string last_message_text(const JsonValue& params) {
 
 Json sample_on_terminal(const std::string& server, const JsonValue& params) {
     std::lock_guard lock(console_mutex());
-    std::cerr << "\n[" << server << "] asks for a model completion:\n  " << last_message_text(params) << "\n";
+    std::cerr << "\n[" << terminal_safe(server, LineBreaks::Escape) << "] asks for a model completion:\n  "
+              << terminal_safe(last_message_text(params)) << "\n";
     std::string reply = ask("Type the reply (empty line declines): ");
     if (reply.empty()) throw Error(ErrorKind::Remote, "the user declined the sampling request", -1);
     Json result(rapidjson::kObjectType);
@@ -61,8 +64,10 @@ Json sample_on_terminal(const std::string& server, const JsonValue& params) {
 // Reads one property value typed by the person; empty input leaves it unset (defaults apply).
 bool read_property(const std::string& name, const JsonValue& schema, Json& content) {
     const std::string type = string_member(schema, "type");
-    std::string prompt = "  " + name + " (" + (type.empty() ? "string" : type) + ")";
-    if (schema.IsObject() && schema.HasMember("default")) prompt += " [default: " + to_json(schema["default"]) + "]";
+    std::string prompt = "  " + terminal_safe(name, LineBreaks::Escape) + " (" +
+                         (type.empty() ? "string" : terminal_safe(type, LineBreaks::Escape)) + ")";
+    if (schema.IsObject() && schema.HasMember("default"))
+        prompt += " [default: " + terminal_safe(to_json(schema["default"]), LineBreaks::Escape) + "]";
     std::string answer = ask(prompt + ": ");
     if (answer.empty()) return true;
     auto& a = content.GetAllocator();
@@ -86,13 +91,14 @@ bool read_property(const std::string& name, const JsonValue& schema, Json& conte
 
 ElicitationResponse elicit_on_terminal(const ElicitationRequest& request) {
     std::lock_guard lock(console_mutex());
-    std::cerr << "\n[" << request.server << "] asks: " << request.message << "\n";
+    std::cerr << "\n[" << terminal_safe(request.server, LineBreaks::Escape) << "] asks: " << terminal_safe(request.message)
+              << "\n";
     ElicitationResponse response;
     response.content.SetObject();
     if (request.requested_schema.IsObject() && request.requested_schema.HasMember("properties") &&
         request.requested_schema["properties"].IsObject()) {
         for (const auto& p : request.requested_schema["properties"].GetObject()) {
-            while (!read_property(p.name.GetString(), p.value, response.content)) {
+            while (!read_property(std::string(p.name.GetString(), p.name.GetStringLength()), p.value, response.content)) {
             }
         }
     }
@@ -115,19 +121,22 @@ ClientCallbacks make_cli_callbacks(bool interactive) {
     cb.on_log = [](const std::string& server, const std::string& level, const std::string& logger,
                    const JsonValue& data) {
         std::lock_guard lock(console_mutex());
-        std::cerr << "[" << server << (logger.empty() ? "" : "/" + logger) << " " << level << "] "
-                  << (data.IsString() ? std::string(data.GetString()) : to_json(data)) << "\n";
+        // Every part is the server's: escaped, one line per message (a log line cannot forge others).
+        const std::string text = data.IsString() ? std::string(data.GetString(), data.GetStringLength()) : to_json(data);
+        std::cerr << "[" << terminal_safe(server, LineBreaks::Escape)
+                  << (logger.empty() ? "" : "/" + terminal_safe(logger, LineBreaks::Escape)) << " "
+                  << terminal_safe(level, LineBreaks::Escape) << "] " << terminal_safe(text, LineBreaks::Escape) << "\n";
     };
     return cb;
 }
 
 std::function<void(const Progress&)> progress_printer(const std::string& label) {
     if (!stderr_is_tty()) return {};
-    return [label](const Progress& p) {
+    return [label = terminal_safe(label, LineBreaks::Escape)](const Progress& p) {
         std::lock_guard lock(console_mutex());
         std::cerr << "\r\033[K" << label << ": " << p.progress;
         if (p.total) std::cerr << "/" << *p.total;
-        if (!p.message.empty()) std::cerr << " " << p.message;
+        if (!p.message.empty()) std::cerr << " " << terminal_safe(p.message, LineBreaks::Escape);
         std::cerr << std::flush;
     };
 }

@@ -3,6 +3,7 @@
 #include "options.hpp"
 
 #include <mcph/error.hpp>
+#include <mcph/text.hpp>
 
 #include <iostream>
 
@@ -46,10 +47,11 @@ int main(int argc, char** argv) {
         }
         return mcph::cli::run_command(options);
     } catch (const mcph::Error& e) {
-        std::cerr << "mcph: error: " << e.what() << "\n       (" << hint_for(e.kind()) << ")\n";
+        // An error message carries what a server said (a JSON-RPC error, an OAuth error_description).
+        std::cerr << "mcph: error: " << mcph::terminal_safe(e.what()) << "\n       (" << hint_for(e.kind()) << ")\n";
         return exit_code_for(e.kind());
     } catch (const std::exception& e) {
-        std::cerr << "mcph: internal error: " << e.what() << "\n";
+        std::cerr << "mcph: internal error: " << mcph::terminal_safe(e.what()) << "\n";
         return kExitFailure;
     }
 }

@@ -12,7 +12,8 @@ const char* usage_text() {
 Commands:
   demo                      run the built-in demo against the bundled hello-server (no config needed)
   servers                   list configured servers
-  tools [server]            connect and list tools (mapped names: mcp__{server}__{tool})
+  tools [server]            connect and list tools (mapped names: mcp__{server}__{tool}) with
+                            the tool scanner's warnings; --full: whole descriptions and schemas
   call <tool> [json-args]   call a tool by mapped name (or server/tool); args as a JSON object
   resources                 list resources of every server
   read <uri> [server]       read a resource
@@ -24,7 +25,8 @@ Commands:
   remove <name>             delete a saved definition (from --scope, else the file defining it)
   enable <name> / disable <name>
                             switch a server on or off for this project (.mcph/settings.local.json)
-  approve <name>            approve a project server and pin its tools' definitions
+  approve <name>            approve a project server and pin its tools' definitions (shown in
+                            full, with the scanner's findings)
   reconnect <name>          reconnect now, with a fresh attempt budget (e.g. after "failed")
   plugins                   list plugins found, loaded or refused (with the reason)
   login <server>            sign in to a server that needs auth (opens the browser)
@@ -35,6 +37,7 @@ Options:
   --strict-mcp-config       use only --mcp-config (ignore user, project, local and plugin configs)
   --plugin-dir <dir>        also search this directory for plugins (repeatable)
   --json                    machine-readable output
+  --full                    tools: print whole descriptions and input schemas
   --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s)
   --connect-timeout <dur>   how long a server may take to connect and initialize (default 30s)
   -h, --help                this text
@@ -82,6 +85,7 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--plugin-dir") o.plugin_dirs.emplace_back(value_of(i, a));
         else if (a.rfind("--plugin-dir=", 0) == 0) o.plugin_dirs.emplace_back(a.substr(13));
         else if (a == "--json") o.json = true;
+        else if (a == "--full") o.full = true;
         else if (a == "--strict-mcp-config") o.strict_mcp_config = true;
         else if (a == "--scope") o.scope = value_of(i, a);
         else if (a.rfind("--scope=", 0) == 0) o.scope = a.substr(8);

@@ -15,6 +15,7 @@ struct Options {
     std::string scope;                     // add/remove: user, project or local
     std::vector<std::filesystem::path> plugin_dirs;
     bool json = false;
+    bool full = false;  // tools: whole descriptions, schemas and every finding
     std::optional<std::chrono::milliseconds> timeout;
     std::optional<std::chrono::milliseconds> connect_timeout;
     std::string command;

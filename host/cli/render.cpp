@@ -1,9 +1,20 @@
 #include "render.hpp"
 
+#include <mcph/bounded_json.hpp>
+#include <mcph/text.hpp>
+
 #include <rapidjson/document.h>
+
+#include <algorithm>
+#include <cstdint>
 
 namespace mcph::cli {
 namespace {
+
+using Alloc = Json::AllocatorType;
+
+// Warnings shown per tool in the summary list; --full shows all.
+constexpr std::size_t kSummaryFindings = 5;
 
 std::string member(const JsonValue& v, const char* key) {
     if (!v.IsObject()) return {};
@@ -12,9 +23,21 @@ std::string member(const JsonValue& v, const char* key) {
                                                        : std::string();
 }
 
-std::string first_line(const std::string& text, std::size_t max = 100) {
-    std::string line = text.substr(0, text.find('\n'));
-    return line.size() > max ? line.substr(0, max - 3) + "..." : line;
+// A member's text, escaped for one line.
+std::string shown(const JsonValue& v, const char* key) { return one_line(member(v, key)); }
+
+// Always with the length: a NUL inside a server's string is data, not its end.
+JsonValue str(std::string_view s, Alloc& a) { return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), a); }
+
+// Multi-line outside text, escaped, every line indented.
+void print_block(std::ostream& out, std::string_view text, const std::string& indent) {
+    const std::string safe = terminal_safe(text);
+    std::size_t start = 0;
+    while (start <= safe.size()) {
+        const std::size_t end = std::min(safe.find('\n', start), safe.size());
+        out << indent << std::string_view(safe).substr(start, end - start) << "\n";
+        start = end + 1;
+    }
 }
 
 std::size_t base64_decoded_size(const std::string& b64) { return b64.size() / 4 * 3; }
@@ -22,32 +45,123 @@ std::size_t base64_decoded_size(const std::string& b64) { return b64.size() / 4 
 void print_content_block(std::ostream& out, const JsonValue& block) {
     const std::string type = member(block, "type");
     if (type == "text") {
-        out << member(block, "text") << "\n";
+        out << terminal_safe(member(block, "text")) << "\n";
     } else if (type == "image" || type == "audio") {
-        out << "[" << type << ": " << member(block, "mimeType") << ", ~" << base64_decoded_size(member(block, "data"))
+        out << "[" << type << ": " << shown(block, "mimeType") << ", ~" << base64_decoded_size(member(block, "data"))
             << " bytes]\n";
     } else if (type == "resource" && block.HasMember("resource")) {
         const JsonValue& r = block["resource"];
-        out << "[resource " << member(r, "uri") << "]\n";
-        if (r.HasMember("text")) out << member(r, "text") << "\n";
-        else out << "[blob: " << member(r, "mimeType") << ", ~" << base64_decoded_size(member(r, "blob")) << " bytes]\n";
+        out << "[resource " << shown(r, "uri") << "]\n";
+        if (r.IsObject() && r.HasMember("text")) out << terminal_safe(member(r, "text")) << "\n";
+        else out << "[blob: " << shown(r, "mimeType") << ", ~" << base64_decoded_size(member(r, "blob")) << " bytes]\n";
     } else if (type == "resource_link") {
-        out << "[link: " << member(block, "uri") << (member(block, "name").empty() ? "" : " " + member(block, "name"))
+        out << "[link: " << shown(block, "uri") << (member(block, "name").empty() ? "" : " " + shown(block, "name"))
             << "]\n";
     } else {
-        out << "[" << (type.empty() ? "unknown" : type) << " content]\n";
+        out << "[" << (type.empty() ? "unknown" : one_line(type)) << " content]\n";
     }
+}
+
+void print_findings(std::ostream& out, const std::vector<Finding>& findings, const std::string& indent, std::size_t max) {
+    const std::size_t shown_count = std::min(findings.size(), max);
+    for (std::size_t i = 0; i < shown_count; ++i) out << indent << "! warning: " << describe(findings[i]) << "\n";
+    if (findings.size() > shown_count)
+        out << indent << "! (+" << (findings.size() - shown_count) << " more findings, see `mcph tools --full`)\n";
+}
+
+void print_description_summary(std::ostream& out, const std::string& text) {
+    const FirstLine first = first_line_of(text);
+    out << "    " << one_line(first.line) << (first.cut ? "..." : "");
+    if (first.more_lines) out << "  (+" << first.more_lines << " lines, see `mcph tools --full`)";
+    else if (first.cut) out << "  (" << text.size() << " bytes, see `mcph tools --full`)";
+    out << "\n";
+}
+
+std::string pretty_schema(const std::string& schema_text) {
+    Json schema;
+    if (!json_bounds::parse(schema, schema_text)) return schema_text;
+    return to_pretty_json(schema);
+}
+
+void print_tool_full(std::ostream& out, const Tool& t) {
+    if (!t.title.empty()) out << "    title: " << one_line(t.title) << "\n";
+    if (!t.description.empty()) {
+        out << "    description:\n";
+        print_block(out, t.description, "        ");
+    }
+    out << "    input schema:\n";
+    print_block(out, pretty_schema(t.input_schema), "        ");
+    if (!t.output_schema.empty()) {
+        out << "    output schema:\n";
+        print_block(out, pretty_schema(t.output_schema), "        ");
+    }
+    if (!t.annotations.empty()) out << "    annotations: " << one_line(t.annotations) << "\n";
+    print_findings(out, t.findings, "    ", t.findings.size());
+}
+
+std::string withheld_hint(WithheldTool::Why why, const std::string& server) {
+    return why == WithheldTool::Why::Flagged ? "the withholdFlaggedTools policy holds flagged tools back"
+                                             : "run `mcph approve " + one_line(server) + "` after reviewing it";
 }
 
 }  // namespace
 
-void print_tools(std::ostream& out, const std::vector<Tool>& tools) {
+std::string one_line(std::string_view text) { return terminal_safe(text, LineBreaks::Escape); }
+
+FirstLine first_line_of(std::string_view text, std::size_t max_bytes) {
+    FirstLine out;
+    const std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    if (newline != std::string_view::npos) {
+        std::string_view rest = text.substr(newline + 1);
+        while (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);  // a trailing newline is no line
+        if (!rest.empty()) out.more_lines = static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + 1;
+    }
+    if (line.size() > max_bytes) {
+        std::size_t cut = max_bytes;
+        while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+        line = line.substr(0, cut);
+        out.cut = true;
+    }
+    out.line = std::string(line);
+    return out;
+}
+
+void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail) {
     if (tools.empty()) out << "(no tools)\n";
     for (const Tool& t : tools) {
-        out << t.mapped_name << (t.destructive ? "  [destructive]" : "");
-        const std::string text = t.description.empty() ? t.title : t.description;
-        if (!text.empty()) out << "\n    " << first_line(text);
+        out << one_line(t.mapped_name) << (t.destructive ? "  [destructive]" : "");
+        if (!t.findings.empty()) out << "  [" << t.findings.size() << " warning(s)]";
         out << "\n";
+        if (detail == ToolDetail::Full) {
+            print_tool_full(out, t);
+            continue;
+        }
+        const std::string& text = t.description.empty() ? t.title : t.description;
+        if (!text.empty()) print_description_summary(out, text);
+        print_findings(out, t.findings, "    ", kSummaryFindings);
+    }
+}
+
+void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers, ToolDetail detail) {
+    for (const ServerStatus& s : servers)
+        for (const WithheldTool& w : s.withheld_tools) {
+            out << "WITHHELD " << one_line(s.name) << "/" << one_line(w.name) << ": " << one_line(w.reason) << " ("
+                << withheld_hint(w.why, s.name) << ")\n";
+            print_findings(out, w.findings, "    ", detail == ToolDetail::Full ? w.findings.size() : kSummaryFindings);
+        }
+}
+
+void print_approved_definitions(std::ostream& out, const std::string& server, const std::vector<Tool>& tools) {
+    std::size_t flagged = 0;
+    for (const Tool& t : tools) flagged += !t.findings.empty();
+    out << "pinned the definitions of " << tools.size() << " tool(s) of '" << one_line(server) << "'";
+    if (flagged) out << "; the tool scanner flags " << flagged << " of them — read the warnings";
+    out << ":\n";
+    for (const Tool& t : tools) {
+        out << "\n" << one_line(t.mapped_name.empty() ? t.name : t.mapped_name) << (t.destructive ? "  [destructive]" : "")
+            << "\n";
+        print_tool_full(out, t);
     }
 }
 
@@ -55,44 +169,56 @@ void print_call_result(std::ostream& out, const CallToolResult& result) {
     if (result.is_error) out << "(the tool reported an error)\n";
     if (result.raw.IsObject() && result.raw.HasMember("content") && result.raw["content"].IsArray())
         for (const JsonValue& block : result.raw["content"].GetArray()) print_content_block(out, block);
-    if (const JsonValue* s = result.structured()) out << "structuredContent: " << to_json(*s) << "\n";
+    if (const JsonValue* s = result.structured()) out << "structuredContent: " << one_line(to_json(*s)) << "\n";
 }
 
 void print_resources(std::ostream& out, const std::vector<Resource>& resources) {
     if (resources.empty()) out << "(no resources)\n";
-    for (const Resource& r : resources)
-        out << r.uri << "  " << (r.title.empty() ? r.name : r.title) << "  (" << r.server << ")\n";
+    for (const Resource& r : resources) {
+        out << one_line(r.uri) << "  " << one_line(r.title.empty() ? r.name : r.title) << "  (" << one_line(r.server)
+            << ")\n";
+        print_findings(out, scan_server_text(r.description, FindingField::ResourceDescription), "    ", kSummaryFindings);
+    }
 }
 
 void print_read_result(std::ostream& out, const JsonValue& result) {
     if (!result.IsObject() || !result.HasMember("contents") || !result["contents"].IsArray()) {
-        out << to_pretty_json(result) << "\n";
+        out << terminal_safe(to_pretty_json(result)) << "\n";
         return;
     }
     for (const JsonValue& c : result["contents"].GetArray()) {
-        if (c.IsObject() && c.HasMember("text")) out << member(c, "text") << (member(c, "text").empty() ? "" : "\n");
-        else out << "[blob " << member(c, "uri") << ": " << member(c, "mimeType") << ", ~"
-                 << base64_decoded_size(member(c, "blob")) << " bytes]\n";
+        if (c.IsObject() && c.HasMember("text")) {
+            const std::string text = member(c, "text");
+            out << terminal_safe(text) << (text.empty() ? "" : "\n");
+        } else {
+            out << "[blob " << shown(c, "uri") << ": " << shown(c, "mimeType") << ", ~"
+                << base64_decoded_size(member(c, "blob")) << " bytes]\n";
+        }
     }
 }
 
 void print_prompts(std::ostream& out, const std::vector<Prompt>& prompts) {
     if (prompts.empty()) out << "(no prompts)\n";
     for (const Prompt& p : prompts) {
-        out << p.name << "  (" << p.server << ")";
-        if (!p.description.empty()) out << "  " << first_line(p.description);
-        for (const auto& a : p.arguments) out << "\n    " << a.name << (a.required ? " (required)" : "");
+        out << one_line(p.name) << "  (" << one_line(p.server) << ")";
+        if (!p.description.empty()) {
+            const FirstLine first = first_line_of(p.description);
+            out << "  " << one_line(first.line) << (first.cut ? "..." : "");
+            if (first.more_lines) out << "  (+" << first.more_lines << " lines)";
+        }
+        for (const auto& a : p.arguments) out << "\n    " << one_line(a.name) << (a.required ? " (required)" : "");
         out << "\n";
+        print_findings(out, scan_server_text(p.description, FindingField::PromptDescription), "    ", kSummaryFindings);
     }
 }
 
 void print_prompt_result(std::ostream& out, const JsonValue& result) {
     if (!result.IsObject() || !result.HasMember("messages") || !result["messages"].IsArray()) {
-        out << to_pretty_json(result) << "\n";
+        out << terminal_safe(to_pretty_json(result)) << "\n";
         return;
     }
     for (const JsonValue& m : result["messages"].GetArray()) {
-        out << member(m, "role") << ": ";
+        out << shown(m, "role") << ": ";
         if (m.IsObject() && m.HasMember("content")) print_content_block(out, m["content"]);
         else out << "\n";
     }
@@ -100,40 +226,73 @@ void print_prompt_result(std::ostream& out, const JsonValue& result) {
 
 namespace {
 
-void print_server(std::ostream& out, const JsonValue& s) {
-    out << member(s, "name") << "  [" << member(s, "type") << ", " << member(s, "scope") << "]  " << member(s, "state");
-    if (s.HasMember("attempt") && s["attempt"].GetInt() > 0)
-        out << " (reconnecting " << s["attempt"].GetInt() << "/" << s["maxAttempts"].GetInt() << ")";
-    out << "\n";
-    if (!member(s, "pluginSource").empty()) out << "    from plugin: " << member(s, "pluginSource") << "\n";
-    if (s.HasMember("serverInfo"))
-        out << "    server: " << member(s["serverInfo"], "name") << " " << member(s["serverInfo"], "version")
-            << ", protocol " << member(s, "protocolVersion") << "\n";
-    if (s.HasMember("tools") && s["tools"].IsArray()) {
-        out << "    tools (" << s["tools"].Size() << "):";
-        for (const JsonValue& t : s["tools"].GetArray())
-            out << " " << member(t, "name") << (t.HasMember("destructive") ? " [destructive]" : "");
+std::size_t array_size(const JsonValue& v, const char* key) {
+    return v.IsObject() && v.HasMember(key) && v[key].IsArray() ? v[key].Size() : 0;
+}
+
+// The "findings" arrays of the status JSON, one warning line each.
+void print_status_findings(std::ostream& out, const JsonValue& holder, const char* key, const std::string& label) {
+    if (!holder.IsObject()) return;
+    if (!holder.HasMember(key) || !holder[key].IsArray()) return;
+    for (const JsonValue& f : holder[key].GetArray()) {
+        out << "    ! " << one_line(label) << ": " << shown(f, "kind") << " in " << shown(f, "field") << shown(f, "path");
+        const std::uint64_t count = f.HasMember("count") && f["count"].IsUint64() ? f["count"].GetUint64() : 0;
+        if (member(f, "kind") == "overlong-text") out << " (" << count << " bytes)";
+        else if (count > 1) out << " x" << count;
+        if (!member(f, "excerpt").empty()) out << ": \"" << shown(f, "excerpt") << "\"";
         out << "\n";
     }
+}
+
+void print_server(std::ostream& out, const JsonValue& s) {
+    out << shown(s, "name") << "  [" << shown(s, "type") << ", " << shown(s, "scope") << "]  " << shown(s, "state");
+    if (s.HasMember("attempt") && s["attempt"].IsInt() && s["attempt"].GetInt() > 0)
+        out << " (reconnecting " << s["attempt"].GetInt() << "/" << s["maxAttempts"].GetInt() << ")";
+    out << "\n";
+    if (!member(s, "pluginSource").empty()) out << "    from plugin: " << shown(s, "pluginSource") << "\n";
+    if (s.HasMember("serverInfo"))
+        out << "    server: " << shown(s["serverInfo"], "name") << " " << shown(s["serverInfo"], "version")
+            << ", protocol " << shown(s, "protocolVersion") << "\n";
+    if (s.HasMember("tools") && s["tools"].IsArray()) {
+        out << "    tools (" << s["tools"].Size() << "):";
+        for (const JsonValue& t : s["tools"].GetArray()) {
+            out << " " << shown(t, "name") << (t.HasMember("destructive") ? " [destructive]" : "");
+            if (const std::size_t n = array_size(t, "findings")) out << " [" << n << " warning(s)]";
+        }
+        out << "\n";
+        for (const JsonValue& t : s["tools"].GetArray()) print_status_findings(out, t, "findings", member(t, "name"));
+    }
     if (s.HasMember("withheldTools"))
-        for (const JsonValue& t : s["withheldTools"].GetArray())
-            out << "    WITHHELD " << member(t, "name") << ": " << member(t, "reason") << " (run `mcph approve "
-                << member(s, "name") << "` after reviewing it)\n";
-    if (s.HasMember("resources")) out << "    resources: " << s["resources"].Size() << "\n";
-    if (s.HasMember("prompts")) out << "    prompts: " << s["prompts"].Size() << "\n";
-    if (!member(s, "instructions").empty()) out << "    instructions: " << first_line(member(s, "instructions")) << "\n";
-    if (!member(s, "error").empty()) out << "    error: " << first_line(member(s, "error")) << "\n";
-    if (s.HasMember("stderrTail"))
-        for (const JsonValue& line : s["stderrTail"].GetArray()) out << "    stderr| " << line.GetString() << "\n";
+        for (const JsonValue& t : s["withheldTools"].GetArray()) {
+            const bool flagged = member(t, "why") == "flagged";
+            out << "    WITHHELD " << shown(t, "name") << ": " << shown(t, "reason");
+            if (flagged) out << " (the withholdFlaggedTools policy holds flagged tools back)\n";
+            else out << " (run `mcph approve " << shown(s, "name") << "` after reviewing it)\n";
+            print_status_findings(out, t, "findings", member(t, "name"));
+        }
+    if (s.HasMember("resources")) out << "    resources: " << array_size(s, "resources") << "\n";
+    if (s.HasMember("prompts")) out << "    prompts: " << array_size(s, "prompts") << "\n";
+    if (!member(s, "instructions").empty()) {
+        const FirstLine first = first_line_of(member(s, "instructions"));
+        out << "    instructions: " << one_line(first.line) << (first.cut ? "..." : "");
+        if (first.more_lines) out << "  (+" << first.more_lines << " lines, see `mcph status --json`)";
+        out << "\n";
+        print_status_findings(out, s, "instructionsFindings", "instructions");
+    }
+    if (!member(s, "error").empty()) out << "    error: " << one_line(first_line_of(member(s, "error"), 300).line) << "\n";
+    if (s.HasMember("stderrTail") && s["stderrTail"].IsArray())
+        for (const JsonValue& line : s["stderrTail"].GetArray())
+            if (line.IsString())
+                out << "    stderr| " << one_line(std::string_view(line.GetString(), line.GetStringLength())) << "\n";
 }
 
 void print_excluded(std::ostream& out, const JsonValue& status, const char* key, const char* title) {
     if (!status.HasMember(key) || status[key].Empty()) return;
     out << title << ":\n";
     for (const JsonValue& e : status[key].GetArray()) {
-        out << "    " << (member(e, "name").empty() ? member(e, "origin") : member(e, "name"));
-        if (!member(e, "scope").empty()) out << " [" << member(e, "scope") << "]";
-        out << ": " << member(e, "reason") << "\n";
+        out << "    " << (member(e, "name").empty() ? shown(e, "origin") : shown(e, "name"));
+        if (!member(e, "scope").empty()) out << " [" << shown(e, "scope") << "]";
+        out << ": " << shown(e, "reason") << "\n";
     }
 }
 
@@ -149,9 +308,9 @@ void print_status(std::ostream& out, const JsonValue& status) {
     print_excluded(out, status, "configProblems", "config problems");
     out << "plugins:\n";
     for (const JsonValue& p : status["plugins"].GetArray()) {
-        out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << member(p, "name") << " "
-            << member(p, "version") << "  " << member(p, "path");
-        if (!member(p, "error").empty()) out << "\n        " << member(p, "error");
+        out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << shown(p, "name") << " "
+            << shown(p, "version") << "  " << shown(p, "path");
+        if (!member(p, "error").empty()) out << "\n        " << shown(p, "error");
         out << "\n";
     }
 }
@@ -159,15 +318,16 @@ void print_status(std::ostream& out, const JsonValue& status) {
 void print_plugins(std::ostream& out, const std::vector<PluginInfo>& plugins) {
     if (plugins.empty()) out << "(no plugin files found; check --plugin-dir and MCPH_PLUGIN_PATH)\n";
     for (const PluginInfo& p : plugins) {
-        out << p.path.string() << "\n";
+        out << one_line(p.path.string()) << "\n";
         if (p.loaded) {
-            out << "    loaded: " << p.name << " " << p.version << " (ABI " << p.abi_major << "." << p.abi_minor << ")";
-            for (const auto& t : p.config_types) out << " type:" << t;
-            if (!p.auth_backend.empty()) out << " auth:" << p.auth_backend;
+            out << "    loaded: " << one_line(p.name) << " " << one_line(p.version) << " (ABI " << p.abi_major << "."
+                << p.abi_minor << ")";
+            for (const auto& t : p.config_types) out << " type:" << one_line(t);
+            if (!p.auth_backend.empty()) out << " auth:" << one_line(p.auth_backend);
             out << "\n";
-            if (!p.error.empty()) out << "    note: " << p.error << "\n";
+            if (!p.error.empty()) out << "    note: " << one_line(p.error) << "\n";
         } else {
-            out << "    refused: " << p.error << "\n";
+            out << "    refused: " << one_line(p.error) << "\n";
         }
     }
 }
@@ -177,14 +337,15 @@ Json tools_json(const std::vector<Tool>& tools) {
     auto& a = doc.GetAllocator();
     for (const Tool& t : tools) {
         JsonValue o(rapidjson::kObjectType);
-        o.AddMember("name", JsonValue(t.mapped_name.c_str(), a), a);
-        o.AddMember("originalName", JsonValue(t.name.c_str(), a), a);
-        o.AddMember("server", JsonValue(t.server.c_str(), a), a);
-        o.AddMember("description", JsonValue(t.description.c_str(), a), a);
+        o.AddMember("name", str(t.mapped_name, a), a);
+        o.AddMember("originalName", str(t.name, a), a);
+        o.AddMember("server", str(t.server, a), a);
+        if (!t.title.empty()) o.AddMember("title", str(t.title, a), a);
+        o.AddMember("description", str(t.description, a), a);
         Json schema;
-        schema.Parse(t.input_schema.c_str());
-        if (!schema.HasParseError()) o.AddMember("inputSchema", JsonValue(schema, a), a);
+        if (json_bounds::parse(schema, t.input_schema)) o.AddMember("inputSchema", JsonValue(schema, a), a);
         if (t.destructive) o.AddMember("destructive", true, a);
+        o.AddMember("findings", findings_json(t.findings, a), a);
         doc.PushBack(o, a);
     }
     return doc;
@@ -195,10 +356,10 @@ Json resources_json(const std::vector<Resource>& resources) {
     auto& a = doc.GetAllocator();
     for (const Resource& r : resources) {
         JsonValue o(rapidjson::kObjectType);
-        o.AddMember("uri", JsonValue(r.uri.c_str(), a), a);
-        o.AddMember("name", JsonValue(r.name.c_str(), a), a);
-        o.AddMember("server", JsonValue(r.server.c_str(), a), a);
-        if (!r.mime_type.empty()) o.AddMember("mimeType", JsonValue(r.mime_type.c_str(), a), a);
+        o.AddMember("uri", str(r.uri, a), a);
+        o.AddMember("name", str(r.name, a), a);
+        o.AddMember("server", str(r.server, a), a);
+        if (!r.mime_type.empty()) o.AddMember("mimeType", str(r.mime_type, a), a);
         doc.PushBack(o, a);
     }
     return doc;
@@ -209,13 +370,13 @@ Json prompts_json(const std::vector<Prompt>& prompts) {
     auto& a = doc.GetAllocator();
     for (const Prompt& p : prompts) {
         JsonValue o(rapidjson::kObjectType);
-        o.AddMember("name", JsonValue(p.name.c_str(), a), a);
-        o.AddMember("server", JsonValue(p.server.c_str(), a), a);
-        o.AddMember("description", JsonValue(p.description.c_str(), a), a);
+        o.AddMember("name", str(p.name, a), a);
+        o.AddMember("server", str(p.server, a), a);
+        o.AddMember("description", str(p.description, a), a);
         JsonValue args(rapidjson::kArrayType);
         for (const auto& arg : p.arguments) {
             JsonValue x(rapidjson::kObjectType);
-            x.AddMember("name", JsonValue(arg.name.c_str(), a), a);
+            x.AddMember("name", str(arg.name, a), a);
             x.AddMember("required", arg.required, a);
             args.PushBack(x, a);
         }

@@ -1,14 +1,25 @@
-// Human-readable output of the CLI (the --json forms print the JSON the API returns).
+// Human-readable output of the CLI (the --json forms print the JSON the API returns). Every piece
+// of text that came from outside — a server, a config file, an error message carrying either — is
+// passed through terminal_safe before it is printed (mcph/text.hpp).
 #pragma once
 
 #include <mcph/host.hpp>
 
 #include <ostream>
+#include <string_view>
 #include <vector>
 
 namespace mcph::cli {
 
-void print_tools(std::ostream& out, const std::vector<Tool>& tools);
+// How much of each tool `print_tools` shows: the first line of its description (the rest counted,
+// never silently dropped) and a bounded list of warnings; or everything.
+enum class ToolDetail { Summary, Full };
+
+void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail = ToolDetail::Summary);
+// The tools held back (rug-pull guard, scanner policy) of these servers, with why and the findings.
+void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers, ToolDetail detail = ToolDetail::Summary);
+// `mcph approve`: the full definitions just pinned, each with the scanner's findings.
+void print_approved_definitions(std::ostream& out, const std::string& server, const std::vector<Tool>& tools);
 void print_call_result(std::ostream& out, const CallToolResult& result);
 void print_resources(std::ostream& out, const std::vector<Resource>& resources);
 void print_read_result(std::ostream& out, const JsonValue& result);
@@ -16,6 +27,17 @@ void print_prompts(std::ostream& out, const std::vector<Prompt>& prompts);
 void print_prompt_result(std::ostream& out, const JsonValue& result);
 void print_status(std::ostream& out, const JsonValue& status);
 void print_plugins(std::ostream& out, const std::vector<PluginInfo>& plugins);
+
+// One line of outside text for a terminal: terminal_safe with line breaks escaped too.
+std::string one_line(std::string_view text);
+// The first line of `text`, at most `max_bytes` (cut on a character boundary), and what was left
+// out: the number of further lines and whether the line itself was cut.
+struct FirstLine {
+    std::string line;  // raw: escape before printing
+    std::size_t more_lines = 0;
+    bool cut = false;
+};
+FirstLine first_line_of(std::string_view text, std::size_t max_bytes = 100);
 
 // JSON forms of the lists.
 Json tools_json(const std::vector<Tool>& tools);

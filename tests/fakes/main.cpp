@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fake-mcp-server [--mode MODE] [--log FILE] [--tools-file FILE] [--init-delay-ms N]\n"
-    "                       [--trace FILE] [--exit-after-init-ms N] [--instructions TEXT]\n";
+    "                       [--trace FILE] [--exit-after-init-ms N] [--instructions TEXT]\n"
+    "                       [--text-file FILE]\n";
 
 // A non-negative millisecond count, or nullopt.
 std::optional<int> parse_ms(const std::string& text) {
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
             options.tools_file = argv[++i];
         } else if (arg == "--trace" && has_value) {
             options.trace_path = argv[++i];
+        } else if (arg == "--text-file" && has_value) {
+            options.text_file = argv[++i];
         } else if (arg == "--instructions" && has_value) {
             options.instructions = argv[++i];
         } else if ((arg == "--init-delay-ms" || arg == "--exit-after-init-ms") && has_value) {

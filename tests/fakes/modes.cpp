@@ -260,10 +260,37 @@ void FakeServer::answer_work(const Value& id, std::string_view s) {
     wire_.respond(id, result);
 }
 
+void FakeServer::answer_hostile_text(const Value& id, const Value& params) {
+    std::ifstream in(options_.text_file, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    const std::string bytes = content.str();  // written as they are: the Writer does not validate UTF-8
+    Json log(rapidjson::kObjectType);
+    auto& a = log.GetAllocator();
+    log.AddMember("level", "warning", a);
+    log.AddMember("logger", text(bytes, a), a);
+    log.AddMember("data", text(bytes, a), a);
+    wire_.notify("notifications/message", log);
+    const Value* meta = member(params, "_meta");
+    if (const Value* token = meta ? member(*meta, "progressToken") : nullptr) {
+        Json p(rapidjson::kObjectType);
+        auto& pa = p.GetAllocator();
+        p.AddMember("progressToken", Value(*token, pa), pa);
+        p.AddMember("progress", 1, pa);
+        p.AddMember("message", text(bytes, pa), pa);
+        wire_.notify("notifications/progress", p);
+    }
+    std::fwrite(bytes.data(), 1, bytes.size(), stderr);
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+    answer_work(id, bytes);
+}
+
 void FakeServer::on_tools_call(const Value& id, const Value& params) {
     const std::string name(string_member(params, "name"));
     if (!knows_tool(name))
         return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
+    if (!options_.text_file.empty() && mode_ != Mode::ExitMidCall) return answer_hostile_text(id, params);
     switch (mode_) {
         case Mode::InvalidJson:
             wire_.write_raw("this is not JSON at all");
@@ -282,6 +309,11 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             return;
         }
         case Mode::ExitMidCall:
+            if (!options_.text_file.empty()) {  // the hostile bytes as the last words on stderr
+                std::ifstream in(options_.text_file, std::ios::binary);
+                std::fputs((std::stringstream() << in.rdbuf()).str().c_str(), stderr);
+                std::fputc('\n', stderr);
+            }
             std::fputs("fake-mcp-server: simulated crash while handling tools/call\n", stderr);
             std::fflush(stderr);
             std::fflush(stdout);

@@ -46,6 +46,9 @@ private:
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
     void answer_work(const Value& id, std::string_view text);
+    // --text-file: the file's bytes as a log notification, a progress message, a stderr line and
+    // the call's result text.
+    void answer_hostile_text(const Value& id, const Value& params);
     // --tools-file: the tools array read afresh from the file, or false (with `error`).
     bool read_tools_file(Json& tools, std::string& error) const;
     // Is `name` a tool this server offers (its tools file, or the mode's fixed list)?

@@ -13,6 +13,7 @@ struct Options {
     std::string trace_path;                   // --trace: "start|ready <pid> <monotonic ms>" lines
     std::optional<int> exit_after_init_ms;    // --exit-after-init-ms: exit(4) this long after initialize
     std::optional<std::string> instructions;  // --instructions: initialize result.instructions
+    std::string text_file;                    // --text-file: tools/call sends these bytes everywhere it can
 };
 
 // Appends "<event> <pid> <CLOCK_MONOTONIC ms>\n" to the trace file with a single write() on an

@@ -85,15 +85,24 @@ struct HostOptions {
     // HTTP-family servers: a DNS + TCP check before the handshake (skipped behind a proxy).
     bool reachability_check = true;
 
+    // Withhold every tool the tool scanner flags (Tool::findings not empty), as the rug-pull guard
+    // withholds a changed one: not listed, not callable. Also turned on by "withholdFlaggedTools":
+    // true in the managed, user or local settings.
+    bool withhold_flagged_tools = false;
+
     // Called on every state change of every server, on a host thread; must be quick.
     std::function<void(const std::string& server, const ConnectionState& state)> on_state_change;
 };
 
-// A tool the rug-pull guard holds back: its definition changed since the user approved the
-// server (or it appeared after), until `Host::approve` pins it again.
+// A tool the host holds back. The rug-pull guard: its definition changed since the user approved
+// the server (or it appeared after), until `Host::approve` pins it again. The scanner policy
+// (withhold_flagged_tools): the scanner flagged it, for as long as its definition is flagged.
 struct WithheldTool {
     std::string name;    // the server's original tool name
-    std::string reason;  // "changed since approval" | "new since approval"
+    std::string reason;  // "changed since approval" | "new since approval" | "flagged by the tool scanner"
+    enum class Why { Changed, New, Flagged };
+    Why why = Why::Changed;
+    std::vector<Finding> findings;  // what the scanner found in it (any reason)
 };
 
 struct ServerStatus {
@@ -176,6 +185,9 @@ public:
 
     // Tools of every connected server under their mapped names (mcp__{server}__{tool}).
     std::vector<Tool> tools() const;
+    // Every tool `server` lists, withheld or not, with its mapped name and the scanner's findings:
+    // the full definitions a person reviews before `approve` pins them. Empty when not connected.
+    std::vector<Tool> tool_definitions(const std::string& server) const;
     // Resolves a mapped name (or "server/tool") and calls the tool with its original name.
     CallToolResult call_tool(const std::string& mapped_name, const JsonValue& arguments,
                              const RequestOptions& options = {});

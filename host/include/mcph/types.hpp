@@ -1,6 +1,7 @@
 // Plain data types of the public API: what a server offers and what a call returns.
 #pragma once
 
+#include <mcph/findings.hpp>
 #include <mcph/json.hpp>
 
 #include <chrono>
@@ -27,6 +28,9 @@ struct Tool {
     std::string output_schema;  // JSON text, empty if the tool declares none
     std::string annotations;    // JSON text, empty if none
     bool destructive = false;   // the server declared destructiveHint: true (and not readOnlyHint)
+    // What the tool scanner found in this definition (Host::tools, Host::tool_definitions fill it;
+    // a session's own lists leave it empty).
+    std::vector<Finding> findings;
 };
 
 struct Resource {

@@ -180,6 +180,7 @@ struct AdminPolicy {
     Rules denied;
     bool managed_allow_list_only = false;
     bool plugin_only_agents = false;
+    bool withhold_flagged_tools = false;
 
     void read(const JsonValue& doc, const std::string& origin, bool settings_file) {
         if (auto allow = rules_of(doc, "allowedMcpServers", origin)) append(defined(allowed), std::move(*allow));
@@ -187,6 +188,7 @@ struct AdminPolicy {
         if (!settings_file) return;
         managed_allow_list_only = bool_setting(doc, "allowManagedMcpServersOnly", origin);
         plugin_only_agents = bool_setting(doc, "pluginOnlyMcpServers", origin);
+        withhold_flagged_tools = bool_setting(doc, "withholdFlaggedTools", origin);
     }
 };
 
@@ -199,6 +201,7 @@ struct PersonalSettings {
     Rules denied;
     std::set<std::string> disabled;
     std::set<std::string> enabled;
+    bool withhold_flagged_tools = false;
 
     void read(const fs::path& path, std::vector<ConfigProblem>& problems) {
         origin = path.string();
@@ -216,6 +219,7 @@ struct PersonalSettings {
         });
         guarded(problems, [&] { disabled = names_of("disabledMcpServers"); });
         guarded(problems, [&] { enabled = names_of("enabledMcpServers"); });
+        guarded(problems, [&] { withhold_flagged_tools = bool_setting(file.doc, "withholdFlaggedTools", origin); });
     }
 
     // Applied user first, then local, so local wins; within one file enabled beats disabled.
@@ -333,6 +337,8 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     append(out.policy.denied, user.denied);
     append(out.policy.denied, local.denied);
     out.policy.plugin_only_agents = admin.plugin_only_agents;
+    out.policy.withhold_flagged_tools =
+        admin.withhold_flagged_tools || user.withhold_flagged_tools || local.withhold_flagged_tools;
     return out;
 }
 

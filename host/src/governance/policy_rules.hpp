@@ -30,6 +30,9 @@ struct PolicySettings {
     std::vector<PolicyRule> denied;  // merged from every source: a user may always deny for themselves
     // Managed "pluginOnlyMcpServers": sub-agents from user/project sources may not add inline servers.
     bool plugin_only_agents = false;
+    // "withholdFlaggedTools" in managed, user or local settings: tools the scanner flags are
+    // withheld. Any of them may turn it on (it only ever withholds more).
+    bool withhold_flagged_tools = false;
     // An enterprise or managed file exists but cannot be read: nothing may connect.
     bool fail_closed = false;
     std::string fail_closed_reason;

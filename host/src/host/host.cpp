@@ -4,9 +4,11 @@
 #include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
 #include "governance/tool_pins.hpp"
+#include "governance/tool_scanner.hpp"
 #include "tools/name_mapping.hpp"
 
 #include <mcph/host.hpp>
+#include <mcph/text.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -40,7 +42,9 @@ std::function<void(LogLevel, std::string_view, std::string_view)> default_logger
     return [threshold, mutex](LogLevel level, std::string_view source, std::string_view message) {
         if (level < threshold) return;
         std::lock_guard lock(*mutex);
-        std::cerr << "mcph: [" << level_name(level) << "] " << source << ": " << message << std::endl;
+        // Messages carry what servers said (stderr lines, log data, error texts): escaped.
+        std::cerr << "mcph: [" << level_name(level) << "] " << terminal_safe(source, LineBreaks::Escape) << ": "
+                  << terminal_safe(message) << std::endl;
     };
 }
 
@@ -224,14 +228,58 @@ Host::Impl::ReviewedTools Host::Impl::reviewed_tools(const std::string& name, co
         std::lock_guard lock(mutex);
         if (auto it = pins.find(name); it != pins.end()) server_pins = it->second;
     }
-    auto review = governance::review_tools(tools, server_pins);
+    auto review = governance::review_tools(scanned_tools(name, tools), server_pins);
     ReviewedTools out;
     out.allowed = std::move(review.allowed);
-    for (const auto& w : review.withheld)
-        out.withheld.push_back(WithheldTool{w.tool.name, w.reason == governance::WithheldTool::Reason::Changed
-                                                             ? "changed since approval"
-                                                             : "new since approval"});
+    for (const auto& w : review.withheld) {
+        const bool changed = w.reason == governance::WithheldTool::Reason::Changed;
+        out.withheld.push_back(WithheldTool{w.tool.name, changed ? "changed since approval" : "new since approval",
+                                            changed ? WithheldTool::Why::Changed : WithheldTool::Why::New,
+                                            w.tool.findings});
+    }
+    withhold_flagged(out);
     return out;
+}
+
+// The tools of every live server but `name`: what `name`'s tools could shadow.
+std::vector<Tool> Host::Impl::foreign_tools(const std::string& name) const {
+    std::vector<std::shared_ptr<connection::ServerConnection>> others;
+    {
+        std::lock_guard lock(mutex);
+        for (const auto& [server, connection] : connections)
+            if (server != name) others.push_back(connection);
+    }
+    std::vector<Tool> out;
+    for (const auto& connection : others)
+        if (auto core = connection->live_core())
+            for (Tool& t : core->cached_tools()) out.push_back(std::move(t));
+    return out;
+}
+
+std::vector<Tool> Host::Impl::scanned_tools(const std::string& name, std::vector<Tool> tools) const {
+    const governance::ScanContext context = governance::foreign_context(tools, foreign_tools(name));
+    for (Tool& tool : tools) tool.findings = governance::scan_tool(governance::tool_text(tool), context);
+    return tools;
+}
+
+// The scanner policy: a flagged tool joins the withheld ones, through the same path as a changed one.
+void Host::Impl::withhold_flagged(ReviewedTools& reviewed) const {
+    bool on = options.withhold_flagged_tools;
+    {
+        std::lock_guard lock(mutex);
+        on = on || policy.withhold_flagged_tools;
+    }
+    if (!on) return;
+    std::vector<Tool> kept;
+    for (Tool& tool : reviewed.allowed) {
+        if (tool.findings.empty()) {
+            kept.push_back(std::move(tool));
+            continue;
+        }
+        reviewed.withheld.push_back(
+            WithheldTool{tool.name, "flagged by the tool scanner", WithheldTool::Why::Flagged, tool.findings});
+    }
+    reviewed.allowed = std::move(kept);
 }
 
 std::vector<Tool> Host::Impl::mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const {
@@ -361,7 +409,28 @@ std::vector<Tool> Host::tools() const {
     return impl_->mapped_tools(live);
 }
 
+std::vector<Tool> Host::tool_definitions(const std::string& server) const {
+    auto s = session(server);
+    if (!s) return {};
+    std::vector<Tool> out = impl_->scanned_tools(server, s->cached_tools());
+    for (Tool& tool : out) tool.mapped_name = tools::map_tool_name(tool.server, tool.name);
+    return out;
+}
+
 namespace {
+
+std::string withheld_message(const std::string& server, const WithheldTool& w) {
+    const std::string who = "tool '" + w.name + "' of server '" + server + "' is withheld: ";
+    switch (w.why) {
+        case WithheldTool::Why::Flagged:
+            return who + "the tool scanner flagged its definition (" + std::to_string(w.findings.size()) +
+                   " finding(s); `mcph tools` lists them) and the withholdFlaggedTools policy is on";
+        case WithheldTool::Why::New:
+            return who + "its definition is new since you approved the server; review it and run `mcph approve " + server + "`";
+        case WithheldTool::Why::Changed: break;
+    }
+    return who + "its definition changed since you approved the server; review it and run `mcph approve " + server + "`";
+}
 
 // Resolves a mapped name (or "server/tool") among `tools`; {server, original name}.
 std::pair<std::string, std::string> resolve_tool(const std::vector<Tool>& tools, const std::string& mapped_name) {
@@ -374,8 +443,26 @@ std::pair<std::string, std::string> resolve_tool(const std::vector<Tool>& tools,
 
 }  // namespace
 
+// The connected server holding back a tool of this mapped name (withheld tools are not in tools(),
+// yet a call to one should say why it is refused, not "no such tool"). Empty when none.
+std::string Host::Impl::withheld_owner(const std::string& mapped_name) const {
+    std::vector<std::shared_ptr<connection::ServerConnection>> live;
+    {
+        std::lock_guard lock(mutex);
+        for (const auto& [name, connection] : connections) live.push_back(connection);
+    }
+    for (const auto& connection : live) {
+        auto core = connection->live_core();
+        if (!core) continue;
+        for (const auto& w : reviewed_tools(connection->name(), core->cached_tools()).withheld)
+            if (tools::map_tool_name(connection->name(), w.name) == mapped_name) return connection->name();
+    }
+    return {};
+}
+
 CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
     auto [server, original] = resolve_tool(tools(), mapped_name);
+    if (server.empty()) server = impl_->withheld_owner(mapped_name);
     if (server.empty()) server = impl_->disconnected_owner(mapped_name);
     if (server.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on any connected server");
     auto s = session(server);
@@ -394,9 +481,7 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
     // The rug-pull guard: a withheld tool cannot be called through the host, even by its raw name.
     for (const auto& w : impl_->reviewed_tools(server, s->core().cached_tools()).withheld)
         if (w.name == original || (original.empty() && tools::map_tool_name(server, w.name) == mapped_name))
-            throw Error(ErrorKind::Usage, "tool '" + w.name + "' of server '" + server + "' is withheld: its definition " +
-                                              w.reason.substr(0, w.reason.find(" since")) +
-                                              " since you approved the server; review it and run `mcph approve " + server + "`");
+            throw Error(ErrorKind::Usage, withheld_message(server, w));
     if (original.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on server '" + server + "'");
     return s->call_tool(original, arguments, options);
 }

@@ -78,6 +78,12 @@ struct Host::Impl {
         std::vector<WithheldTool> withheld;
     };
     ReviewedTools reviewed_tools(const std::string& name, const std::vector<Tool>& tools) const;
+    // The tool scanner (host.cpp): `tools` of server `name` with their findings, other servers'
+    // tools counting as foreign names; and the policy that withholds flagged tools.
+    std::vector<Tool> scanned_tools(const std::string& name, std::vector<Tool> tools) const;
+    std::vector<Tool> foreign_tools(const std::string& name) const;
+    void withhold_flagged(ReviewedTools& reviewed) const;
+    std::string withheld_owner(const std::string& mapped_name) const;
     // Tools of these connections under mapped names, collisions withheld (host.cpp).
     std::vector<Tool> mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const;
 };

@@ -1,6 +1,7 @@
 // The status view ("/mcp" in seed 000 §18.12) as JSON: every server with its state, what it said
 // about itself, its tools under mapped and original names (and those the rug-pull guard withholds),
 // the servers left out (duplicates, policy, approval, bad config), and every plugin.
+#include "governance/tool_scanner.hpp"
 #include "host/host_impl.hpp"
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
@@ -38,7 +39,11 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
     info.AddMember("version", str(core.server_info().version, a), a);
     o.AddMember("serverInfo", info, a);
     o.AddMember("capabilities", JsonValue(core.server_capabilities(), a), a);
-    if (!core.instructions().empty()) o.AddMember("instructions", str(core.instructions(), a), a);
+    if (!core.instructions().empty()) {
+        o.AddMember("instructions", str(core.instructions(), a), a);
+        const auto findings = governance::scan_instructions(core.instructions());
+        if (!findings.empty()) o.AddMember("instructionsFindings", findings_json(findings, a), a);
+    }
     JsonValue tools(rapidjson::kArrayType);
     for (const Tool& t : usable_tools) {
         JsonValue tool(rapidjson::kObjectType);
@@ -46,6 +51,7 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
         tool.AddMember("originalName", str(t.name, a), a);
         if (!t.description.empty()) tool.AddMember("description", str(t.description, a), a);
         if (t.destructive) tool.AddMember("destructive", true, a);
+        if (!t.findings.empty()) tool.AddMember("findings", findings_json(t.findings, a), a);
         tools.PushBack(tool, a);
     }
     o.AddMember("tools", tools, a);
@@ -60,6 +66,25 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
     JsonValue prompts(rapidjson::kArrayType);
     for (const Prompt& p : core.cached_prompts()) prompts.PushBack(str(p.name, a), a);
     o.AddMember("prompts", prompts, a);
+    // The scanner on prompt and resource descriptions: [{"name"|"uri", "findings"}], when any.
+    JsonValue described(rapidjson::kArrayType);
+    for (const Prompt& p : core.cached_prompts())
+        if (auto f = scan_server_text(p.description, FindingField::PromptDescription); !f.empty()) {
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember("name", str(p.name, a), a);
+            entry.AddMember("findings", findings_json(f, a), a);
+            described.PushBack(entry, a);
+        }
+    if (!described.Empty()) o.AddMember("promptFindings", described, a);
+    JsonValue resource_findings(rapidjson::kArrayType);
+    for (const Resource& r : core.cached_resources())
+        if (auto f = scan_server_text(r.description, FindingField::ResourceDescription); !f.empty()) {
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember("uri", str(r.uri, a), a);
+            entry.AddMember("findings", findings_json(f, a), a);
+            resource_findings.PushBack(entry, a);
+        }
+    if (!resource_findings.Empty()) o.AddMember("resourceFindings", resource_findings, a);
 }
 
 JsonValue excluded_json(const std::vector<ExcludedServer>& list, Alloc& a) {
@@ -92,6 +117,11 @@ void add_state_details(JsonValue& o, const ServerStatus& s, Alloc& a) {
         JsonValue t(rapidjson::kObjectType);
         t.AddMember("name", str(w.name, a), a);
         t.AddMember("reason", str(w.reason, a), a);
+        t.AddMember("why", rapidjson::StringRef(w.why == WithheldTool::Why::Flagged ? "flagged"
+                                                : w.why == WithheldTool::Why::New    ? "new"
+                                                                                      : "changed"),
+                    a);
+        if (!w.findings.empty()) t.AddMember("findings", findings_json(w.findings, a), a);
         withheld.PushBack(t, a);
     }
     o.AddMember("withheldTools", withheld, a);
