@@ -79,6 +79,15 @@ int cmd_servers(Host& host, const Options& o) {
             v.AddMember("state", JsonValue(s.state.c_str(), doc.GetAllocator()), doc.GetAllocator());
             v.AddMember("scope", JsonValue(s.scope.c_str(), doc.GetAllocator()), doc.GetAllocator());
             v.AddMember("origin", JsonValue(s.origin.c_str(), doc.GetAllocator()), doc.GetAllocator());
+            JsonValue shadows(rapidjson::kArrayType);
+            for (const auto& sh : host.config_report().shadowed) {
+                if (sh.name != s.name) continue;
+                JsonValue h(rapidjson::kObjectType);
+                h.AddMember("scope", JsonValue(sh.scope.c_str(), doc.GetAllocator()), doc.GetAllocator());
+                h.AddMember("origin", JsonValue(sh.origin.c_str(), doc.GetAllocator()), doc.GetAllocator());
+                shadows.PushBack(h, doc.GetAllocator());
+            }
+            v.AddMember("shadows", shadows, doc.GetAllocator());
             doc.PushBack(v, doc.GetAllocator());
         }
         print_json(doc);
@@ -91,6 +100,7 @@ int cmd_servers(Host& host, const Options& o) {
     for (const auto* list : {&report.unapproved, &report.denied, &report.suppressed_duplicates, &report.problems})
         for (const auto& e : *list)
             std::cout << (e.name.empty() ? e.origin : e.name) << "  (not connected: " << e.reason << ")\n";
+    for (const auto& s : report.shadowed) std::cout << s.name << "  (replaced: " << s.reason << ")\n";
     return 0;
 }
 
@@ -268,12 +278,13 @@ int run_command(const Options& o) {
         {"read", cmd_read},           {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
         {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
-        {"approve", cmd_approve},     {"reconnect", cmd_reconnect},
+        {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);
     if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
     auto host = make_host(o);
+    if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
     return it->second(*host, o);
 }
 

@@ -15,6 +15,7 @@ struct Options {
     std::string scope;                     // add/remove: user, project or local
     std::vector<std::filesystem::path> plugin_dirs;
     bool json = false;
+    bool yes = false;  // --yes: approve a project definition although it replaces one of yours
     std::optional<std::chrono::milliseconds> timeout;
     std::optional<std::chrono::milliseconds> connect_timeout;
     std::string command;
