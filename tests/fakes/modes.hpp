@@ -45,6 +45,7 @@ private:
     void on_initialize(const Value& id, const Value& params);
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
+    void on_prompts_list(const Value& id);  // --prompts-file
     void answer_work(const Value& id, std::string_view text);
     // --tools-file: the tools array read afresh from the file, or false (with `error`).
     bool read_tools_file(Json& tools, std::string& error) const;
