@@ -20,6 +20,9 @@ std::filesystem::path migrate_legacy_local_settings(const ConfigLocations& locat
     if (!fs::is_regular_file(link))
         throw Error(ErrorKind::Usage, from.string() + " is not a regular file (a symlink?); move its content to " +
                                           to.string() + " by hand if it is yours");
+    if (!resolves_inside(from, locations.project_root))
+        throw Error(ErrorKind::Usage, from.string() + " leads out of the project " + locations.project_root.string() +
+                                          " (a symlinked folder?); refusing to move it");
     require_trusted(from, {Owner::CurrentUser, true});
     if (fs::exists(fs::symlink_status(to, ec)))
         throw Error(ErrorKind::Usage, to.string() + " exists already; merge " + from.string() +
