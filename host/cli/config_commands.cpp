@@ -90,8 +90,19 @@ int cmd_disable(Host& host, const Options& o) {
     return 0;
 }
 
+// What is being approved, as written: the person approving reads the command line or URL, and the
+// environment variables the definition will read (a header with ${GITHUB_TOKEN} sends that token).
+void show_definition(const ServerDefinition& d) {
+    std::cerr << "mcph: approving '" << d.name << "' (" << d.scope << " scope, " << d.origin << "):\n" << d.definition_json << "\n";
+    if (d.variables.empty()) return;
+    std::cerr << "mcph: it reads these environment variables:";
+    for (const auto& v : d.variables) std::cerr << " " << v;
+    std::cerr << "\n";
+}
+
 int cmd_approve(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph approve <name>");
+    show_definition(host.definition(name));
     // "approve github" is the natural answer to a project server that took github's place; it
     // would approve the project's definition, so that must be said, and agreed to, first.
     const auto replaced = replaced_by_project(host, name);

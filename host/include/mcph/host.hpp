@@ -153,6 +153,16 @@ struct ConfigReport {
     std::string local_settings;  // where the user's local settings for this project live
 };
 
+// A configured server's definition as written in its file: what `mcph approve` shows before the
+// user approves it.
+struct ServerDefinition {
+    std::string name;
+    std::string scope;
+    std::string origin;
+    std::string definition_json;         // the entry as written (${VAR} unexpanded), pretty-printed
+    std::vector<std::string> variables;  // environment variables it reads (command, args, env, url, headers)
+};
+
 // Who defined a sub-agent: decides whether it may bring inline servers under a plugin-only policy.
 enum class AgentSource { BuiltIn, Plugin, Policy, User, Project };
 
@@ -235,6 +245,8 @@ public:
     // reloads. Returns the new file. Throws NotFound when there is nothing to move, Usage when the
     // file is not the user's own or the new file exists already (merge by hand).
     std::filesystem::path migrate_local_settings();
+    // The definition of a configured server (approved or not) as written. Throws NotFound.
+    ServerDefinition definition(const std::string& name) const;
     // Config writes ("mcph add/remove"): scope "user", "project" or "local" — atomic, mode kept.
     void save_server(const std::string& scope, const std::string& name, const JsonValue& config, bool replace = false);
     // Removes the definition from `scope`, or (empty) from the file that defines it. False if none.

@@ -1,11 +1,13 @@
 // Changing the configuration on disk for the user: mcph add / remove (config files, written
 // atomically with their mode kept) and mcph approve (the approval store, with tool pins).
 #include "config/config_editor.hpp"
+#include "config/env_expansion.hpp"
 #include "config/file_trust.hpp"
 #include "config/local_migration.hpp"
 #include "governance/server_signature.hpp"
 #include "governance/tool_pins.hpp"
 #include "host/host_impl.hpp"
+#include "json/json_access.hpp"
 
 namespace mcph {
 namespace {
@@ -96,6 +98,21 @@ void Host::approve(const std::string& name) {
     impl_->approvals.save(approval);
     std::lock_guard lock(impl_->mutex);
     impl_->pins[name] = approval.pins;
+}
+
+ServerDefinition Host::definition(const std::string& name) const {
+    const auto server = impl_->configured(name);
+    ServerDefinition out{name, std::string(config::scope_name(server.scope)), server.origin, {}, {}};
+    Json written;
+    written.Parse(server.written_json.data(), server.written_json.size());
+    const JsonValue* entry = !written.HasParseError() && written.IsObject() ? json::member(written, "entry") : nullptr;
+    if (entry) {
+        out.definition_json = to_pretty_json(*entry);
+        out.variables = config::variables_read_by(*entry);
+    } else {
+        out.definition_json = server.config.config_json;  // a source without a written form (none today)
+    }
+    return out;
 }
 
 std::filesystem::path Host::migrate_local_settings() {
