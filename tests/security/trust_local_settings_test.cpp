@@ -111,6 +111,24 @@ TEST(TrustLocalSettings, MigrateLocalMovesTheFileOnlyWhenAsked) {
     EXPECT_EQ(t.mcph({"migrate-local"}).exit_code, 2) << "nothing left to migrate";
 }
 
+// "Only after asking": on a terminal the CLI asks, and only "y" moves the file.
+TEST(TrustLocalSettings, OnATerminalTheCliAsksBeforeMigrating) {
+    TrustTree t;
+    const fs::path legacy = t.repo / ".mcph" / "settings.local.json";
+    write_file(legacy, R"({"mcpServers":{"mine":{"command":"/bin/true"}}})");
+    const CliResult no = t.mcph_on_tty({"servers"}, "n\n");
+    EXPECT_EQ(no.exit_code, 0) << no.describe();
+    EXPECT_TRUE(contains(no.out, "should it become your local settings")) << no.describe();
+    EXPECT_TRUE(fs::exists(legacy)) << "answered no, yet migrated\n" << no.describe();
+    EXPECT_FALSE(fs::exists(t.local_settings(t.repo)));
+
+    const CliResult yes = t.mcph_on_tty({"servers"}, "y\n");
+    EXPECT_EQ(yes.exit_code, 0) << yes.describe();
+    EXPECT_FALSE(fs::exists(legacy)) << yes.describe();
+    EXPECT_TRUE(fs::exists(t.local_settings(t.repo))) << yes.describe();
+    EXPECT_TRUE(contains(yes.out, "mine  [stdio, local]")) << "the moved file is the user's local scope\n" << yes.describe();
+}
+
 // `mcph add --scope local` and `disable` write the config home, never the work tree.
 TEST(TrustLocalSettings, LocalWritesStayOutOfTheWorkTree) {
     TrustTree t;

@@ -48,6 +48,12 @@ TEST(TrustShadowing, ProjectReplacingTheUsersServerIsShownAndNotApprovedSilently
                  contains(read_file(t.config_home / "approvals.json"), "\"github\""))
         << "the attacker's definition was approved";
 
+    // On a terminal it asks; "n" (or nothing) keeps it unapproved.
+    const CliResult asked = t.mcph_on_tty({"approve", "github"}, "n\n", {}, token);
+    EXPECT_EQ(asked.exit_code, 2) << asked.describe();
+    EXPECT_TRUE(contains(asked.out, "Approve the project's definition of 'github'")) << asked.describe();
+    EXPECT_FALSE(fs::exists(marker)) << asked.describe();
+
     // Agreed to explicitly: approved (so the refusal above is what stood in the way).
     const CliResult yes = t.mcph({"approve", "--yes", "github"}, {}, token);
     EXPECT_EQ(yes.exit_code, 0) << yes.describe();

@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -78,6 +83,66 @@ bool Listener::connected() {
     return true;
 }
 
+CliResult run_cli_on_tty(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         const fs::path& cwd, const std::string& input, std::chrono::milliseconds timeout) {
+    CliResult result;
+    std::vector<std::string> argv_s = {cli_path().string()};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    for (const auto& a : argv_s) result.command_line += (result.command_line.empty() ? "" : " ") + a;
+    result.command_line += "   (on a terminal, typing " + json_quote(input) + ")";
+    std::map<std::string, std::string> vars;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string kv = *e;
+        if (const auto eq = kv.find('='); eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    for (const auto& name : governance_env_vars()) vars.erase(name);
+    for (const auto& [k, v] : env) {
+        if (v.empty()) vars.erase(k);
+        else vars[k] = v;
+    }
+    std::vector<std::string> env_s;
+    for (const auto& [k, v] : vars) env_s.push_back(k + "=" + v);
+    std::vector<char*> argv_p, env_p;
+    for (auto& s : argv_s) argv_p.push_back(s.data());
+    argv_p.push_back(nullptr);
+    for (auto& s : env_s) env_p.push_back(s.data());
+    env_p.push_back(nullptr);
+    const std::string cwd_s = cwd.string();
+
+    int master = -1;
+    const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);  // the child: a new session on the pty
+    if (pid < 0) {
+        ADD_FAILURE() << "forkpty failed";
+        return result;
+    }
+    if (pid == 0) {
+        if (::chdir(cwd_s.c_str()) != 0) ::_exit(126);
+        ::execve(argv_p[0], argv_p.data(), env_p.data());
+        ::_exit(127);
+    }
+    if (!input.empty()) (void)!::write(master, input.data(), input.size());  // buffered by the line discipline
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    char buffer[4096];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            result.timed_out = true;
+            ::kill(pid, SIGKILL);
+            break;
+        }
+        pollfd p{master, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+        const ssize_t n = ::read(master, buffer, sizeof buffer);
+        if (n <= 0) break;  // EIO: the child closed the terminal (it exited)
+        result.out.append(buffer, static_cast<size_t>(n));
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ::close(master);
+    if (!result.timed_out && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    return result;
+}
+
 TrustTree::TrustTree() {
     fs::create_directories(repo / ".git");
     fs::create_directories(config_home);
@@ -99,6 +164,19 @@ CliResult TrustTree::mcph(const std::vector<std::string>& args, const fs::path& 
     };
     for (const auto& [k, v] : env) all[k] = v;
     CliResult r = run_cli(args, all, cwd.empty() ? repo : cwd, 20s);
+    last = r.describe();
+    return r;
+}
+
+CliResult TrustTree::mcph_on_tty(const std::vector<std::string>& args, const std::string& input, const fs::path& cwd,
+                                 const std::map<std::string, std::string>& extra) {
+    std::map<std::string, std::string> env = {
+        {"MCPH_CONFIG_HOME", config_home.string()},
+        {"MCPH_MANAGED_DIR", managed.string()},
+        {"HOME", home.string()},
+    };
+    for (const auto& [k, v] : extra) env[k] = v;
+    CliResult r = run_cli_on_tty(args, env, cwd.empty() ? repo : cwd, input);
     last = r.describe();
     return r;
 }

@@ -46,6 +46,13 @@ private:
     int port_ = 0;
 };
 
+// Runs `mcph args...` on a pseudo-terminal (stdin, stdout and stderr all the pty, so the CLI sees a
+// person at a terminal), typing `input` and collecting everything it prints into `out`; killed after
+// `timeout`. The environment is the test's minus governance_env_vars(), plus `env`.
+CliResult run_cli_on_tty(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         const std::filesystem::path& cwd, const std::string& input,
+                         std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
 class TrustTree {
 public:
     TrustTree();
@@ -54,6 +61,9 @@ public:
     // mcph in `cwd` (default: the repository root) with the tree's locations (+ `env`; "" unsets).
     CliResult mcph(const std::vector<std::string>& args, const std::filesystem::path& cwd = {},
                    const std::map<std::string, std::string>& env = {});
+    // The same on a terminal, answering its questions with `input`.
+    CliResult mcph_on_tty(const std::vector<std::string>& args, const std::string& input, const std::filesystem::path& cwd = {},
+                          const std::map<std::string, std::string>& env = {});
     // `mcph status --json`, parsed (exit code checked).
     Json status(const std::filesystem::path& cwd = {}, const std::map<std::string, std::string>& env = {});
     std::string last;  // the last run, described, for failure messages
