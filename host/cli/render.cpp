@@ -119,6 +119,10 @@ void print_server(std::ostream& out, const JsonValue& s) {
         for (const JsonValue& t : s["withheldTools"].GetArray())
             out << "    WITHHELD " << member(t, "name") << ": " << member(t, "reason") << " (run `mcph approve "
                 << member(s, "name") << "` after reviewing it)\n";
+    if (s.HasMember("unapprovedChanges"))  // instructions, prompts, resources that differ from the approval
+        for (const JsonValue& c : s["unapprovedChanges"].GetArray())
+            out << "    CHANGED " << member(c, "kind") << (member(c, "name").empty() ? "" : " " + member(c, "name")) << ": "
+                << member(c, "reason") << " (run `mcph approve " << member(s, "name") << "` after reviewing it)\n";
     if (s.HasMember("resources")) out << "    resources: " << s["resources"].Size() << "\n";
     if (s.HasMember("prompts")) out << "    prompts: " << s["prompts"].Size() << "\n";
     if (!member(s, "instructions").empty()) out << "    instructions: " << first_line(member(s, "instructions")) << "\n";
@@ -147,6 +151,7 @@ void print_status(std::ostream& out, const JsonValue& status) {
     print_excluded(out, status, "denied", "denied by policy");
     print_excluded(out, status, "suppressed", "suppressed duplicates");
     print_excluded(out, status, "configProblems", "config problems");
+    print_excluded(out, status, "shadowed", "replaced by another scope's definition");
     out << "plugins:\n";
     for (const JsonValue& p : status["plugins"].GetArray()) {
         out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << member(p, "name") << " "

@@ -48,8 +48,8 @@ struct HostOptions {
     ClientCallbacks callbacks;
 
     // Where auth plugins keep tokens. File: credentials_file (default: $MCPH_CONFIG_HOME, else
-    // $XDG_CONFIG_HOME/mcph, else ~/.config/mcph — /credentials.json), mode 0600, shared safely
-    // by concurrent processes. Memory: for the process's lifetime only (tests, one-shot clients).
+    // $XDG_CONFIG_HOME/mcph, else ~/.config/mcph with ~ from $HOME or the password database, never
+    // /tmp — /credentials.json), mode 0600, owned by the user, shared safely by concurrent processes. Memory: for the process's lifetime only (tests, one-shot clients).
     enum class SecretStorage { File, Memory };
     SecretStorage secret_storage = SecretStorage::File;
     std::filesystem::path credentials_file;
@@ -61,9 +61,11 @@ struct HostOptions {
 
     // Layered configuration (seed 000 §18.6): enterprise ($MCPH_MANAGED_DIR/managed-mcp.json,
     // exclusive), managed (managed-settings.json), user ($MCPH_CONFIG_HOME/settings.json), project
-    // (.mcp.json files from the repository root down to `cwd`), local (.mcph/settings.local.json)
-    // and plugin-contributed servers (*.mcp.json beside the plugins). Off: only what the
-    // application adds (dynamic scope) is used — no file is read.
+    // (.mcp.json files from the repository root down to `cwd`), local ($MCPH_CONFIG_HOME/projects/
+    // <project>/settings.local.json) and plugin-contributed servers (*.mcp.json beside the plugins).
+    // Files of other users or writable by others are refused; an in-repository
+    // .mcph/settings.local.json has project trust only (docs/governance.md, "Trust by location").
+    // Off: only what the application adds (dynamic scope) is used — no file is read.
     bool load_layered_config = false;
     std::filesystem::path cwd;  // default: the process's working directory
 
