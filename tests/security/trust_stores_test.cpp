@@ -85,11 +85,19 @@ TEST(TrustStores, ApprovalsOfAnotherUserAreRefused) {
 
     const CliResult tools = t.mcph({"tools"});
     EXPECT_NE(tools.exit_code, 0) << tools.describe();
+    // A user server meanwhile: whether it was approved cannot be read, so its tools are held back.
+    const fs::path trace = t.dir / "trace-usr";
+    t.traces = {trace};
+    write_file(t.config_home / "settings.json", "{\"mcpServers\":{\"usr\":" + fake_server_config_text({"--trace", trace.string()}) + "}}");
     const Json doc = t.status();
     EXPECT_FALSE(fs::exists(marker)) << "a server approved by another user's file ran\n" << t.last;
     const JsonValue* u = find_named(member_at(doc, "unapproved"), "proj");
     ASSERT_TRUE(u) << t.last;
     EXPECT_TRUE(contains(string_at(*u, "reason"), "belongs to uid " + std::to_string(other->uid))) << t.last;
+    const JsonValue* usr = find_named(member_at(doc, "servers"), "usr");
+    ASSERT_TRUE(usr) << t.last;
+    EXPECT_TRUE(find_named(member_at(*usr, "withheldTools"), "work")) << t.last;
+    EXPECT_TRUE(contains(problems_about(doc, "approvals"), "withheld meanwhile")) << t.last;
 
     // Control: the same file, the user's own, approves it (so the refusal above was the owner's).
     ASSERT_EQ(::lchown(approvals.c_str(), 0, 0), 0);

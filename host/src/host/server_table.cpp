@@ -112,7 +112,10 @@ void Host::Impl::load_servers() {
                 continue;
             }
         } else if (!found.error.empty()) {
-            next_report.problems.push_back({name, "", "approvals", "", found.error});
+            // Whether this server was approved (and what was pinned) cannot be known: everything it
+            // shows is held back rather than let through unpinned, until the store is fixed.
+            next_report.problems.push_back({name, "", "approvals", "", found.error + " (its tools are withheld meanwhile)"});
+            next_pins[name] = config::Pins{};
         }
         if (found.approval) next_pins[name] = found.approval->pins;
         eligible.push_back(s);
