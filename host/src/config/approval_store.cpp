@@ -128,8 +128,13 @@ JsonValue approval_to_json(const Approval& a, Json::AllocatorType& alloc) {
 
 // The whole store; empty when the file does not exist. Throws on anything unexpected.
 std::vector<Approval> read_store(const fs::path& file) {
-    check_private(file);
-    const std::optional<std::string> text = read_file_if_exists(file);
+    check_private(file);  // the folder; the file itself is judged by what is opened
+    std::optional<std::string> text;
+    try {
+        text = read_trusted_file(file, kPrivate);
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Usage, "approvals file " + file.string() + ": " + e.what());
+    }
     if (!text) return {};
     Json doc;
     try {

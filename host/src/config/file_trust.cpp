@@ -2,10 +2,12 @@
 
 #include <mcph/error.hpp>
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <vector>
 
@@ -51,6 +53,35 @@ std::optional<std::string> distrust_reason(const fs::path& path, TrustRule rule)
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
     return distrust_reason(path, st, rule);
+}
+
+std::optional<std::string> read_trusted_file(const fs::path& path, TrustRule rule) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // O_NONBLOCK: a planted FIFO must not hang us
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+        throw Error(ErrorKind::Usage, "cannot read " + path.string() + ": " + std::strerror(errno));
+    }
+    struct stat st {};
+    std::optional<std::string> why;
+    if (::fstat(fd, &st) != 0) why = "cannot inspect " + path.string() + ": " + std::strerror(errno);
+    else if (!S_ISREG(st.st_mode)) why = "cannot read " + path.string() + ": it is not a regular file";
+    else why = distrust_reason(path, st, rule);
+    if (why) {
+        ::close(fd);
+        throw Error(ErrorKind::Usage, *why);
+    }
+    std::string text;
+    char buffer[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        text.append(buffer, static_cast<size_t>(n));
+    }
+    const int err = errno;
+    ::close(fd);
+    if (n < 0) throw Error(ErrorKind::Usage, "cannot read " + path.string() + ": " + std::strerror(err));
+    return text;
 }
 
 void require_trusted(const fs::path& path, TrustRule rule) {

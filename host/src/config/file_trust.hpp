@@ -34,6 +34,11 @@ std::optional<std::string> distrust_reason(const std::filesystem::path& path, co
 // the path does not exist (absence is for the reader to handle).
 std::optional<std::string> distrust_reason(const std::filesystem::path& path, TrustRule rule);
 
+// Reads a whole file only if it may be trusted: opened first, then judged by fstat of what was
+// opened (so the file cannot be swapped between the check and the read). nullopt when it does not
+// exist. Throws mcph::Error(Usage) naming the file: distrust_reason, or why it cannot be read.
+std::optional<std::string> read_trusted_file(const std::filesystem::path& path, TrustRule rule);
+
 // Throws mcph::Error(Usage) with distrust_reason when there is one.
 void require_trusted(const std::filesystem::path& path, TrustRule rule);
 

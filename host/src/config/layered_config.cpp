@@ -57,10 +57,9 @@ Document read_document(const fs::path& path, TrustRule rule, const fs::path& con
     if (!confined_to.empty() && fs::exists(path, ec) && !resolves_inside(path, confined_to))
         return refused(path.string() + " is a symlink leading out of the project " + confined_to.string() +
                        "; refusing to read it (a repository's files must not make mcph read yours)");
-    if (auto why = distrust_reason(path, rule)) return refused(*why);
     std::optional<std::string> text;
     try {
-        text = read_file_if_exists(path);
+        text = read_trusted_file(path, rule);
     } catch (const Error& e) {
         Document out;
         out.present = true;
