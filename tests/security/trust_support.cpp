@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <mutex>
+#include <thread>
 
 namespace mcph::test {
 
@@ -38,14 +38,16 @@ std::optional<ScratchUser> lookup(const char* name) {
 
 std::optional<ScratchUser> scratch_user() {
     if (::geteuid() != 0) return std::nullopt;
-    static std::once_flag once;
-    std::call_once(once, [] {
-        if (!lookup(kScratchName))
-            (void)std::system((std::string("useradd -M -N -s /usr/sbin/nologin ") + kScratchName + " >/dev/null 2>&1").c_str());
-    });
-    auto user = lookup(kScratchName);
-    if (!user) ADD_FAILURE() << "useradd " << kScratchName << " failed";
-    return user;
+    // Test processes run in parallel (ctest -j): a useradd may lose the race for /etc/passwd's lock
+    // to another one creating the same user, so try again (bounded) until the user exists.
+    for (int attempt = 0; attempt < 50; ++attempt) {
+        if (auto user = lookup(kScratchName)) return user;
+        (void)std::system((std::string("useradd -M -N -s /usr/sbin/nologin ") + kScratchName + " >/dev/null 2>&1").c_str());
+        if (auto user = lookup(kScratchName)) return user;
+        std::this_thread::sleep_for(100ms);
+    }
+    ADD_FAILURE() << "useradd " << kScratchName << " failed";
+    return std::nullopt;
 }
 
 void chown_to(const fs::path& path, const ScratchUser& user) {
