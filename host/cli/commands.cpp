@@ -84,6 +84,15 @@ int cmd_servers(Host& host, const Options& o) {
             v.AddMember("state", str(s.state), a);
             v.AddMember("scope", str(s.scope), a);
             v.AddMember("origin", str(s.origin), a);
+            JsonValue shadows(rapidjson::kArrayType);
+            for (const auto& sh : host.config_report().shadowed) {
+                if (sh.name != s.name) continue;
+                JsonValue h(rapidjson::kObjectType);
+                h.AddMember("scope", str(sh.scope), a);
+                h.AddMember("origin", str(sh.origin), a);
+                shadows.PushBack(h, a);
+            }
+            v.AddMember("shadows", shadows, a);
             doc.PushBack(v, a);
         }
         print_json(doc);
@@ -97,6 +106,7 @@ int cmd_servers(Host& host, const Options& o) {
     for (const auto* list : {&report.unapproved, &report.denied, &report.suppressed_duplicates, &report.problems})
         for (const auto& e : *list)
             std::cout << one_line(e.name.empty() ? e.origin : e.name) << "  (not connected: " << one_line(e.reason) << ")\n";
+    for (const auto& s : report.shadowed) std::cout << one_line(s.name) << "  (replaced: " << one_line(s.reason) << ")\n";
     return 0;
 }
 
@@ -282,12 +292,13 @@ int run_command(const Options& o) {
         {"read", cmd_read},           {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
         {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
-        {"approve", cmd_approve},     {"reconnect", cmd_reconnect},
+        {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);
     if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
     auto host = make_host(o);
+    if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
     return it->second(*host, o);
 }
 

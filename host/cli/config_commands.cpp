@@ -2,9 +2,11 @@
 // the files of the layered config (atomically, mode kept) through mcph::Host.
 #include "config_commands.hpp"
 
+#include "interactive.hpp"
 #include "render.hpp"
 
 #include <mcph/error.hpp>
+#include <mcph/text.hpp>
 
 #include <iostream>
 
@@ -49,6 +51,22 @@ const std::string& server_arg(const Options& o, const char* usage) {
     return o.args[0];
 }
 
+// A yes/no question on the terminal; anything but "y"/"yes" (or end of input) is no.
+bool ask_yes_no(const std::string& question) {
+    std::cerr << question << " [y/N] " << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) return false;
+    return line == "y" || line == "Y" || line == "yes";
+}
+
+// The user's definitions a project definition of `name` replaces (issue #9 item 12).
+std::vector<ShadowedServer> replaced_by_project(const Host& host, const std::string& name) {
+    std::vector<ShadowedServer> out;
+    for (const auto& s : host.config_report().shadowed)
+        if (s.name == name && s.by_scope == "project") out.push_back(s);
+    return out;
+}
+
 }  // namespace
 
 int cmd_add(Host& host, const Options& o) {
@@ -82,11 +100,64 @@ int cmd_disable(Host& host, const Options& o) {
     return 0;
 }
 
+// What is being approved, as written: the person approving reads the command line or URL, and the
+// environment variables the definition will read (a header with ${GITHUB_TOKEN} sends that token).
+void show_definition(const ServerDefinition& d) {
+    std::cerr << "mcph: approving '" << one_line(d.name) << "' (" << one_line(d.scope) << " scope, " << one_line(d.origin)
+              << "):\n"
+              << terminal_safe(d.definition_json) << "\n";
+    if (d.variables.empty()) return;
+    std::cerr << "mcph: it reads these environment variables:";
+    for (const auto& v : d.variables) std::cerr << " " << one_line(v);
+    std::cerr << "\n";
+}
+
 int cmd_approve(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph approve <name>");
+    show_definition(host.definition(name));
+    // "approve github" is the natural answer to a project server that took github's place; it
+    // would approve the project's definition, so that must be said, and agreed to, first.
+    const auto replaced = replaced_by_project(host, name);
+    if (!replaced.empty()) {
+        for (const auto& r : replaced) std::cerr << "mcph: warning: " << one_line(r.reason) << "\n";
+        const bool interactive = stdin_is_tty() && stderr_is_tty();
+        if (!o.yes && !(interactive && ask_yes_no("Approve the project's definition of '" + one_line(name) + "' from " +
+                                                  one_line(replaced.front().by_origin) + "?")))
+            throw Error(ErrorKind::Usage, "not approved: the project definition of '" + name + "' in " +
+                                              replaced.front().by_origin + " replaces your " + replaced.front().scope +
+                                              "-scope server of that name; review it, and pass --yes to approve it anyway "
+                                              "(or rename your server)");
+    }
     host.approve(name);
     show_approval(host, name);
     return 0;
+}
+
+int cmd_migrate_local(Host& host, const Options& o) {
+    if (!o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph migrate-local");
+    const ConfigReport report = host.config_report();
+    const std::string from = report.legacy_local_settings;
+    const auto to = host.migrate_local_settings();
+    std::cout << "moved " << (from.empty() ? std::string("the project's .mcph/settings.local.json") : from) << " to "
+              << to.string() << " (your local settings for this project)\n";
+    return 0;
+}
+
+void offer_local_migration(Host& host, bool interactive) {
+    const ConfigReport report = host.config_report();
+    if (report.legacy_local_settings.empty()) return;
+    if (!interactive) {
+        std::cerr << "mcph: note: " << report.legacy_local_settings
+                  << " is inside the project, so it is read as a project file (its servers need approval, its "
+                     "lists are ignored); if it is yours, run `mcph migrate-local`\n";
+        return;
+    }
+    std::cerr << "mcph: " << report.legacy_local_settings
+              << " is inside the project: anyone who commits to the repository can write it, so until you move it "
+                 "it is only trusted as a project file.\n";
+    if (!ask_yes_no("Did you write it, and should it become your local settings (" + report.local_settings + ")?")) return;
+    const auto to = host.migrate_local_settings();
+    std::cerr << "mcph: moved it to " << to.string() << "\n";
 }
 
 int cmd_reconnect(Host& host, const Options& o) {

@@ -1,4 +1,4 @@
-// `mcph add | remove | enable | disable | approve | reconnect` (see config_commands.cpp).
+// `mcph add | remove | enable | disable | approve | reconnect | migrate-local` (config_commands.cpp).
 #pragma once
 
 #include "options.hpp"
@@ -13,5 +13,11 @@ int cmd_enable(Host& host, const Options& o);
 int cmd_disable(Host& host, const Options& o);
 int cmd_approve(Host& host, const Options& o);
 int cmd_reconnect(Host& host, const Options& o);
+int cmd_migrate_local(Host& host, const Options& o);
+
+// On a terminal, offers to move an in-repository .mcph/settings.local.json to the user's local
+// settings (asking first: the file may have come with the repository). Non-interactively it only
+// says how (`mcph migrate-local`); the file keeps project trust.
+void offer_local_migration(Host& host, bool interactive);
 
 }  // namespace mcph::cli

@@ -24,9 +24,12 @@ Commands:
                             save a server definition (--scope local|project|user; default local)
   remove <name>             delete a saved definition (from --scope, else the file defining it)
   enable <name> / disable <name>
-                            switch a server on or off for this project (.mcph/settings.local.json)
-  approve <name>            approve a project server and pin its tools' definitions (shown in
-                            full, with the scanner's findings)
+                            switch a server on or off for this project (your local settings)
+  approve <name>            approve a server's definition and pin its tools, prompts, resources and
+                            instructions, shown in full with the scanner's findings (--yes: even
+                            when a project definition replaces yours)
+  migrate-local             move <project>/.mcph/settings.local.json (inside the repository, so only
+                            trusted as a project file) to your local settings in the config home
   reconnect <name>          reconnect now, with a fresh attempt budget (e.g. after "failed")
   plugins                   list plugins found, loaded or refused (with the reason)
   login <server>            sign in to a server that needs auth (opens the browser)
@@ -38,6 +41,7 @@ Options:
   --plugin-dir <dir>        also search this directory for plugins (repeatable)
   --json                    machine-readable output
   --full                    tools: print whole descriptions and input schemas
+  -y, --yes                 approve: accept a project definition that replaces one of yours
   --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s)
   --connect-timeout <dur>   how long a server may take to connect and initialize (default 30s)
   -h, --help                this text
@@ -46,7 +50,9 @@ Options:
 Exit codes: 0 ok, 1 the tool reported an error, 2 usage error, 3 connection or protocol failure.
 Config: /etc/mcph/managed-mcp.json (enterprise, exclusive), /etc/mcph/managed-settings.json,
         ~/.config/mcph/settings.json, .mcp.json (project, up to the repository root),
-        .mcph/settings.local.json, <plugin dir>/*.mcp.json, then --mcp-config.
+        local settings (~/.config/mcph/projects/<project>-<hash>/settings.local.json),
+        <plugin dir>/*.mcp.json, then --mcp-config. Files of other users, or writable by others, are
+        refused; the project walk stops at a folder or .git owned by another user.
 Environment: MCPH_PLUGIN_PATH (plugin dirs, ':'-separated), MCPH_LOG_LEVEL (debug|info|warn|error),
              MCPH_SHELL_PREFIX (wraps stdio server commands, e.g. "docker exec -i box"),
              MCPH_CONFIG_HOME, MCPH_MANAGED_DIR (config locations), MCPH_LOCAL_CONNECT_BATCH,
@@ -86,6 +92,7 @@ Options parse_options(int argc, char** argv) {
         else if (a.rfind("--plugin-dir=", 0) == 0) o.plugin_dirs.emplace_back(a.substr(13));
         else if (a == "--json") o.json = true;
         else if (a == "--full") o.full = true;
+        else if (a == "--yes" || a == "-y") o.yes = true;
         else if (a == "--strict-mcp-config") o.strict_mcp_config = true;
         else if (a == "--scope") o.scope = value_of(i, a);
         else if (a.rfind("--scope=", 0) == 0) o.scope = a.substr(8);

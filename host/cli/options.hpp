@@ -16,6 +16,7 @@ struct Options {
     std::vector<std::filesystem::path> plugin_dirs;
     bool json = false;
     bool full = false;  // tools: whole descriptions, schemas and every finding
+    bool yes = false;  // --yes: approve a project definition although it replaces one of yours
     std::optional<std::chrono::milliseconds> timeout;
     std::optional<std::chrono::milliseconds> connect_timeout;
     std::string command;

@@ -270,6 +270,10 @@ void print_server(std::ostream& out, const JsonValue& s) {
             else out << " (run `mcph approve " << shown(s, "name") << "` after reviewing it)\n";
             print_status_findings(out, t, "findings", member(t, "name"));
         }
+    if (s.HasMember("unapprovedChanges") && s["unapprovedChanges"].IsArray())  // instructions, prompts, resources that differ from the approval
+        for (const JsonValue& c : s["unapprovedChanges"].GetArray())
+            out << "    CHANGED " << shown(c, "kind") << (member(c, "name").empty() ? "" : " " + shown(c, "name")) << ": "
+                << shown(c, "reason") << " (run `mcph approve " << shown(s, "name") << "` after reviewing it)\n";
     if (s.HasMember("resources")) out << "    resources: " << array_size(s, "resources") << "\n";
     if (s.HasMember("prompts")) out << "    prompts: " << array_size(s, "prompts") << "\n";
     if (!member(s, "instructions").empty()) {
@@ -306,6 +310,7 @@ void print_status(std::ostream& out, const JsonValue& status) {
     print_excluded(out, status, "denied", "denied by policy");
     print_excluded(out, status, "suppressed", "suppressed duplicates");
     print_excluded(out, status, "configProblems", "config problems");
+    print_excluded(out, status, "shadowed", "replaced by another scope's definition");
     out << "plugins:\n";
     for (const JsonValue& p : status["plugins"].GetArray()) {
         out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << shown(p, "name") << " "

@@ -140,6 +140,7 @@ void FakeServer::handle(const Json& message) {
     if (method == "ping") return wire_.respond(*id, kEmpty);
     if (method == "tools/list") return on_tools_list(*id, *params);
     if (method == "tools/call") return on_tools_call(*id, *params);
+    if (method == "prompts/list" && !options_.prompts_file.empty()) return on_prompts_list(*id);
     wire_.respond_error(*id, -32601, "method not found: " + std::string(method));
 }
 
@@ -159,12 +160,19 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
     Value tools(rapidjson::kObjectType);
     if (mode_ == Mode::ListChanged || !options_.tools_file.empty()) tools.AddMember("listChanged", true, a);
     caps.AddMember("tools", tools, a);
+    if (!options_.prompts_file.empty()) caps.AddMember("prompts", Value(rapidjson::kObjectType), a);
     result.AddMember("capabilities", caps, a);
     Value info(rapidjson::kObjectType);
     info.AddMember("name", "fake-mcp-server", a);
     info.AddMember("version", "0.1.0", a);
     result.AddMember("serverInfo", info, a);
     if (options_.instructions) result.AddMember("instructions", text(*options_.instructions, a), a);
+    if (!options_.instructions_file.empty()) {  // read afresh: a test changes them between connects
+        std::ifstream in(options_.instructions_file, std::ios::binary);
+        std::stringstream content;
+        content << in.rdbuf();
+        result.AddMember("instructions", text(content.str(), a), a);
+    }
     if (mode_ == Mode::InvalidJson) wire_.write_raw("{\"jsonrpc\":\"2.0\",\"id\":");
     wire_.respond(id, result);
     trace_.event("ready");
@@ -210,6 +218,18 @@ bool FakeServer::read_tools_file(Json& tools, std::string& error) const {
         }
     }
     return true;
+}
+
+void FakeServer::on_prompts_list(const Value& id) {
+    std::ifstream in(options_.prompts_file, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    Json prompts;
+    if (!in || !parse(content.str(), prompts) || !prompts.IsArray())
+        return wire_.respond_error(id, -32603, "prompts file '" + options_.prompts_file + "' must hold a JSON array");
+    Json result(rapidjson::kObjectType);
+    result.AddMember("prompts", Value(prompts, result.GetAllocator()), result.GetAllocator());
+    wire_.respond(id, result);
 }
 
 bool FakeServer::knows_tool(std::string_view name) const {

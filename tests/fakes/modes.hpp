@@ -45,6 +45,7 @@ private:
     void on_initialize(const Value& id, const Value& params);
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
+    void on_prompts_list(const Value& id);  // --prompts-file
     void answer_work(const Value& id, std::string_view text);
     // --text-file: the file's bytes as a log notification, a progress message, a stderr line and
     // the call's result text.

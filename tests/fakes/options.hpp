@@ -14,6 +14,8 @@ struct Options {
     std::optional<int> exit_after_init_ms;    // --exit-after-init-ms: exit(4) this long after initialize
     std::optional<std::string> instructions;  // --instructions: initialize result.instructions
     std::string text_file;                    // --text-file: tools/call sends these bytes everywhere it can
+    std::string instructions_file;            // --instructions-file: the same, read at each initialize
+    std::string prompts_file;                 // --prompts-file: prompts/list answers this file's array
 };
 
 // Appends "<event> <pid> <CLOCK_MONOTONIC ms>\n" to the trace file with a single write() on an

@@ -5,6 +5,8 @@
 // and working directory under a temp dir, and a time bound.
 #include "governance_support.hpp"
 
+#include "config/config_locations.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -116,11 +118,14 @@ protected:
         write_file(repo / ".mcp.json",
                    "{\"mcpServers\":{\"shared\":" + fake("shared-root") + ",\"pending-approval\":" + fake("pa") + "}}");
         write_file(sub / ".mcp.json", "{\"mcpServers\":{\"shared\":" + fake("shared-sub") + "}}");
-        write_file(repo / ".mcph" / "settings.local.json", "{\"mcpServers\":{\"local-srv\":" + fake("local") + "}}");
+        write_file(local_file(), "{\"mcpServers\":{\"local-srv\":" + fake("local") + "}}");
         // The plugin brings a copy of user-srv (same command line) and a server of its own.
         write_file(plugin_dir / "acme.mcp.json",
                    "{\"mcpServers\":{\"acme-dup\":" + fake("user") + ",\"acme-tools\":" + fake("acme") + "}}");
     }
+
+    // The user's local settings for the repository: in the config home, keyed by project.
+    fs::path local_file() const { return config::local_settings_file_for(config_home, fs::canonical(repo)); }
 
     TempDir dir{"gov-cli"};
     fs::path config_home = dir / "config-home";
@@ -148,7 +153,7 @@ TEST_F(GovernanceCli, StatusJsonShowsEveryScopeWithDuplicatesDenialsAndApprovals
     expect_connected_server(doc, "user-srv", "user", "user", "config-home/settings.json");
     // The closer .mcp.json wins for a name both define.
     expect_connected_server(doc, "shared", "project", "shared-sub", "packages/web/.mcp.json");
-    expect_connected_server(doc, "local-srv", "local", "local", ".mcph/settings.local.json");
+    expect_connected_server(doc, "local-srv", "local", "local", "config-home/projects/repo-");
     expect_connected_server(doc, "acme-tools", "plugin", "acme", "acme.mcp.json");
     if (const JsonValue* acme = find_named(member_at(doc, "servers"), "acme-tools")) {
         EXPECT_EQ(string_at(*acme, "pluginSource"), "acme");
@@ -318,14 +323,15 @@ TEST_F(GovernanceCli, AddThenRemoveRoundTripsKeepingOtherSettings) {
     EXPECT_EQ(fs::status(settings).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write)
         << "the settings file's mode must be kept";
 
-    // Project and local scopes land in the repository's files.
+    // Project scope lands in the repository's .mcp.json, local scope in the config home.
     r = mcph({"add", "--scope", "project", "team", fake_path});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     r = mcph({"add", "--scope", "local", "mine", fake_path});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     EXPECT_TRUE(server_in(parse_or_fail(read_file(repo / ".mcp.json"), ".mcp.json"), "team")) << read_file(repo / ".mcp.json");
-    const fs::path local = repo / ".mcph" / "settings.local.json";
+    const fs::path local = local_file();
     EXPECT_TRUE(server_in(parse_or_fail(read_file(local), "settings.local.json"), "mine")) << read_file(local);
+    EXPECT_FALSE(fs::exists(repo / ".mcph")) << "local settings must stay out of the work tree";
     EXPECT_FALSE(server_in(user_settings(), "team"));
     EXPECT_FALSE(server_in(user_settings(), "mine"));
 
@@ -354,8 +360,8 @@ TEST_F(GovernanceCli, DisabledServerShowsDisabledAndIsNotStarted) {
 
     CliResult r = mcph({"disable", "x"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
-    const fs::path local = repo / ".mcph" / "settings.local.json";
-    ASSERT_TRUE(fs::exists(local)) << "disable is remembered in .mcph/settings.local.json";
+    const fs::path local = local_file();
+    ASSERT_TRUE(fs::exists(local)) << "disable is remembered in the local settings (config home)";
     EXPECT_TRUE(contains(read_file(local), "\"x\"")) << read_file(local);
 
     Json doc = status_json();

@@ -48,8 +48,8 @@ struct HostOptions {
     ClientCallbacks callbacks;
 
     // Where auth plugins keep tokens. File: credentials_file (default: $MCPH_CONFIG_HOME, else
-    // $XDG_CONFIG_HOME/mcph, else ~/.config/mcph — /credentials.json), mode 0600, shared safely
-    // by concurrent processes. Memory: for the process's lifetime only (tests, one-shot clients).
+    // $XDG_CONFIG_HOME/mcph, else ~/.config/mcph with ~ from $HOME or the password database, never
+    // /tmp — /credentials.json), mode 0600, owned by the user, shared safely by concurrent processes. Memory: for the process's lifetime only (tests, one-shot clients).
     enum class SecretStorage { File, Memory };
     SecretStorage secret_storage = SecretStorage::File;
     std::filesystem::path credentials_file;
@@ -61,9 +61,11 @@ struct HostOptions {
 
     // Layered configuration (seed 000 §18.6): enterprise ($MCPH_MANAGED_DIR/managed-mcp.json,
     // exclusive), managed (managed-settings.json), user ($MCPH_CONFIG_HOME/settings.json), project
-    // (.mcp.json files from the repository root down to `cwd`), local (.mcph/settings.local.json)
-    // and plugin-contributed servers (*.mcp.json beside the plugins). Off: only what the
-    // application adds (dynamic scope) is used — no file is read.
+    // (.mcp.json files from the repository root down to `cwd`), local ($MCPH_CONFIG_HOME/projects/
+    // <project>/settings.local.json) and plugin-contributed servers (*.mcp.json beside the plugins).
+    // Files of other users or writable by others are refused; an in-repository
+    // .mcph/settings.local.json has project trust only (docs/governance.md, "Trust by location").
+    // Off: only what the application adds (dynamic scope) is used — no file is read.
     bool load_layered_config = false;
     std::filesystem::path cwd;  // default: the process's working directory
 
@@ -105,6 +107,15 @@ struct WithheldTool {
     std::vector<Finding> findings;  // what the scanner found in it (any reason)
 };
 
+// Something besides a tool that differs from what the user saw when approving the server: its
+// instructions, a prompt or a resource (the rug-pull guard pins them too). Changed instructions are
+// held back from the status view until the server is approved again.
+struct UnapprovedChange {
+    std::string kind;    // "instructions" | "prompt" | "resource"
+    std::string name;    // prompt name or resource URI; empty for the instructions
+    std::string reason;  // "changed since approval" | "new since approval"
+};
+
 struct ServerStatus {
     std::string name;
     std::string type;   // transport type
@@ -116,6 +127,7 @@ struct ServerStatus {
     ConnectionState connection;
     std::vector<std::string> stderr_tail;  // the last lines the server wrote to stderr (stdio)
     std::vector<WithheldTool> withheld_tools;
+    std::vector<UnapprovedChange> unapproved_changes;
 };
 
 // A configured server that will not be connected, and why.
@@ -127,12 +139,39 @@ struct ExcludedServer {
     std::string reason;
 };
 
+// A definition that another scope's definition of the same name replaced (whole-entry replacement).
+// A project file taking the place of the user's server is how a repository hijacks a name the
+// user trusts; `mcph servers` and `mcph approve` say so.
+struct ShadowedServer {
+    std::string name;
+    std::string scope;      // the replaced definition's scope and file
+    std::string origin;
+    std::string by_scope;   // the definition in effect
+    std::string by_origin;
+    std::string reason;     // for people
+};
+
 struct ConfigReport {
     std::vector<ExcludedServer> suppressed_duplicates;  // plugin servers duplicating another
     std::vector<ExcludedServer> denied;                 // refused by allow/deny policy (reason = rule)
     std::vector<ExcludedServer> unapproved;             // project servers awaiting `mcph approve`
     std::vector<ExcludedServer> problems;               // files or entries that could not be used
+    std::vector<ShadowedServer> shadowed;               // definitions replaced by another scope's
     bool enterprise_exclusive = false;                  // managed-mcp.json replaced every other source
+    // <project root>/.mcph/settings.local.json when it exists: read with project trust only, until
+    // the user moves it with migrate_local_settings (`mcph migrate-local`).
+    std::string legacy_local_settings;
+    std::string local_settings;  // where the user's local settings for this project live
+};
+
+// A configured server's definition as written in its file: what `mcph approve` shows before the
+// user approves it.
+struct ServerDefinition {
+    std::string name;
+    std::string scope;
+    std::string origin;
+    std::string definition_json;         // the entry as written (${VAR} unexpanded), pretty-printed
+    std::vector<std::string> variables;  // environment variables it reads (command, args, env, url, headers)
 };
 
 // Who defined a sub-agent: decides whether it may bring inline servers under a plugin-only policy.
@@ -206,12 +245,22 @@ public:
     void reload_config();
     // Manual reconnect: from any state but disabled, with a fresh attempt budget. Throws like connect.
     std::shared_ptr<ClientSession> reconnect(const std::string& name);
-    // Disable / enable a server now, and (layered config) remember it in .mcph/settings.local.json.
+    // Disable / enable a server now, and (layered config) remember it in the local settings (in the
+    // config home, keyed by project: ConfigReport::local_settings).
     void disable(const std::string& name);
     void enable(const std::string& name);
-    // Approves a server for this project (required for project-scope servers) and pins its tools'
-    // definitions: a later change withholds the tool until approved again. Connects to read them.
+    // Approves the server's definition as written, in its scope, file and project (required for
+    // project-scope servers), and pins what it shows — tools, prompts, resources, instructions: a
+    // later change withholds the tool (flags the rest) until approved again. Connects to read them;
+    // when it cannot, the approval is recorded with nothing pinned (so everything it lists later is
+    // held back) and the connection error is thrown.
     void approve(const std::string& name);
+    // Moves <project root>/.mcph/settings.local.json to the local settings in the config home and
+    // reloads. Returns the new file. Throws NotFound when there is nothing to move, Usage when the
+    // file is not the user's own or the new file exists already (merge by hand).
+    std::filesystem::path migrate_local_settings();
+    // The definition of a configured server (approved or not) as written. Throws NotFound.
+    ServerDefinition definition(const std::string& name) const;
     // Config writes ("mcph add/remove"): scope "user", "project" or "local" — atomic, mode kept.
     void save_server(const std::string& scope, const std::string& name, const JsonValue& config, bool replace = false);
     // Removes the definition from `scope`, or (empty) from the file that defines it. False if none.

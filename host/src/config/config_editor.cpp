@@ -145,7 +145,7 @@ void set_server_disabled(const fs::path& settings_file, const std::string& name,
 
 std::optional<fs::path> file_defining(const ConfigLocations& locations, const std::string& name) {
     std::vector<fs::path> candidates{locations.enterprise_file(), locations.managed_settings_file(),
-                                     locations.local_settings_file()};
+                                     locations.local_settings_file(), locations.legacy_local_settings_file()};
     const std::vector<fs::path> project = locations.project_files();
     candidates.insert(candidates.end(), project.rbegin(), project.rend());  // closest first
     candidates.push_back(locations.user_settings_file());

@@ -40,7 +40,8 @@ bool remove_server_entry(const std::filesystem::path& file, const std::string& n
 void set_server_disabled(const std::filesystem::path& settings_file, const std::string& name, bool disabled);
 
 // The file whose definition of `name` wins, searched from the highest precedence down: enterprise,
-// managed, local, project files (closest first), user, plugin folders. nullopt when no file defines
+// managed, local, the legacy in-repository local file, project files (closest first), user, plugin
+// folders. nullopt when no file defines
 // it (it may still come from a dynamic source). Unreadable or malformed files are skipped here. The
 // caller decides whether the file is one the user may edit (enterprise and managed are not).
 std::optional<std::filesystem::path> file_defining(const ConfigLocations& locations, const std::string& name);

@@ -1,10 +1,14 @@
 #include "config/config_locations.hpp"
 
+#include "tools/sha256.hpp"
+
 #include <mcph/error.hpp>
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <vector>
 
 namespace mcph::config {
@@ -30,12 +34,16 @@ fs::path home_directory(const VariableLookup& env) {
     throw Error(ErrorKind::Usage, "cannot find your home directory: set HOME or MCPH_CONFIG_HOME");
 }
 
-fs::path config_home_of(const VariableLookup& env) {
+}  // namespace
+
+fs::path config_home_from(const VariableLookup& env) {
     if (auto dir = non_empty(env, "MCPH_CONFIG_HOME")) return fs::path(*dir);
     // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
     if (auto xdg = non_empty(env, "XDG_CONFIG_HOME"); xdg && fs::path(*xdg).is_absolute()) return fs::path(*xdg) / "mcph";
     return home_directory(env) / ".config" / "mcph";
 }
+
+namespace {
 
 // Absolute with symlinks resolved, so one project always has the same key in the approval store
 // however the user reached it.
@@ -51,15 +59,36 @@ bool is_file(const fs::path& p) {
     return fs::is_regular_file(p, ec);
 }
 
+// lstat: a .git symlink or a folder symlink is judged by who made the link, not by its target.
+bool owned_by_someone_else(const fs::path& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 && st.st_uid != ::geteuid();
+}
+
 }  // namespace
 
 fs::path find_project_root(const fs::path& dir) {
     std::error_code ec;
     for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
-        if (fs::exists(p / ".git", ec)) return p;
+        if (owned_by_someone_else(p)) break;  // not ours: neither it nor anything above is our project
+        const fs::path git = p / ".git";
+        if (fs::exists(fs::symlink_status(git, ec))) {
+            if (owned_by_someone_else(git)) break;
+            return p;
+        }
         if (p == p.parent_path()) break;  // the filesystem root
     }
     return dir;
+}
+
+fs::path local_settings_file_for(const fs::path& config_home, const fs::path& project_root) {
+    std::string name = project_root.filename().string();
+    if (name.empty() || name == "." || name == "..") name = "root";
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    if (name.size() > 40) name.resize(40);
+    const std::string hash = tools::sha256_hex(project_root.string()).substr(0, 16);
+    return config_home / "projects" / (name + "-" + hash) / "settings.local.json";
 }
 
 std::vector<fs::path> ConfigLocations::project_files() const {
@@ -87,7 +116,7 @@ ConfigLocations ConfigLocations::from_environment(fs::path cwd) {
 ConfigLocations ConfigLocations::from_variables(const VariableLookup& env, fs::path cwd) {
     ConfigLocations out;
     out.managed_dir = non_empty(env, "MCPH_MANAGED_DIR").value_or("/etc/mcph");
-    out.config_home = config_home_of(env);
+    out.config_home = config_home_from(env);
     out.cwd = resolved(cwd);
     out.project_root = find_project_root(out.cwd);
     return out;

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcph::config {
 
@@ -28,13 +29,25 @@ inline std::string_view scope_name(Scope s) {
     return "?";
 }
 
+// A definition of the same name that a higher scope replaced (whole-entry replacement). Reported,
+// so that a project cannot silently take the place of the user's server of the same name.
+struct ShadowedDefinition {
+    Scope scope = Scope::Dynamic;
+    std::string origin;
+};
+
 // One server definition after ${VAR} expansion, with its provenance.
 struct ConfiguredServer {
     ServerConfig config;
     Scope scope = Scope::Dynamic;
     std::string origin;         // file path, "--mcp-config <path>", or "api"
     std::string plugin_source;  // Scope::Plugin only: the contributing plugin's name
-    std::string project_root;   // Scope::Project only: the project the approval is stored under
+    std::string project_root;   // Scope::Project and Local: the project the approval is stored under
+    // The entry as written in its file, before ${VAR} expansion (with the document's shared xaaIdp
+    // when it applies): what an approval is a hash of, so that rotating a token in the environment
+    // keeps the approval while any edit of the file revokes it.
+    std::string written_json;
+    std::vector<ShadowedDefinition> shadows;  // lower definitions of this name it replaced, lowest first
 };
 
 }  // namespace mcph::config

@@ -1,5 +1,7 @@
 #include "config/env_expansion.hpp"
 
+#include <set>
+
 #include "json/json_access.hpp"
 
 #include <mcph/error.hpp>
@@ -135,6 +137,22 @@ void expand_server_entry(JsonValue& entry, Json::AllocatorType& allocator, const
     expand_map(entry, "env", allocator, server, lookup);
     expand_member(entry, "url", allocator, server, lookup);
     expand_map(entry, "headers", allocator, server, lookup);
+}
+
+std::vector<std::string> variables_read_by(const JsonValue& entry) {
+    std::set<std::string> names;
+    const VariableLookup record = [&names](std::string_view name) -> std::optional<std::string> {
+        names.emplace(name);
+        return std::string();  // empty: every ${A:-default} also reads its default's variables
+    };
+    Json copy;
+    copy.CopyFrom(entry, copy.GetAllocator());
+    try {
+        expand_server_entry(copy, copy.GetAllocator(), "", record);
+    } catch (const Error&) {
+        // A syntax error ends the scan; what was read so far is still worth showing.
+    }
+    return {names.begin(), names.end()};
 }
 
 }  // namespace mcph::config

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcph::config {
 
@@ -37,5 +38,10 @@ std::string expand_variables(std::string_view text, const VariableLookup& lookup
 // mcph::Error(Usage) naming server and field: "server 'x': env.TOKEN: ${FOO} is not set".
 void expand_server_entry(JsonValue& entry, Json::AllocatorType& allocator, const std::string& server,
                          const VariableLookup& lookup);
+
+// The names of the variables expand_server_entry would read from `entry` — defaults' included, as
+// if every variable were empty — sorted and unique. Shown when the user approves a definition: a
+// project file's ${GITHUB_TOKEN} in a header sends that token wherever its url points.
+std::vector<std::string> variables_read_by(const JsonValue& entry);
 
 }  // namespace mcph::config

@@ -1,6 +1,7 @@
 #include "config/layered_config.hpp"
 
 #include "config/atomic_write.hpp"
+#include "config/file_trust.hpp"
 #include "json/json_access.hpp"
 
 #include <mcph/error.hpp>
@@ -36,10 +37,29 @@ Document parse_document(std::string_view text, const std::string& origin) {
     return out;
 }
 
-Document read_document(const fs::path& path) {
+// Who may have written each kind of file (file_trust.hpp).
+constexpr TrustRule kAdminFile{Owner::CurrentUserOrRoot, true};
+constexpr TrustRule kPrivateFile{Owner::CurrentUser, false};  // the config home's files
+constexpr TrustRule kRepositoryFile{Owner::CurrentUser, true};
+constexpr TrustRule kPluginFile{Owner::CurrentUserOrRoot, true};
+
+Document refused(const std::string& why) {
+    Document out;
+    out.present = true;
+    out.error = why;
+    return out;
+}
+
+// A file is read only when its owner and mode say nobody else wrote it; a file inside the
+// repository (`confined_to`) also only when no symlink leads out of it.
+Document read_document(const fs::path& path, TrustRule rule, const fs::path& confined_to = {}) {
+    std::error_code ec;
+    if (!confined_to.empty() && fs::exists(path, ec) && !resolves_inside(path, confined_to))
+        return refused(path.string() + " is a symlink leading out of the project " + confined_to.string() +
+                       "; refusing to read it (a repository's files must not make mcph read yours)");
     std::optional<std::string> text;
     try {
-        text = read_file_if_exists(path);
+        text = read_trusted_file(path, rule);
     } catch (const Error& e) {
         Document out;
         out.present = true;
@@ -84,10 +104,14 @@ class ServerTable {
 public:
     void put(ConfiguredServer server) {
         auto [it, inserted] = index_.try_emplace(server.config.name, servers_.size());
-        if (inserted)
+        if (inserted) {
             servers_.push_back(std::move(server));
-        else
-            servers_[it->second] = std::move(server);
+            return;
+        }
+        ConfiguredServer& old = servers_[it->second];
+        server.shadows = std::move(old.shadows);
+        if (old.origin != server.origin) server.shadows.push_back({old.scope, old.origin});
+        old = std::move(server);
     }
     std::vector<ConfiguredServer> take() { return std::move(servers_); }
 
@@ -95,6 +119,15 @@ private:
     std::vector<ConfiguredServer> servers_;
     std::map<std::string, size_t> index_;
 };
+
+// {"entry": <as written>, "xaaIdp": <shared idp or null>} — hashed for approvals.
+std::string written(const JsonValue& entry, const JsonValue* xaa_idp) {
+    Json doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("entry", JsonValue(entry, a), a);
+    doc.AddMember("xaaIdp", xaa_idp ? JsonValue(*xaa_idp, a) : JsonValue(rapidjson::kNullType), a);
+    return to_json(doc);
+}
 
 // Everything one pass over the sources needs.
 struct Loader {
@@ -111,7 +144,7 @@ struct Loader {
                 entry.CopyFrom(m.value, entry.GetAllocator());
                 expand_server_entry(entry, entry.GetAllocator(), name, lookup);
                 ConfiguredServer server{parse_server_config(name, entry), source.scope, source.origin,
-                                        source.plugin_source, source.project_root};
+                                        source.plugin_source, source.project_root, written(m.value, xaa_idp), {}};
                 if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
                 table.put(std::move(server));
             } catch (const Error& e) {
@@ -151,7 +184,7 @@ struct Loader {
         for (const fs::path& file : files) {
             const std::string name = file.filename().string();
             const std::string plugin = name.substr(0, name.size() - std::string_view(".mcp.json").size());
-            add_document(read_document(file), {Scope::Plugin, file.string(), plugin, ""}, true, true);
+            add_document(read_document(file, kPluginFile), {Scope::Plugin, file.string(), plugin, ""}, true, true);
         }
     }
 };
@@ -203,9 +236,11 @@ struct PersonalSettings {
     std::set<std::string> enabled;
     bool withhold_flagged_tools = false;
 
-    void read(const fs::path& path, std::vector<ConfigProblem>& problems) {
+    void read(const fs::path& path, std::vector<ConfigProblem>& problems, const std::optional<std::string>& home_problem) {
         origin = path.string();
-        file = read_document(path);
+        std::error_code ec;
+        file = home_problem && fs::exists(path, ec) ? refused(*home_problem + " (so " + origin + " is not used)")
+                                                    : read_document(path, kPrivateFile);
         if (!file.error.empty()) {
             // Reported here, since under an enterprise file the loader never reads this file's
             // servers; then treated as absent so it is not reported twice.
@@ -263,6 +298,16 @@ std::optional<Rules> combine_allowed(const AdminPolicy& admin, const PersonalSet
     return out;
 }
 
+// Says what happens to a settings.local.json inside the work tree, and how to make it the user's.
+std::string legacy_local_warning(const Document& legacy, const ConfigLocations& locations) {
+    const std::string prefix = legacy.error.empty() ? "" : legacy.error + "; besides, ";
+    return prefix + "this file is inside the project, where anyone who can commit can write it, so it is not trusted as "
+                    "your local settings: its servers are project servers (they need `mcph approve`), and its "
+                    "allowedMcpServers, deniedMcpServers, enabledMcpServers and disabledMcpServers are ignored. If you "
+                    "wrote it, run `mcph migrate-local` to move it to " +
+           locations.local_settings_file().string();
+}
+
 LayeredConfig fail_closed(LayeredConfig out, const std::string& reason) {
     out.servers.clear();
     out.problems.clear();
@@ -280,8 +325,8 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     out.project_root = locations.project_root;
     const std::string enterprise_origin = locations.enterprise_file().string();
     const std::string managed_origin = locations.managed_settings_file().string();
-    const Document enterprise = read_document(locations.enterprise_file());
-    const Document managed = read_document(locations.managed_settings_file());
+    const Document enterprise = read_document(locations.enterprise_file(), kAdminFile);
+    const Document managed = read_document(locations.managed_settings_file(), kAdminFile);
     out.enterprise_exclusive = enterprise.present;
     if (!enterprise.error.empty()) return fail_closed(std::move(out), enterprise.error);
     if (!managed.error.empty()) return fail_closed(std::move(out), managed.error);
@@ -307,9 +352,22 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     }
 
     Loader loader{lookup, {}, {}};
+    // A config home others can write is no more the user's than a repository is.
+    std::optional<std::string> home_problem;
+    std::error_code ec;
+    if (fs::exists(locations.config_home, ec)) home_problem = distrust_reason(locations.config_home, kPrivateFile);
     PersonalSettings user, local;
-    user.read(locations.user_settings_file(), loader.problems);
-    local.read(locations.local_settings_file(), loader.problems);
+    user.read(locations.user_settings_file(), loader.problems, home_problem);
+    local.read(locations.local_settings_file(), loader.problems, home_problem);
+    // The old in-repository local file: servers with project trust, lists ignored (see the header).
+    const fs::path legacy = locations.legacy_local_settings_file();
+    Document legacy_doc;
+    if (fs::exists(fs::symlink_status(legacy, ec))) {
+        out.legacy_local_file = legacy;
+        legacy_doc = read_document(legacy, kRepositoryFile, locations.project_root);
+        loader.problems.push_back({legacy.string(), "", legacy_local_warning(legacy_doc, locations)});
+        if (!legacy_doc.error.empty()) legacy_doc.present = false;  // reported just above
+    }
 
     if (enterprise.present) {
         loader.add_servers(*enterprise_servers, json::member(enterprise.doc, "xaaIdp"), {Scope::Enterprise, enterprise_origin, "", ""});
@@ -318,9 +376,12 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
             loader.add_document(parse_document(p.json_text, p.origin), {Scope::Plugin, p.origin, p.plugin_source, ""}, true, true);
         for (const fs::path& dir : locations.plugin_dirs) loader.add_plugin_dir(dir);
         loader.add_document(user.file, {Scope::User, user.origin, "", ""}, false, false);
+        const std::string root = locations.project_root.string();
         for (const fs::path& file : locations.project_files())
-            loader.add_document(read_document(file), {Scope::Project, file.string(), "", locations.project_root.string()}, true, true);
-        loader.add_document(local.file, {Scope::Local, local.origin, "", ""}, false, false);
+            loader.add_document(read_document(file, kRepositoryFile, locations.project_root),
+                                {Scope::Project, file.string(), "", root}, true, true);
+        loader.add_document(legacy_doc, {Scope::Project, legacy.string(), "", root}, false, false);
+        loader.add_document(local.file, {Scope::Local, local.origin, "", root}, false, false);
         for (const DynamicConfig& d : dynamic)
             loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
         if (managed_servers) loader.add_servers(*managed_servers, json::member(managed.doc, "xaaIdp"), {Scope::Managed, managed_origin, "", ""});

@@ -15,7 +15,16 @@
 //    a lower scope defines the same name, its definition stays in effect;
 //  - a bad allowedMcpServers / deniedMcpServers / disabledMcpServers / enabledMcpServers list in a
 //    user or local file: a ConfigProblem, that list ignored.
+//  - a file another user owns, or others may write (file_trust.hpp), or a repository file that is a
+//    symlink leading out of the project: a ConfigProblem naming it, the file not read (an
+//    administrator's file: fail closed). A config home that others may write: its settings are not
+//    read at all.
 // A missing file is simply absent.
+//
+// Trust by location (issue #9): the local settings live in the config home, keyed by project root.
+// A <project root>/.mcph/settings.local.json (where older versions kept them) is inside the work
+// tree, where a commit can put it: its servers are read as project servers (approval needed), its
+// lists are ignored, and a ConfigProblem says how to migrate it (`mcph migrate-local`).
 //
 // Policy (kept apart from the servers; governance/ applies it):
 //  - denied: every deniedMcpServers of managed-mcp.json, managed-settings.json, user and local
@@ -70,6 +79,7 @@ struct LayeredConfig {
     std::vector<ConfigProblem> problems;
     bool enterprise_exclusive = false;  // managed-mcp.json exists (even when it failed closed)
     std::filesystem::path project_root;
+    std::filesystem::path legacy_local_file;  // <root>/.mcph/settings.local.json when it exists
 };
 
 // Reads every scope. Plugin servers come from `plugins` first, then from each `*.mcp.json` directly

@@ -247,4 +247,12 @@ std::string definition_fingerprint(const config::ServerConfig& server) {
     return tools::sha256_hex(canonical_entry(entry_of(server)));
 }
 
+std::string written_fingerprint(const config::ConfiguredServer& server) {
+    if (server.written_json.empty()) return definition_fingerprint(server.config);
+    Json doc;
+    doc.Parse(server.written_json.data(), server.written_json.size());
+    if (doc.HasParseError()) return tools::sha256_hex("written\0" + server.written_json);
+    return tools::sha256_hex("written\0" + canonical_json(doc));
+}
+
 }  // namespace mcph::governance

@@ -3,6 +3,7 @@
 // part of a signature — a user's "my-slack" and a plugin's "slack-connector" are the same Slack.
 #pragma once
 
+#include "config/config_source.hpp"
 #include "config/server_config.hpp"
 
 #include <mcph/json.hpp>
@@ -50,5 +51,11 @@ std::string server_signature(const config::ServerConfig& server);
 // definition changed since the user approved it?"), where server_signature() is too coarse — a
 // project file could add a headersHelper shell command without changing the signature.
 std::string definition_fingerprint(const config::ServerConfig& server);
+
+// sha256 of the canonical JSON of the definition as written in its file, before ${VAR} expansion
+// (ConfiguredServer::written_json): what an approval records. A token rotated in the environment
+// keeps the approval; any change of the entry in the file (or of the shared xaaIdp) revokes it.
+// Falls back to definition_fingerprint when the written form is unknown.
+std::string written_fingerprint(const config::ConfiguredServer& server);
 
 }  // namespace mcph::governance

@@ -223,13 +223,19 @@ detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfi
 }
 
 Host::Impl::ReviewedTools Host::Impl::reviewed_tools(const std::string& name, const std::vector<Tool>& tools) const {
-    ToolPins server_pins;
+    std::optional<config::Pins> server_pins;
     {
         std::lock_guard lock(mutex);
         if (auto it = pins.find(name); it != pins.end()) server_pins = it->second;
     }
-    auto review = governance::review_tools(scanned_tools(name, tools), server_pins);
+    std::vector<Tool> scanned = scanned_tools(name, tools);
     ReviewedTools out;
+    if (!server_pins) {  // never approved: nothing to compare with, but the scanner policy still applies
+        out.allowed = std::move(scanned);
+        withhold_flagged(out);
+        return out;
+    }
+    auto review = governance::review_tools(std::move(scanned), server_pins->tools);
     out.allowed = std::move(review.allowed);
     for (const auto& w : review.withheld) {
         const bool changed = w.reason == governance::WithheldTool::Reason::Changed;
@@ -282,6 +288,29 @@ void Host::Impl::withhold_flagged(ReviewedTools& reviewed) const {
     reviewed.allowed = std::move(kept);
 }
 
+std::vector<UnapprovedChange> Host::Impl::unapproved_changes(const std::string& name, const detail::SessionCore& core) const {
+    std::optional<config::Pins> server_pins;
+    {
+        std::lock_guard lock(mutex);
+        if (auto it = pins.find(name); it != pins.end()) server_pins = it->second;
+    }
+    std::vector<UnapprovedChange> out;
+    if (!server_pins) return out;
+    for (const auto& c : governance::review_pinned_items(server_pins->prompts, server_pins->resources, server_pins->instructions,
+                                                         core.cached_prompts(), core.cached_resources(), core.instructions()))
+        out.push_back({std::string(governance::kind_name(c.kind)), c.name, c.is_new ? "new since approval" : "changed since approval"});
+    return out;
+}
+
+config::Pins Host::Impl::pins_of(const detail::SessionCore& core) {
+    config::Pins out;
+    out.tools = governance::pin_tools(core.cached_tools());
+    out.prompts = governance::pin_prompts(core.cached_prompts());
+    out.resources = governance::pin_resources(core.cached_resources());
+    out.instructions = governance::instructions_pin_hash(core.instructions());
+    return out;
+}
+
 std::vector<Tool> Host::Impl::mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const {
     std::vector<Tool> out;
     std::map<std::string, std::string> owner;  // mapped name -> server/tool, to refuse any collision
@@ -303,31 +332,9 @@ std::vector<Tool> Host::Impl::mapped_tools(const std::vector<std::shared_ptr<con
     return out;
 }
 
+// Nothing is pinned here: a pin set is only ever recorded by Host::approve, with the user (a
+// server approved while unreachable has an empty set, so what it lists later is held back).
 void Host::Impl::on_state_change(const std::string& name, const ConnectionState& state) {
-    // An approval recorded before the server could be reached pins its tools at the first connect.
-    if (std::holds_alternative<state::Connected>(state)) {
-        bool unpinned_approval = false;
-        {
-            std::lock_guard lock(mutex);
-            auto server = every_server.find(name);
-            if (server != every_server.end()) {
-                auto approval = approvals.find(project_key(server->second), name);
-                unpinned_approval = approval && approval->tool_pins.empty();
-            }
-        }
-        if (unpinned_approval) {
-            try {
-                auto approval = approvals.find(project_key(configured(name)), name);
-                auto core = std::get<state::Connected>(state).client->core().cached_tools();
-                approval->tool_pins = governance::pin_tools(core);
-                approvals.save(*approval);
-                std::lock_guard lock(mutex);
-                pins[name] = approval->tool_pins;
-            } catch (const Error& e) {
-                options.logger(LogLevel::Warn, name, std::string("could not pin the approved tools: ") + e.what());
-            }
-        }
-    }
     if (options.on_state_change) options.on_state_change(name, state);
 }
 

@@ -1,9 +1,13 @@
 // Changing the configuration on disk for the user: mcph add / remove (config files, written
 // atomically with their mode kept) and mcph approve (the approval store, with tool pins).
 #include "config/config_editor.hpp"
+#include "config/env_expansion.hpp"
+#include "config/file_trust.hpp"
+#include "config/local_migration.hpp"
 #include "governance/server_signature.hpp"
 #include "governance/tool_pins.hpp"
 #include "host/host_impl.hpp"
+#include "json/json_access.hpp"
 
 namespace mcph {
 namespace {
@@ -23,10 +27,25 @@ bool editable(const config::ConfigLocations& locations, const std::filesystem::p
     return true;
 }
 
+// A file inside the project may be a committed symlink: writing through it must not reach a file
+// outside the project (the user's settings, approvals, any JSON file they can write).
+void check_stays_in_project(const config::ConfigLocations& locations, const std::filesystem::path& file) {
+    const auto below = file.lexically_relative(locations.project_root);
+    if (below.empty() || *below.begin() == "..") return;  // not a project file
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return;
+    if (!config::resolves_inside(file, locations.project_root))
+        throw Error(ErrorKind::Usage, file.string() + " is a symlink leading out of the project " +
+                                          locations.project_root.string() + "; refusing to write through it");
+    config::require_trusted(file, {config::Owner::CurrentUser, true});
+}
+
 }  // namespace
 
 void Host::save_server(const std::string& scope, const std::string& name, const JsonValue& config, bool replace) {
-    config::add_server_entry(file_for_scope(impl_->locations, scope), name, config, replace);
+    const auto file = file_for_scope(impl_->locations, scope);
+    check_stays_in_project(impl_->locations, file);
+    config::add_server_entry(file, name, config, replace);
     impl_->load_servers();
 }
 
@@ -43,30 +62,63 @@ bool Host::remove_saved_server(const std::string& name, const std::string& scope
         throw Error(ErrorKind::Usage, "server '" + name + "' is defined in " + file.string() +
                                           " (an administrator's or a plugin's file); it cannot be removed here — "
                                           "`mcph disable " + name + "` switches it off for you");
+    check_stays_in_project(impl_->locations, file);
     const bool removed = config::remove_server_entry(file, name);
-    if (removed) impl_->load_servers();
-    return removed;
+    if (!removed) return false;
+    // The approval went with the definition: a later definition of this name is approved afresh.
+    try {
+        impl_->approvals.remove_defined_in(file.string(), name);
+    } catch (const Error& e) {
+        impl_->load_servers();
+        throw Error(e.kind(), "removed '" + name + "' from " + file.string() + ", but its approval could not be dropped: " + e.what());
+    }
+    impl_->load_servers();
+    return true;
 }
 
 void Host::approve(const std::string& name) {
     const auto server = impl_->configured(name);
     config::Approval approval;
-    approval.project_key = impl_->project_key(server);
-    approval.server = name;
-    approval.signature = governance::definition_fingerprint(server.config);  // the whole definition, not just its identity
-    impl_->approvals.save(approval);  // empty pins: the tools are pinned once they are read
+    approval.key = impl_->approval_key(server);
+    approval.signature = governance::written_fingerprint(server);  // the whole entry as written
+    // First an explicit, empty pin set: until the server's lists are read, everything it shows is
+    // held back — and stays so if it cannot be reached (nothing is ever pinned later unseen).
+    approval.pins.instructions = governance::instructions_pin_hash("");
+    impl_->approvals.save(approval);
     impl_->load_servers();
     std::shared_ptr<detail::SessionCore> core;
     try {
         core = impl_->connection_of(name)->connect();
     } catch (const Error& e) {
-        throw Error(e.kind(), "server '" + name + "' is approved, but its tools could not be read to pin them (they "
-                                                  "will be pinned at its first connection): " + e.what());
+        throw Error(e.kind(), "server '" + name + "' is approved with nothing pinned, since it could not be reached to "
+                                                  "read its tools: everything it lists will be held back until you run "
+                                                  "`mcph approve " + name + "` again while it is reachable (" + e.what() + ")");
     }
-    approval.tool_pins = governance::pin_tools(core->cached_tools());
+    approval.pins = Impl::pins_of(*core);
     impl_->approvals.save(approval);
     std::lock_guard lock(impl_->mutex);
-    impl_->pins[name] = approval.tool_pins;
+    impl_->pins[name] = approval.pins;
+}
+
+ServerDefinition Host::definition(const std::string& name) const {
+    const auto server = impl_->configured(name);
+    ServerDefinition out{name, std::string(config::scope_name(server.scope)), server.origin, {}, {}};
+    Json written;
+    written.Parse(server.written_json.data(), server.written_json.size());
+    const JsonValue* entry = !written.HasParseError() && written.IsObject() ? json::member(written, "entry") : nullptr;
+    if (entry) {
+        out.definition_json = to_pretty_json(*entry);
+        out.variables = config::variables_read_by(*entry);
+    } else {
+        out.definition_json = server.config.config_json;  // a source without a written form (none today)
+    }
+    return out;
+}
+
+std::filesystem::path Host::migrate_local_settings() {
+    auto to = config::migrate_legacy_local_settings(impl_->locations);
+    impl_->load_servers();
+    return to;
 }
 
 }  // namespace mcph

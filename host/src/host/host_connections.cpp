@@ -108,7 +108,10 @@ std::vector<ServerStatus> Host::status() const {
         s.origin = server.origin;
         s.plugin_source = server.plugin_source;
         s.stderr_tail = connection->stderr_tail();
-        if (auto core = connection->live_core()) s.withheld_tools = impl_->reviewed_tools(s.name, core->cached_tools()).withheld;
+        if (auto core = connection->live_core()) {
+            s.withheld_tools = impl_->reviewed_tools(s.name, core->cached_tools()).withheld;
+            s.unapproved_changes = impl_->unapproved_changes(s.name, *core);
+        }
         out.push_back(std::move(s));
     }
     return out;

@@ -29,7 +29,6 @@
 
 namespace mcph {
 
-using ToolPins = std::map<std::string, std::string>;
 
 struct Host::Impl {
     HostOptions options;
@@ -49,7 +48,8 @@ struct Host::Impl {
     std::vector<std::string> order;  // connectable servers, in definition order
     std::map<std::string, std::shared_ptr<connection::ServerConnection>> connections;
     std::map<std::string, config::ConfiguredServer> every_server;  // incl. those left out, for approve
-    std::map<std::string, ToolPins> pins;  // approved tool definitions per server (rug-pull guard)
+    // What each approved server showed at approval (rug-pull guard); no entry: never approved.
+    std::map<std::string, config::Pins> pins;
     ConfigReport report;
     governance::PolicySettings policy;
 
@@ -59,7 +59,8 @@ struct Host::Impl {
 
     // Re-reads the configuration and rebuilds the server table (server_table.cpp).
     void load_servers();
-    std::string project_key(const config::ConfiguredServer& server) const;
+    // Where the approval of this definition is stored: scope, file, project, name.
+    config::ApprovalKey approval_key(const config::ConfiguredServer& server) const;
 
     std::shared_ptr<connection::ServerConnection> connection_of(const std::string& name) const;
     config::ConfiguredServer configured(const std::string& name) const;  // throws NotFound
@@ -84,6 +85,10 @@ struct Host::Impl {
     std::vector<Tool> foreign_tools(const std::string& name) const;
     void withhold_flagged(ReviewedTools& reviewed) const;
     std::string withheld_owner(const std::string& mapped_name) const;
+    // Instructions, prompts and resources of a live server that differ from its approval (host.cpp).
+    std::vector<UnapprovedChange> unapproved_changes(const std::string& name, const detail::SessionCore& core) const;
+    // Everything the live server shows now, as an approval would pin it (host.cpp).
+    static config::Pins pins_of(const detail::SessionCore& core);
     // Tools of these connections under mapped names, collisions withheld (host.cpp).
     std::vector<Tool> mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const;
 };

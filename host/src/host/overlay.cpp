@@ -74,7 +74,7 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
                                               "and policy agents (pluginOnlyMcpServers)");
         if (s.name.empty() || !names.insert(s.name).second)
             throw Error(ErrorKind::Usage, who + ": inline server name '" + s.name + "' is empty or already in use");
-        config::ConfiguredServer server{parse_inline(s), config::Scope::Dynamic, "agent " + spec.agent, "", ""};
+        config::ConfiguredServer server{parse_inline(s), config::Scope::Dynamic, "agent " + spec.agent, "", "", s.config_json, {}};
         auto decision = governance::check_server_allowed(server.config, policy);
         if (!decision.allowed)
             throw Error(ErrorKind::Usage, who + ": server '" + s.name + "' is denied by policy: " + decision.reason);

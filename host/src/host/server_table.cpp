@@ -30,9 +30,32 @@ struct ApprovalLookup {
 
 }  // namespace
 
-std::string Host::Impl::project_key(const config::ConfiguredServer& server) const {
-    return server.scope == config::Scope::Project ? server.project_root : std::string();
+// A project's and a local definition belong to one project; the others are the same everywhere.
+config::ApprovalKey Host::Impl::approval_key(const config::ConfiguredServer& server) const {
+    const bool per_project = server.scope == config::Scope::Project || server.scope == config::Scope::Local;
+    return {std::string(config::scope_name(server.scope)), server.origin, per_project ? server.project_root : std::string(),
+            server.config.name};
 }
+
+namespace {
+
+// Every lower definition a server replaced from another scope. A project definition replacing the
+// user's is the case that matters (a repository taking over a name the user trusts), so its reason
+// says what approving it would mean.
+void report_shadowing(const config::ConfiguredServer& s, ConfigReport& report) {
+    const std::string by_scope(config::scope_name(s.scope));
+    for (const auto& hidden : s.shadows) {
+        if (hidden.scope == s.scope) continue;  // a closer .mcp.json over a farther one: one project
+        const std::string scope(config::scope_name(hidden.scope));
+        std::string reason = "your " + scope + "-scope '" + s.config.name + "' (" + hidden.origin + ") is replaced by the " +
+                             by_scope + " definition in " + s.origin;
+        if (s.scope == config::Scope::Project)
+            reason += "; `mcph approve " + s.config.name + "` would approve the project's definition, not yours";
+        report.shadowed.push_back({s.config.name, scope, hidden.origin, by_scope, s.origin, std::move(reason)});
+    }
+}
+
+}  // namespace
 
 void Host::Impl::load_servers() {
     std::vector<config::DynamicConfig> documents;
@@ -44,6 +67,9 @@ void Host::Impl::load_servers() {
                                                                 : config::load_dynamic_config(documents);
     ConfigReport next_report;
     next_report.enterprise_exclusive = layered.enterprise_exclusive;
+    next_report.legacy_local_settings = layered.legacy_local_file.string();
+    next_report.local_settings = locations.local_settings_file().string();
+    for (const auto& s : layered.servers) report_shadowing(s, next_report);
     for (const auto& p : layered.problems)
         next_report.problems.push_back({p.server, "", p.origin, "", url::redact_urls_in_text(p.message)});
     if (layered.policy.fail_closed) next_report.problems.push_back({"", "", "policy", "", layered.policy.fail_closed_reason});
@@ -56,14 +82,14 @@ void Host::Impl::load_servers() {
     auto lookup = [&](const config::ConfiguredServer& s) {
         ApprovalLookup out;
         try {
-            out.approval = approvals.find(project_key(s), s.config.name);
+            out.approval = approvals.find(approval_key(s));
         } catch (const Error& e) {
             out.error = e.what();
         }
         return out;
     };
     std::vector<config::ConfiguredServer> eligible;
-    std::map<std::string, ToolPins> next_pins;
+    std::map<std::string, config::Pins> next_pins;
     for (const auto& s : deduped.kept) {
         const std::string& name = s.config.name;
         auto decision = governance::check_server_allowed(s.config, layered.policy);
@@ -83,16 +109,19 @@ void Host::Impl::load_servers() {
                                     " and run `mcph approve " + name + "`"));
                 continue;
             }
-            if (found.approval->signature != governance::definition_fingerprint(s.config)) {
+            if (found.approval->signature != governance::written_fingerprint(s)) {
                 next_report.unapproved.push_back(
                     excluded(s, "its definition changed since you approved it: review " + s.origin + " and run `mcph approve " +
                                     name + "`"));
                 continue;
             }
         } else if (!found.error.empty()) {
-            next_report.problems.push_back({name, "", "approvals", "", found.error});
+            // Whether this server was approved (and what was pinned) cannot be known: everything it
+            // shows is held back rather than let through unpinned, until the store is fixed.
+            next_report.problems.push_back({name, "", "approvals", "", found.error + " (its tools are withheld meanwhile)"});
+            next_pins[name] = config::Pins{};
         }
-        if (found.approval) next_pins[name] = found.approval->tool_pins;
+        if (found.approval) next_pins[name] = found.approval->pins;
         eligible.push_back(s);
     }
 

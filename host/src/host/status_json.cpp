@@ -32,14 +32,17 @@ JsonValue plugin_json(const PluginInfo& p, Alloc& a) {
     return o;
 }
 
-void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vector<Tool>& usable_tools, Alloc& a) {
+// Changed instructions are text for the model that the user has not seen: held back (flagged in
+// unapprovedChanges) until the server is approved again.
+void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vector<Tool>& usable_tools,
+                         bool instructions_withheld, Alloc& a) {
     o.AddMember("protocolVersion", str(core.protocol_version(), a), a);
     JsonValue info(rapidjson::kObjectType);
     info.AddMember("name", str(core.server_info().name, a), a);
     info.AddMember("version", str(core.server_info().version, a), a);
     o.AddMember("serverInfo", info, a);
     o.AddMember("capabilities", JsonValue(core.server_capabilities(), a), a);
-    if (!core.instructions().empty()) {
+    if (!core.instructions().empty() && !instructions_withheld) {
         o.AddMember("instructions", str(core.instructions(), a), a);
         const auto findings = governance::scan_instructions(core.instructions());
         if (!findings.empty()) o.AddMember("instructionsFindings", findings_json(findings, a), a);
@@ -125,6 +128,36 @@ void add_state_details(JsonValue& o, const ServerStatus& s, Alloc& a) {
         withheld.PushBack(t, a);
     }
     o.AddMember("withheldTools", withheld, a);
+    JsonValue changes(rapidjson::kArrayType);
+    for (const auto& c : s.unapproved_changes) {
+        JsonValue v(rapidjson::kObjectType);
+        v.AddMember("kind", str(c.kind, a), a);
+        if (!c.name.empty()) v.AddMember("name", str(c.name, a), a);
+        v.AddMember("reason", str(c.reason, a), a);
+        changes.PushBack(v, a);
+    }
+    o.AddMember("unapprovedChanges", changes, a);
+}
+
+bool instructions_changed(const ServerStatus& s) {
+    for (const auto& c : s.unapproved_changes)
+        if (c.kind == "instructions") return true;
+    return false;
+}
+
+JsonValue shadowed_json(const std::vector<ShadowedServer>& list, Alloc& a) {
+    JsonValue out(rapidjson::kArrayType);
+    for (const auto& sh : list) {
+        JsonValue o(rapidjson::kObjectType);
+        o.AddMember("name", str(sh.name, a), a);
+        o.AddMember("scope", str(sh.scope, a), a);
+        o.AddMember("origin", str(sh.origin, a), a);
+        o.AddMember("byScope", str(sh.by_scope, a), a);
+        o.AddMember("byOrigin", str(sh.by_origin, a), a);
+        o.AddMember("reason", str(sh.reason, a), a);
+        out.PushBack(o, a);
+    }
+    return out;
 }
 
 }  // namespace
@@ -147,7 +180,8 @@ Json Host::status_json() const {
             std::lock_guard lock(impl_->mutex);
             if (auto it = impl_->connections.find(s.name); it != impl_->connections.end()) core = it->second->live_core();
         }
-        if (core) add_session_details(o, *core, impl_->reviewed_tools(s.name, core->cached_tools()).allowed, a);
+        if (core)
+            add_session_details(o, *core, impl_->reviewed_tools(s.name, core->cached_tools()).allowed, instructions_changed(s), a);
         std::shared_ptr<auth::AuthSession> auth;
         {
             std::lock_guard lock(impl_->mutex);
@@ -170,6 +204,9 @@ Json Host::status_json() const {
     doc.AddMember("denied", excluded_json(report.denied, a), a);
     doc.AddMember("unapproved", excluded_json(report.unapproved, a), a);
     doc.AddMember("configProblems", excluded_json(report.problems, a), a);
+    doc.AddMember("shadowed", shadowed_json(report.shadowed, a), a);
+    if (!report.legacy_local_settings.empty()) doc.AddMember("legacyLocalSettings", str(report.legacy_local_settings, a), a);
+    doc.AddMember("localSettings", str(report.local_settings, a), a);
     doc.AddMember("enterpriseExclusive", report.enterprise_exclusive, a);
     JsonValue plugins(rapidjson::kArrayType);
     for (const PluginInfo& p : impl_->registry.infos()) plugins.PushBack(plugin_json(p, a), a);

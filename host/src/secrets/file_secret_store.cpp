@@ -1,5 +1,9 @@
 #include "secrets/file_secret_store.hpp"
 
+#include "config/atomic_write.hpp"
+#include "config/config_locations.hpp"
+#include "config/file_trust.hpp"
+
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
@@ -23,13 +27,31 @@ namespace fs = std::filesystem;
     throw Error(ErrorKind::Connection, "credentials file " + file.string() + ": " + why);
 }
 
-// An advisory lock on "<file>.lock", held for one read or read-modify-write.
+// Tokens are the user's alone: the file and its folder must be theirs and writable by nobody else
+// (a token planted by another user would be sent to servers in this user's name).
+constexpr config::TrustRule kPrivate{config::Owner::CurrentUser, false};
+
+void check_folder(const fs::path& file) {
+    if (auto why = config::distrust_reason(file.parent_path(), kPrivate)) fail(file, *why);
+}
+
+// An advisory lock on "<file>.lock", held for one read or read-modify-write. O_NOFOLLOW: a symlink
+// planted in its place must not make mcph create or open another file.
 class FileLock {
 public:
     FileLock(const fs::path& file, int operation) {
         const fs::path lock = file.string() + ".lock";
-        fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        if (fd_ < 0) fail(file, std::string("cannot open its lock file: ") + std::strerror(errno));
+        fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd_ < 0) fail(file, std::string("cannot open its lock file (a symlink there is refused): ") + std::strerror(errno));
+        struct stat st {};
+        std::optional<std::string> why;
+        if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) why = "its lock file is not a regular file";
+        else why = config::distrust_reason(lock, st, kPrivate);
+        if (why) {
+            ::close(fd_);
+            fd_ = -1;
+            fail(file, *why);
+        }
         while (::flock(fd_, operation) != 0) {
             if (errno != EINTR) fail(file, std::string("cannot lock it: ") + std::strerror(errno));
         }
@@ -56,6 +78,10 @@ Json read_all(const fs::path& file) {
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
         fail(file, "is not a regular file");
+    }
+    if (auto why = config::distrust_reason(file, st, kPrivate); why && st.st_uid != ::geteuid()) {
+        ::close(fd);
+        fail(file, *why);
     }
     if ((st.st_mode & 077) != 0) {
         ::close(fd);
@@ -88,9 +114,7 @@ void write_fully(int fd, const std::string& data, const fs::path& file) {
 // Temp file (0600) in the same folder, fsync, rename over the old one, fsync the folder: a crash at
 // any step leaves either the old file or the new one.
 void replace_atomically(const fs::path& file, const Json& doc) {
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    ::chmod(file.parent_path().c_str(), 0700);
+    check_folder(file);
     rapidjson::StringBuffer out;
     rapidjson::Writer<rapidjson::StringBuffer> writer(out);
     doc.Accept(writer);
@@ -121,10 +145,9 @@ void replace_atomically(const fs::path& file, const Json& doc) {
 }  // namespace
 
 fs::path default_credentials_path() {
-    if (const char* home = std::getenv("MCPH_CONFIG_HOME"); home && *home) return fs::path(home) / "credentials.json";
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return fs::path(xdg) / "mcph" / "credentials.json";
-    const char* home = std::getenv("HOME");
-    return fs::path(home && *home ? home : "/tmp") / ".config" / "mcph" / "credentials.json";
+    // The same config home as everything else: $HOME or the password database, never /tmp (where
+    // any local user could plant a credentials file for a service that runs without HOME).
+    return config::config_home_from(config::lookup_process_environment) / "credentials.json";
 }
 
 FileSecretStore::FileSecretStore(fs::path file) : file_(std::move(file)) {}
@@ -133,6 +156,7 @@ std::optional<std::string> FileSecretStore::get(const std::string& key) {
     std::lock_guard guard(mutex_);
     std::error_code ec;
     if (!fs::exists(file_.parent_path(), ec)) return std::nullopt;
+    check_folder(file_);
     FileLock lock(file_, LOCK_SH);
     Json doc = read_all(file_);
     auto it = doc.FindMember(key.c_str());
@@ -142,8 +166,8 @@ std::optional<std::string> FileSecretStore::get(const std::string& key) {
 
 void FileSecretStore::set(const std::string& key, const std::string& value) {
     std::lock_guard guard(mutex_);
-    std::error_code ec;
-    fs::create_directories(file_.parent_path(), ec);
+    config::create_private_directories(file_.parent_path());
+    check_folder(file_);
     FileLock lock(file_, LOCK_EX);
     Json doc = read_all(file_);
     auto& a = doc.GetAllocator();
@@ -156,6 +180,7 @@ void FileSecretStore::erase(const std::string& key) {
     std::lock_guard guard(mutex_);
     std::error_code ec;
     if (!fs::exists(file_, ec)) return;
+    check_folder(file_);
     FileLock lock(file_, LOCK_EX);
     Json doc = read_all(file_);
     if (!doc.RemoveMember(key.c_str())) return;

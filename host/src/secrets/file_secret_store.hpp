@@ -11,7 +11,9 @@
 
 namespace mcph::secrets {
 
-// $MCPH_CONFIG_HOME, else $XDG_CONFIG_HOME/mcph, else ~/.config/mcph — plus "credentials.json".
+// config_home_from() (config_locations.hpp: $MCPH_CONFIG_HOME, $XDG_CONFIG_HOME/mcph, else the
+// home of $HOME or of the password database — never /tmp) plus "credentials.json". The file and its
+// folder must belong to the current user and be writable by nobody else.
 std::filesystem::path default_credentials_path();
 
 class FileSecretStore : public plugins::SecretStore {

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 
+#include <unistd.h>
+
 namespace {
 
 using mcph::test::ScratchDir;
@@ -60,7 +62,17 @@ TEST(ConfigLocations, FileNames) {
     EXPECT_EQ(loc.enterprise_file(), "/etc/mcph/managed-mcp.json");
     EXPECT_EQ(loc.managed_settings_file(), "/etc/mcph/managed-settings.json");
     EXPECT_EQ(loc.user_settings_file(), "/h/.config/mcph/settings.json");
-    EXPECT_EQ(loc.local_settings_file(), "/repo/.mcph/settings.local.json");
+    // The user's local settings are in the config home, keyed by project; the in-repository file of
+    // older versions is only the legacy location (issue #9 item 1).
+    const fs::path local = loc.local_settings_file();
+    EXPECT_EQ(local.parent_path().parent_path(), "/h/.config/mcph/projects") << local;
+    EXPECT_EQ(local.filename(), "settings.local.json");
+    EXPECT_EQ(local.parent_path().filename().string().rfind("repo-", 0), 0u) << local;
+    EXPECT_EQ(local.parent_path().filename().string().size(), 5u + 16u) << local;
+    loc.project_root = "/other/repo";
+    EXPECT_NE(loc.local_settings_file(), local) << "two projects, two local files";
+    loc.project_root = "/repo";
+    EXPECT_EQ(loc.legacy_local_settings_file(), "/repo/.mcph/settings.local.json");
     EXPECT_EQ(loc.approvals_file(), "/h/.config/mcph/approvals.json");
 }
 
@@ -81,6 +93,33 @@ TEST(ConfigLocations, ProjectRootIsTheNearestGitAncestor) {
     auto plain = ConfigLocations::from_variables(env, dir.path() / "plain/d");
     EXPECT_EQ(plain.project_root, dir.path() / "plain/d");
     EXPECT_EQ(plain.cwd, dir.path() / "plain/d");
+}
+
+TEST(ConfigLocations, HomeFromThePasswordDatabaseWhenHomeIsUnset) {
+    ScratchDir dir;
+    const auto loc = ConfigLocations::from_variables(vars({}), dir.path());
+    EXPECT_FALSE(loc.config_home.empty());
+    EXPECT_NE(loc.config_home.string().rfind("/tmp", 0), 0u) << loc.config_home << ": never a shared folder";
+}
+
+// git's safe.directory rule: the upward walk stops at a folder, or a .git, that another user owns.
+TEST(ConfigLocations, ProjectWalkStopsAtAnotherUsersFolderOrGit) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown files to another uid";
+    ScratchDir dir;
+    fs::create_directories(dir.path() / "shared/.git");
+    fs::create_directories(dir.path() / "shared/mine/sub");
+    const auto env = vars({{"HOME", "/h"}});
+    ASSERT_EQ(ConfigLocations::from_variables(env, dir.path() / "shared/mine/sub").project_root, dir.path() / "shared");
+    constexpr uid_t kOther = 65534;  // nobody
+    ASSERT_EQ(::chown((dir.path() / "shared/.git").c_str(), kOther, kOther), 0);
+    EXPECT_EQ(ConfigLocations::from_variables(env, dir.path() / "shared/mine/sub").project_root, dir.path() / "shared/mine/sub")
+        << "a .git of another user is not our project";
+    ASSERT_EQ(::chown((dir.path() / "shared/.git").c_str(), 0, 0), 0);
+    ASSERT_EQ(::chown((dir.path() / "shared").c_str(), kOther, kOther), 0);
+    EXPECT_EQ(ConfigLocations::from_variables(env, dir.path() / "shared/mine/sub").project_root, dir.path() / "shared/mine/sub")
+        << "the walk must not pass a folder of another user";
+    fs::create_directories(dir.path() / "shared/mine/.git");
+    EXPECT_EQ(ConfigLocations::from_variables(env, dir.path() / "shared/mine/sub").project_root, dir.path() / "shared/mine");
 }
 
 TEST(ConfigLocations, CwdIsResolvedThroughSymlinks) {

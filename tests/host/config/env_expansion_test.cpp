@@ -140,4 +140,15 @@ TEST(EnvExpansion, ProcessEnvironmentLookup) {
     }
 }
 
+// What `mcph approve` lists: every variable a definition reads, defaults' included, only from the
+// expanded fields.
+TEST(EnvExpansion, VariablesReadByADefinition) {
+    const mcph::Json entry = mcph::parse_json(
+        R"({"command":"${HOME}/bin/x","args":["--t","${A:-${B}}"],"env":{"K":"${AWS_SECRET_ACCESS_KEY}"},)"
+        R"("url":"https://x/${A}","headers":{"Authorization":"Bearer ${GITHUB_TOKEN}"},"cwd":"${NOT_EXPANDED}"})");
+    EXPECT_EQ(mcph::config::variables_read_by(entry),
+              (std::vector<std::string>{"A", "AWS_SECRET_ACCESS_KEY", "B", "GITHUB_TOKEN", "HOME"}));
+    EXPECT_TRUE(mcph::config::variables_read_by(mcph::parse_json(R"({"command":"/bin/x"})")).empty());
+}
+
 }  // namespace

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <map>
 
+#include <sys/stat.h>
+
 namespace {
 
 using mcph::test::ScratchDir;
@@ -469,6 +471,93 @@ TEST(LoadDynamicConfig, OnlyTheGivenDocuments) {
     ASSERT_EQ(c.problems.size(), 1u);
     EXPECT_EQ(c.problems[0].origin, "c");
     EXPECT_FALSE(c.policy.allowed.has_value());
+}
+
+// ---- trust by location (issue #9) ----------------------------------------------------------------
+
+// <repo>/.mcph/settings.local.json is inside the work tree: its servers are project servers, its
+// lists count for nothing, and a problem says how to migrate it.
+TEST_F(LayeredConfigTest, InRepositoryLocalSettingsHaveProjectTrustOnly) {
+    user(R"({"mcpServers":{"off":{"command":"/bin/off"}},"disabledMcpServers":["off"]})");
+    write(loc.legacy_local_settings_file(),
+          R"({"mcpServers":{"runner":{"command":"/bin/sh"}},"allowedMcpServers":[{"serverName":"x"}],)"
+          R"("deniedMcpServers":[{"serverName":"off"}],"enabledMcpServers":["off"]})");
+    const auto c = load();
+    const ConfiguredServer* runner = find(c, "runner");
+    ASSERT_TRUE(runner);
+    EXPECT_EQ(runner->scope, Scope::Project);
+    EXPECT_EQ(runner->origin, loc.legacy_local_settings_file().string());
+    EXPECT_EQ(runner->project_root, loc.project_root.string());
+    EXPECT_TRUE(find(c, "off")->config.disabled) << "enabledMcpServers of a repository file must not count";
+    EXPECT_FALSE(c.policy.allowed.has_value()) << "nor its allow list";
+    EXPECT_TRUE(c.policy.denied.empty()) << "nor any of its lists";
+    EXPECT_EQ(c.legacy_local_file, loc.legacy_local_settings_file());
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("mcph migrate-local"), std::string::npos) << c.problems[0].message;
+    EXPECT_NE(c.problems[0].message.find(loc.local_settings_file().string()), std::string::npos) << c.problems[0].message;
+}
+
+TEST_F(LayeredConfigTest, LocalSettingsInTheConfigHomeAreTheUsers) {
+    user(R"({"mcpServers":{"off":{"command":"/bin/off"}},"disabledMcpServers":["off"]})");
+    local(R"({"mcpServers":{"mine":{"command":"/bin/mine"}},"enabledMcpServers":["off"]})");
+    const auto c = load();
+    ASSERT_TRUE(find(c, "mine"));
+    EXPECT_EQ(find(c, "mine")->scope, Scope::Local);
+    EXPECT_EQ(find(c, "mine")->project_root, loc.project_root.string()) << "local approvals are per project";
+    EXPECT_FALSE(find(c, "off")->config.disabled);
+    EXPECT_TRUE(c.problems.empty());
+}
+
+TEST_F(LayeredConfigTest, ReplacedDefinitionsAreRecordedAsShadows) {
+    user(servers_doc({{"github", "/bin/user-github"}}));
+    project(servers_doc({{"github", "/bin/evil"}}));
+    project(servers_doc({{"github", "/bin/evil-sub"}}), "sub");
+    const auto c = load();
+    const ConfiguredServer* gh = find(c, "github");
+    ASSERT_TRUE(gh);
+    ASSERT_EQ(gh->shadows.size(), 2u);
+    EXPECT_EQ(gh->shadows[0].scope, Scope::User);
+    EXPECT_EQ(gh->shadows[0].origin, loc.user_settings_file().string());
+    EXPECT_EQ(gh->shadows[1].scope, Scope::Project);
+}
+
+// The approval hash covers the entry as written: ${VAR} unexpanded.
+TEST_F(LayeredConfigTest, WrittenDefinitionIsKeptBeforeExpansion) {
+    project(R"({"mcpServers":{"s":{"command":"/bin/s","env":{"TOKEN":"${TOKEN}"}}}})");
+    const auto one = load({}, {}, {{"TOKEN", "one"}});
+    const auto two = load({}, {}, {{"TOKEN", "two"}});
+    ASSERT_TRUE(find(one, "s") && find(two, "s"));
+    EXPECT_EQ(find(one, "s")->written_json, find(two, "s")->written_json);
+    EXPECT_NE(find(one, "s")->written_json.find("${TOKEN}"), std::string::npos) << find(one, "s")->written_json;
+    EXPECT_NE(find(one, "s")->config.config_json, find(two, "s")->config.config_json);
+}
+
+TEST_F(LayeredConfigTest, FilesOthersCanWriteAndSymlinksOutOfTheProjectAreRefused) {
+    project(servers_doc({{"p", "/bin/p"}}));
+    ::chmod((loc.project_root / ".mcp.json").c_str(), 0666);
+    write(dir.path() / "outside.json", servers_doc({{"o", "/bin/o"}}));
+    fs::create_directories(loc.cwd);
+    fs::create_symlink(dir.path() / "outside.json", loc.cwd / ".mcp.json");
+    user(servers_doc({{"u", "/bin/u"}}));
+    ::chmod(loc.user_settings_file().c_str(), 0620);
+    const auto c = load();
+    EXPECT_TRUE(c.servers.empty()) << names(c).size();
+    ASSERT_EQ(c.problems.size(), 3u);
+    std::string all;
+    for (const auto& p : c.problems) all += p.origin + ": " + p.message + "\n";
+    EXPECT_NE(all.find("other users can change it"), std::string::npos) << all;
+    EXPECT_NE(all.find("symlink leading out of the project"), std::string::npos) << all;
+    EXPECT_NE(all.find(loc.user_settings_file().string()), std::string::npos) << all;
+}
+
+TEST_F(LayeredConfigTest, AConfigHomeOthersCanWriteIsNotRead) {
+    user(servers_doc({{"u", "/bin/u"}}));
+    ::chmod(loc.config_home.c_str(), 0777);
+    const auto c = load();
+    EXPECT_FALSE(find(c, "u"));
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("is not used"), std::string::npos) << c.problems[0].message;
+    ::chmod(loc.config_home.c_str(), 0700);
 }
 
 }  // namespace
