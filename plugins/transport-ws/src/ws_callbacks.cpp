@@ -176,6 +176,7 @@ void WsTransport::do_connect() {
 
     established_ = false;
     close_frame_queued_ = false;
+    rx_refused_ = false;
     peer_close_code_ = -1;
     peer_close_reason_.clear();
     local_error_.clear();
@@ -271,7 +272,7 @@ void WsTransport::on_established(lws* wsi) {
 
 int WsTransport::on_receive(lws* wsi, const char* data, size_t len) {
     last_rx_ = Clock::now();
-    if (closing_.load() || ended_.load()) return 0;
+    if (rx_refused_ || closing_.load() || ended_.load()) return 0;
     bool final = lws_is_final_fragment(wsi) != 0;
     bool binary = lws_frame_is_binary(wsi) != 0;
     switch (rx_.feed(std::string_view(data, len), final, binary)) {
@@ -286,13 +287,24 @@ int WsTransport::on_receive(lws* wsi, const char* data, size_t len) {
         case MessageAssembler::Step::TooLarge:
             finish(MCPH_CLOSE_ERROR, "incoming message exceeds maxMessageBytes (" +
                                          std::to_string(config_.max_message_bytes) + " bytes)");
-            set_close_reason(LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
-            return -1;
+            // Not `return -1` here: lws 4.1 keeps parsing the rest of a frame whose RECEIVE
+            // callback refused it, writing past its freed rx buffer (heap corruption, issue #10
+            // item 1). The rest of the message is read and dropped instead (on_receive returns at
+            // the top once ended_ or closing_ is set; nothing is buffered), and the connection is
+            // failed with 1009 from the WRITEABLE callback, outside lws's receive path.
+            rx_refused_ = true;
+            lws_callback_on_writable(wsi);
+            return 0;
     }
     return 0;
 }
 
 int WsTransport::on_writeable(lws* wsi) {
+    // An incoming message over the limit: fail the connection now (lws sends the close frame).
+    if (rx_refused_) {
+        set_close_reason(LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
+        return -1;
+    }
     // Priority: ping (tiny, and it keeps the connection judged alive), then data, then the close
     // frame once everything queued before close() has gone out.
     if (ping_due_) {
