@@ -1,5 +1,7 @@
 #include "jsonrpc_shape.hpp"
 
+#include <mcph/bounded_json.hpp>
+#include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
@@ -121,11 +123,23 @@ private:
 MessageShape inspect_message(std::string_view json) {
     MessageShape shape;
     ShapeHandler handler(shape);
+    // Iterative (constant stack) and depth-bounded: a server's `[[[[…` a million deep must end in
+    // an error naming the bound, not a stack overflow (issue #9).
+    mcph::json_bounds::DepthLimitedHandler<ShapeHandler> limited(handler, mcph::json_bounds::kMaxDepth);
     rapidjson::MemoryStream stream(json.data(), json.size());
     rapidjson::Reader reader;
-    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseDefaultFlags>(stream, handler);
+    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseDefaultFlags | rapidjson::kParseIterativeFlag>(stream, limited);
     // MemoryStream reports '\0' at its end, so an embedded NUL would end the parse early: refuse it.
     shape.valid = ok && handler.root_ok() && stream.Tell() == json.size();
+    if (limited.too_deep()) {
+        shape.problem = "JSON nested deeper than " + std::to_string(mcph::json_bounds::kMaxDepth) + " levels";
+    } else if (!ok) {
+        shape.problem = std::string("malformed JSON: ") + rapidjson::GetParseError_En(ok.Code()) + " at offset " +
+                        std::to_string(ok.Offset());
+    } else if (!shape.valid) {
+        shape.problem = handler.root_ok() ? "malformed JSON: a NUL byte inside the message"
+                                          : "not a JSON-RPC message (the root is neither an object nor an array)";
+    }
     if (!shape.valid) {
         shape.request_ids.clear();
         shape.response_ids.clear();

@@ -13,9 +13,11 @@ struct MessageShape {
     bool valid = false;                     // well-formed JSON whose root is an object or array
     std::vector<std::string> request_ids;   // objects with "method" and a non-null "id"
     std::vector<std::string> response_ids;  // objects with a non-null "id" and no "method"
+    std::string problem;                    // when !valid: why, for people (names the depth bound)
 };
 
-// One SAX pass with RapidJSON (no DOM is built, nothing but ids is copied).
+// One SAX pass with RapidJSON (no DOM is built, nothing but ids is copied), iterative and bounded
+// to mcph::json_bounds::kMaxDepth levels of nesting.
 MessageShape inspect_message(std::string_view json);
 
 // {"jsonrpc":"2.0","id":<id_json>,"error":{"code":-32000,"message":...,"data":{"httpStatus":N}}}

@@ -77,6 +77,7 @@ SseParser::Status SseParser::take_line(std::string_view line, Sink& sink) {
     std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
     if (name == "data" && over_limit(value.size() + 1)) return Status::TooLarge;
+    if ((name == "event" || name == "id") && over_limit(value.size())) return Status::TooLarge;
     field(name, value, sink);
     return Status::Ok;
 }
@@ -89,7 +90,8 @@ void SseParser::field(std::string_view name, std::string_view value, Sink& sink)
         type_.assign(value);
     } else if (name == "id") {
         if (value.find('\0') != std::string_view::npos) return;  // the standard ignores such ids
-        id_.assign(value);
+        new_id_.assign(value);
+        has_new_id_ = true;
     } else if (name == "retry") {
         uint64_t ms = 0;
         if (parse_digits(value, ms)) sink.on_retry(ms);
@@ -102,7 +104,12 @@ void SseParser::field(std::string_view name, std::string_view value, Sink& sink)
 
 void SseParser::dispatch(Sink& sink) {
     pending_ = false;
-    last_id_ = id_;
+    if (has_new_id_) {
+        last_id_.swap(new_id_);  // no copy; new_id_'s old buffer is reused by the next `id:`
+        has_new_id_ = false;
+        new_id_.clear();
+        if (new_id_.capacity() > 4096) std::string().swap(new_id_);  // a huge old id is not kept around
+    }
     std::string_view data = data_;
     if (!data.empty()) data.remove_suffix(1);  // the newline after the last data line
     Event e{type_.empty() ? std::string_view("message") : std::string_view(type_), data, last_id_};

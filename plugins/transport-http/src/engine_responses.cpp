@@ -157,8 +157,8 @@ void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
     }
     MessageShape shape = inspect_message(event.data);
     if (!shape.valid) {
-        diagnostic(MCPH_LOG_WARN, "skipping an SSE event that is not valid JSON-RPC from " + config_.url + ": " +
-                                      snippet(event.data));
+        diagnostic(MCPH_LOG_WARN, "skipping an SSE event that is not valid JSON-RPC from " + config_.url + " (" +
+                                      shape.problem + "): " + snippet(event.data));
         return;
     }
     deliver(event.data, shape);
@@ -245,7 +245,8 @@ void Engine::on_json_done(Transfer& t, CURLcode code) {
     if (!shape.valid) {
         if (t.spec.request_ids.empty() && t.buffer.find_first_not_of(" \t\r\n") == std::string::npos) return;
         return fail_requests(tracker_.waiting(t.spec.request_ids),
-                             "malformed JSON" + where + ": " + snippet(t.buffer), t.status);
+                             "unusable JSON response" + where + " (" + shape.problem + "): " + snippet(t.buffer),
+                             t.status);
     }
     deliver(t.buffer, shape);
     std::vector<std::string> left = tracker_.waiting(t.spec.request_ids);

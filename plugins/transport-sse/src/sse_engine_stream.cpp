@@ -144,7 +144,7 @@ void SseEngine::on_message_event(std::string_view data) {
     mcph::http::MessageShape shape = mcph::http::inspect_message(data);
     if (!shape.valid) {
         diagnostic(MCPH_LOG_WARN, "skipping an SSE message event that is not a JSON object or array from " +
-                                      config_.url + ": " + snippet(data));
+                                      config_.url + " (" + shape.problem + "): " + snippet(data));
         return;
     }
     // A response can overtake its POST's 202: once answered, a later POST failure is not news.
