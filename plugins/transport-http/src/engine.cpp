@@ -86,7 +86,8 @@ void Engine::drain_commands() {
             case Command::Kind::Send:
                 // The host gave up on these requests: no error will be synthesized for them and a
                 // stream waiting to be resumed for them is not (issue #10 item 5).
-                for (const std::string& id : c.cancelled_ids) tracker_.answered(id);
+                for (const std::string& id : c.cancelled_ids)
+                    if (tracker_.answered(id) && cancelled_.size() < kMaxQueuedMessages) cancelled_.insert(id);
                 start(TransferSpec::post(std::move(c.payload), std::move(c.request_ids), std::move(c.ticket)));
                 break;
             case Command::Kind::ProtocolVersion:
@@ -197,10 +198,21 @@ void Engine::delete_session() noexcept {
 
 void Engine::start(TransferSpec spec) {
     if (terminated_ || stopping_.load()) return;
+    if (spec.kind == TransferKind::Resume && !tracker_.any_waiting(spec.request_ids)) {
+        note_cancelled(spec.request_ids);
+        return;
+    }
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
     tracker_.sent(spec.request_ids);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
     pump();
+}
+
+bool Engine::note_cancelled(const std::vector<std::string>& ids) {
+    bool any = false;
+    for (const std::string& id : ids) any |= cancelled_.erase(id) > 0;
+    if (any) diagnostic(MCPH_LOG_DEBUG, "not resuming the stream from " + config_.url + ": the host cancelled its request");
+    return any;
 }
 
 void Engine::pump() {

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace mcph::http {
@@ -136,6 +137,10 @@ private:
     size_t active_others_ = 0;
     std::vector<Timer> timers_;
     RequestTracker tracker_;
+    // Requests the host cancelled while a stream for them was open or a resumption pending, so
+    // the transport can say it dropped them. Bounded like the tracker (erased when seen).
+    std::unordered_set<std::string> cancelled_;
+    bool note_cancelled(const std::vector<std::string>& ids);  // true (and a diagnostic) if any was
     std::string session_id_;
     std::string protocol_version_;
     bool listen_requested_ = false;

@@ -294,7 +294,7 @@ void Engine::on_json_done(Transfer& t, CURLcode code) {
     std::string where = " from " + config_.url;
     if (code != CURLE_OK)
         return fail_requests(tracker_.waiting(t.spec.request_ids),
-                             "the JSON response" + where + " was cut: " + curl_easy_strerror(code), t.status);
+                             "the JSON response" + where + " was cut: " + curl_failure_text(code), t.status);
     MessageShape shape = inspect_message(t.buffer);
     if (!shape.valid) {
         if (t.spec.request_ids.empty() && t.buffer.find_first_not_of(" \t\r\n") == std::string::npos) return;
@@ -322,7 +322,11 @@ void Engine::on_stream_done(Transfer& t, CURLcode code) {
         StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
         t.sse->finish(sink);
     }
-    if (quiet() || !tracker_.any_waiting(t.spec.request_ids)) return;
+    if (quiet()) return;
+    if (!tracker_.any_waiting(t.spec.request_ids)) {
+        note_cancelled(t.spec.request_ids);
+        return;
+    }
     std::string why = "the SSE stream from " + config_.url + " ended before the response";
     if (code != CURLE_OK) why += " (" + curl_failure_text(code) + ")";
     resume_or_fail(t, why);
