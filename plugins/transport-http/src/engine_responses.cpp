@@ -197,6 +197,7 @@ void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
     if (!shape.valid) {
         diagnostic(MCPH_LOG_WARN, "skipping an SSE event that is not valid JSON-RPC from " + config_.url + " (" +
                                       shape.problem + "): " + snippet(event.data));
+        t.skipped_event = shape.problem;  // said again if the stream then ends without the response
         return;
     }
     deliver(event.data, shape);
@@ -329,6 +330,7 @@ void Engine::on_stream_done(Transfer& t, CURLcode code) {
     }
     std::string why = "the SSE stream from " + config_.url + " ended before the response";
     if (code != CURLE_OK) why += " (" + curl_failure_text(code) + ")";
+    if (!t.skipped_event.empty()) why += " (it carried an unusable event: " + t.skipped_event + ")";
     resume_or_fail(t, why);
 }
 

@@ -89,6 +89,7 @@ struct Transfer {
     std::unique_ptr<SseParser> sse;
     Clock::time_point stream_opened{};  // Sse: when the event stream started
     std::string abort_reason;          // why our own callback cut the transfer, if it did
+    std::string skipped_event;         // why the last unusable event of this stream was skipped
     Clock::time_point deadline = Clock::time_point::max();
     char error[CURL_ERROR_SIZE] = {};  // curl's detail for a failed transfer
 };
