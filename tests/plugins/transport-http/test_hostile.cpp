@@ -417,5 +417,40 @@ TEST_F(HttpHostileTest, EventIdTooLongForLastEventIdIsNamed) {
     t.close();
 }
 
+// Closing in the middle of a burst (answers still queued for slots) is prompt: queued POSTs are
+// dropped, not drained (the review saw 18–47 s in shutdown).
+TEST_F(HttpHostileTest, CloseDuringABurstIsPrompt) {
+    FakeServer server;
+    Signal many;
+    std::atomic<int> posts{0};
+    server.on([&](Exchange& ex) {
+        if (ex.request.method == "GET") {
+            ex.sse_begin();
+            for (int i = 0; i < 5000; ++i)
+                if (!ex.sse_send("data: {\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(i) + ",\"method\":\"roots/list\"}\n\n"))
+                    return;
+            return ex.sse_end();
+        }
+        if (ex.request.method == "DELETE") return ex.respond(204, "");
+        if (++posts == 50) many.set();
+        std::this_thread::sleep_for(20ms);  // slow: answers pile up behind the 6 slots
+        ex.respond(202, "");
+    });
+    Transport t(http_config(server.url()));
+    t.recorder.on_message_hook = [&](std::string_view m) {
+        size_t at = m.find("\"id\":");
+        size_t end = m.find(',', at);
+        t.send("{\"jsonrpc\":\"2.0\",\"id\":" + std::string(m.substr(at + 5, end - at - 5)) + ",\"result\":{}}");
+    };
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.set_option("initialized", ""), MCPH_OK);
+    ASSERT_TRUE(many.wait(10s));
+    Clock::time_point t0 = Clock::now();
+    t.close();
+    EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(), 3000);
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+    EXPECT_LT(posts.load(), 4000) << "queued answers were drained instead of dropped";
+}
+
 }  // namespace
 }  // namespace http_test

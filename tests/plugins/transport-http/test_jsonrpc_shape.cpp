@@ -114,4 +114,23 @@ TEST(JsonRpcShape, ProblemSaysWhy) {
     EXPECT_TRUE(inspect_message("{}").problem.empty());
 }
 
+// notifications/cancelled names the request the host gave up on (the transport stops resuming it),
+// whatever the member order; other notifications and requests name none.
+TEST(JsonRpcShape, CancelledRequestIds) {
+    auto c = inspect_message(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12,"reason":"timeout"}})");
+    EXPECT_TRUE(c.valid);
+    EXPECT_EQ(c.cancelled_ids, Ids{"12"});
+    auto reordered = inspect_message(R"({"params":{"reason":"x","requestId":"a"},"method":"notifications/cancelled","jsonrpc":"2.0"})");
+    EXPECT_EQ(reordered.cancelled_ids, Ids{R"("a")"});
+    auto nested = inspect_message(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"x":{"requestId":3}}})");
+    EXPECT_TRUE(nested.cancelled_ids.empty());
+    auto other = inspect_message(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":4}})");
+    EXPECT_TRUE(other.cancelled_ids.empty());
+    auto request = inspect_message(R"({"jsonrpc":"2.0","id":9,"method":"notifications/cancelled","params":{"requestId":5}})");
+    EXPECT_TRUE(request.cancelled_ids.empty());
+    auto batch = inspect_message(R"([{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}},{"jsonrpc":"2.0","id":7,"method":"ping"}])");
+    EXPECT_EQ(batch.cancelled_ids, Ids{"6"});
+    EXPECT_EQ(batch.request_ids, Ids{"7"});
+}
+
 }  // namespace
