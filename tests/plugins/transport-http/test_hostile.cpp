@@ -7,6 +7,11 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
@@ -450,6 +455,33 @@ TEST_F(HttpHostileTest, CloseDuringABurstIsPrompt) {
     EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count(), 3000);
     EXPECT_EQ(t.recorder.late_callbacks(), 0);
     EXPECT_LT(posts.load(), 4000) << "queued answers were drained instead of dropped";
+}
+
+// #10 item 6: connectTimeoutMs bounds the whole connect of a request, TLS included: a listener
+// that accepts TCP (the kernel's backlog does) and never answers the ClientHello.
+TEST_F(HttpHostileTest, SilentTlsHandshakeIsCutAtConnectTimeout) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(::listen(fd, 16), 0);
+    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    std::string url = "https://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/mcp";
+    Transport t(http_config(url, R"("connectTimeoutMs":1500,"timeoutMs":60000)"));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    Clock::time_point t0 = Clock::now();
+    ASSERT_EQ(t.send(request(41)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1, 10s));
+    long ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
+    EXPECT_GE(ms, 1400);
+    EXPECT_LT(ms, 3000);
+    std::string why = error_message_for(t.recorder.messages(), 41);
+    EXPECT_NE(why.find("Timeout"), std::string::npos) << why;
+    t.close();
+    ::close(fd);
 }
 
 }  // namespace
