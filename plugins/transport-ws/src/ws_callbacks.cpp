@@ -294,6 +294,8 @@ int WsTransport::on_receive(lws* wsi, const char* data, size_t len) {
             // failed with 1009 from the WRITEABLE callback, outside lws's receive path.
             rx_refused_ = true;
             lws_callback_on_writable(wsi);
+            // Backstop: a peer that never lets us write (it does not read) is dropped anyway.
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, 5);
             return 0;
     }
     return 0;
