@@ -3,7 +3,10 @@
 // so the plugin's memory is this process's memory).
 #pragma once
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -39,6 +42,33 @@ inline size_t open_fds() {
     }
     return n;
 }
+
+// Sockets of this process connected to 127.0.0.1:`port` — the client ends of connections to an
+// in-process fake server (its own ends have `port` as their local port, not their peer's).
+inline size_t connections_to(unsigned short port) {
+    size_t n = 0;
+    if (DIR* d = ::opendir("/proc/self/fd")) {
+        while (dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            sockaddr_in peer{};
+            socklen_t len = sizeof peer;
+            int fd = std::atoi(e->d_name);
+            if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) == 0 && peer.sin_family == AF_INET &&
+                ntohs(peer.sin_port) == port)
+                ++n;
+        }
+        ::closedir(d);
+    }
+    return n;
+}
+
+// ASan's quarantine keeps freed memory resident: RSS bounds on many small allocations mean
+// nothing under it (single large buffers still do).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
 
 // Set by the valgrind ctest entries: RSS means nothing under valgrind, and it is ~30× slower.
 inline bool under_valgrind() { return std::getenv("MCPH_UNDER_VALGRIND") != nullptr; }

@@ -236,9 +236,11 @@ TEST_F(HttpHostileTest, BurstOfServerRequestsIsBoundedAndTheCallersRequestGoesFi
     long rss_before = rss_kib();
     std::atomic<bool> sampling{true};
     std::atomic<size_t> max_fds{0};
+    std::atomic<size_t> max_connections{0};
     std::thread sampler([&] {
         while (sampling.load()) {
             max_fds = std::max(max_fds.load(), open_fds());
+            max_connections = std::max(max_connections.load(), mcph_test::connections_to(server.port()));
             std::this_thread::sleep_for(2ms);
         }
     });
@@ -262,10 +264,15 @@ TEST_F(HttpHostileTest, BurstOfServerRequestsIsBoundedAndTheCallersRequestGoesFi
     sampling = false;
     sampler.join();
     t.close();
-    // Both ends of every connection live in this process (the fake server is in-process), plus
-    // the server's listening socket and curl's wakeup pair: 2 × the cap and a margin.
-    EXPECT_LT(max_fds.load(), fds_before + 2 * 32 + 16) << "peak descriptors";
-    EXPECT_LT(peak_rss_kib() - rss_before, 64 * 1024L) << "KiB";
+    // The transport's own connections never exceed its cap of 32. All descriptors of the process
+    // (the in-process fake server's ends and its threads' io_contexts included) stay in the
+    // hundreds; without the cap they reached the `ulimit -n`.
+    EXPECT_LE(max_connections.load(), 32u) << "connections to the server at once";
+    EXPECT_GT(max_connections.load(), 0u);
+    EXPECT_LT(max_fds.load(), fds_before + 400) << "peak descriptors";
+    if (!mcph_test::kSanitized) {
+        EXPECT_LT(peak_rss_kib() - rss_before, 64 * 1024L) << "KiB";
+    }
 }
 
 // ---- #10 item 5: reconnect loops -----------------------------------------------------------------
