@@ -211,27 +211,42 @@ int WsTransport::append_headers(lws* wsi, unsigned char** p, unsigned char* end)
 
 // Every HTTP answer to our upgrade request passes here before lws decides whether it is a
 // valid 101; a rejection's status and challenge can only be read now.
+namespace {
+std::string header_value(lws* wsi, lws_token_indexes token) {
+    std::string out;
+    int n = lws_hdr_total_length(wsi, token);
+    if (n > 0) {
+        out.resize(static_cast<size_t>(n) + 1);
+        n = lws_hdr_copy(wsi, out.data(), n + 1, token);
+        out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    }
+    return out;
+}
+}  // namespace
+
 void WsTransport::on_http_answer(lws* wsi) {
     int status = static_cast<int>(lws_http_client_http_response(wsi));
     if (status == 101) return;
-    std::string challenge;
-    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_WWW_AUTHENTICATE);
-    if (n > 0) {
-        challenge.resize(static_cast<size_t>(n) + 1);
-        n = lws_hdr_copy(wsi, challenge.data(), n + 1, WSI_TOKEN_HTTP_WWW_AUTHENTICATE);
-        challenge.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    std::string challenge = header_value(wsi, WSI_TOKEN_HTTP_WWW_AUTHENTICATE);
+    std::string location;
+    if (status >= 300 && status < 400) {
+        // Quoted in the error (never followed): printable ASCII, at most 200 bytes.
+        for (char c : header_value(wsi, WSI_TOKEN_HTTP_LOCATION).substr(0, 200)) location += c >= 0x20 && c < 0x7f ? c : ' ';
     }
     std::lock_guard lock(mutex_);
     attempt_.http_status = status;
     attempt_.www_authenticate = std::move(challenge);
+    attempt_.location = std::move(location);
 }
 
 void WsTransport::on_connection_error(std::string_view lws_reason) {
     wsi_ = nullptr;
     int status;
+    std::string location;
     {
         std::lock_guard lock(mutex_);
         status = attempt_.http_status;
+        location = attempt_.location;
         connection_alive_ = false;
         cv_.notify_all();
     }
@@ -241,7 +256,9 @@ void WsTransport::on_connection_error(std::string_view lws_reason) {
         error = local_error_;
     } else if (status != 0) {
         error = "the server refused the WebSocket upgrade with HTTP " + std::to_string(status);
-        if (status >= 300 && status < 400) error += " (redirects are not followed)";
+        if (status >= 300 && status < 400)
+            error += " (redirects are not followed: the upgrade carries credentials" +
+                     (location.empty() ? std::string() : "; Location: " + location) + ")";
     } else if (lws_reason == "Unable to connect") {
         error = "unable to connect";
         tcp_failed = true;

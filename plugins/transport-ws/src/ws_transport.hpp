@@ -49,6 +49,7 @@ private:
         bool ok = false;
         int http_status = 0;           // of a rejected upgrade; 0 when no HTTP answer was seen
         std::string www_authenticate;  // with a 401/403
+        std::string location;          // with a 3xx (quoted, never followed)
         std::string error;             // human-readable
         bool tcp_failed = false;       // lws said only "Unable to connect" (see connect_probe.hpp)
         bool timed_out = false;        // connectTimeoutMs passed first

@@ -156,6 +156,7 @@ struct FakeWsServer::Impl {
         if (reject) {
             http::response<http::string_body> res{static_cast<http::status>(options.reject_status), req.version()};
             if (!options.www_authenticate.empty()) res.set(http::field::www_authenticate, options.www_authenticate);
+            if (!options.location.empty()) res.set(http::field::location, options.location);
             res.set(http::field::content_type, "text/plain");
             res.body() = "rejected";
             res.prepare_payload();

@@ -55,6 +55,7 @@ public:
         std::string subprotocol = "mcp";  // selected when offered; "" selects none
         int reject_status = 0;            // answer the upgrade with this HTTP status instead
         std::string www_authenticate;     // with reject_status
+        std::string location;             // with reject_status
         int reject_times = 1000000;       // only the first N handshakes are rejected
         bool never_answer_handshake = false;
         std::string cert_file, key_file;  // both set: wss
