@@ -189,6 +189,27 @@ TEST_F(HttpHostileTest, UndeclaredOversizedJsonBodyIsCutWithinTheBound) {
     EXPECT_LT(peak_rss_kib() - before, static_cast<long>(2 * kLimit / 1024 + 8 * 1024)) << "KiB";
 }
 
+// The buffer of a body without Content-Length does not double: cut at a 64 MiB limit, the peak is
+// the limit plus a little, not the 1.5–2× of a growing string (32 MiB copied into 64 MiB).
+TEST_F(HttpHostileTest, UndeclaredBodyBufferDoesNotDouble) {
+    if (mcph_test::kSanitized) GTEST_SKIP() << "RSS under ASan includes its shadow memory";
+    constexpr size_t kBig = size_t{64} << 20;
+    FakeServer server;
+    server.on([](Exchange& ex) {
+        ex.write_raw("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n[\"");
+        stream_fill(ex, kBig + (size_t{8} << 20), 'a', false);
+    });
+    Transport t(http_config(server.url(), "\"maxMessageBytes\":" + std::to_string(kBig)));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_TRUE(reset_peak_rss());
+    long before = rss_kib();
+    ASSERT_EQ(t.send(request(8)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1, 15s));
+    EXPECT_NE(error_message_for(t.recorder.messages(), 8).find("larger than maxMessageBytes"), std::string::npos);
+    t.close();
+    EXPECT_LT(peak_rss_kib() - before, static_cast<long>(kBig / 1024 * 5 / 4)) << "KiB";
+}
+
 // ---- #10 item 3: a burst of server→client requests -----------------------------------------------
 
 // The GET stream carries thousands of roots/list requests; the host answers each at once (each
