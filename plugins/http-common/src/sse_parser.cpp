@@ -26,14 +26,28 @@ SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
         if (chunk[0] == '\n') i = 1;
     }
     while (i < chunk.size()) {
+        if (streaming_data_ && skip_space_) {  // the one space after "data:" came in this chunk
+            skip_space_ = false;
+            if (chunk[i] == ' ') ++i;
+            continue;
+        }
         size_t end = chunk.find_first_of("\r\n", i);
-        if (end == std::string_view::npos) {
+        size_t stop = end == std::string_view::npos ? chunk.size() : end;
+        Status st = Status::Ok;
+        if (streaming_data_) {
+            // A long data line: its value goes straight into data_, never through line_.
+            if (over_limit(stop - i + 1)) return Status::TooLarge;
+            append(data_, chunk.substr(i, stop - i));
+            if (end == std::string_view::npos) return Status::Ok;
+            streaming_data_ = false;
+            data_.push_back('\n');
+            pending_ = true;
+        } else if (end == std::string_view::npos) {
             if (over_limit(chunk.size() - i)) return Status::TooLarge;
             line_.append(chunk.substr(i));
+            start_streaming_data();
             return Status::Ok;
-        }
-        Status st;
-        if (line_.empty()) {
+        } else if (line_.empty()) {
             st = take_line(chunk.substr(i, end - i), sink);  // common case: no copy
         } else {
             if (over_limit(end - i)) return Status::TooLarge;
@@ -52,7 +66,42 @@ SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
     return Status::Ok;
 }
 
+// An unterminated line that turns out to be a `data:` field switches to streaming: the value
+// is moved into data_ now and the rest of the line appended there as it arrives. Without this a
+// long data line was held twice — in line_, then copied into data_ — peaking near 3× its size.
+void SseParser::start_streaming_data() {
+    std::string_view v = line_;
+    if (first_line_) {
+        if (v.size() < kBom.size() && kBom.substr(0, v.size()) == v) return;  // maybe a BOM, not yet known
+        if (v.substr(0, kBom.size()) == kBom) v.remove_prefix(kBom.size());
+    }
+    size_t colon = v.find(':');
+    if (colon == std::string_view::npos || v.substr(0, colon) != "data") return;
+    std::string_view value = v.substr(colon + 1);
+    first_line_ = false;
+    skip_space_ = value.empty();
+    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+    append(data_, value);
+    line_.clear();
+    if (line_.capacity() > kKeepCapacity) std::string().swap(line_);
+    streaming_data_ = true;
+}
+
+// Grows `s` for `more` bytes. Past kKeepCapacity it reserves the whole bound at once: address
+// space only (pages are touched as bytes arrive), so a large event costs about its size instead
+// of a doubling string's transient 1.5–2×.
+void SseParser::append(std::string& s, std::string_view more) {
+    if (s.size() + more.size() > s.capacity() && s.size() + more.size() > kKeepCapacity) s.reserve(max_);
+    s.append(more);
+}
+
 SseParser::Status SseParser::finish(Sink& sink) {
+    if (streaming_data_) {  // a clean end completes the line
+        streaming_data_ = false;
+        skip_space_ = false;
+        data_.push_back('\n');
+        pending_ = true;
+    }
     if (!line_.empty()) {
         std::string line = std::move(line_);
         line_.clear();
@@ -84,7 +133,7 @@ SseParser::Status SseParser::take_line(std::string_view line, Sink& sink) {
 
 void SseParser::field(std::string_view name, std::string_view value, Sink& sink) {
     if (name == "data") {
-        data_.append(value);
+        append(data_, value);
         data_.push_back('\n');
     } else if (name == "event") {
         type_.assign(value);
@@ -115,6 +164,7 @@ void SseParser::dispatch(Sink& sink) {
     Event e{type_.empty() ? std::string_view("message") : std::string_view(type_), data, last_id_};
     sink.on_event(e);
     data_.clear();
+    if (data_.capacity() > kKeepCapacity) std::string().swap(data_);  // one big event does not pin its memory
     type_.clear();
 }
 

@@ -47,7 +47,11 @@ public:
     const std::string& last_event_id() const { return last_id_; }
 
 private:
+    static constexpr size_t kKeepCapacity = size_t{1} << 20;
+
     Status take_line(std::string_view line, Sink& sink);
+    void start_streaming_data();
+    void append(std::string& s, std::string_view more);
     void field(std::string_view name, std::string_view value, Sink& sink);
     void dispatch(Sink& sink);
     size_t held() const {
@@ -65,6 +69,8 @@ private:
     bool has_new_id_ = false;
     std::string last_id_;   // last event id as of the most recent dispatch
     bool pending_ = false; // a field was seen since the last dispatch
+    bool streaming_data_ = false;  // inside a long `data:` line whose value goes straight to data_
+    bool skip_space_ = false;      // ... and the optional space after the colon has not come yet
     bool skip_lf_ = false; // the previous chunk ended in CR: a leading LF belongs to it
     bool first_line_ = true;
 };

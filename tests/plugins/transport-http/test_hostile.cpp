@@ -210,6 +210,33 @@ TEST_F(HttpHostileTest, UndeclaredBodyBufferDoesNotDouble) {
     EXPECT_LT(peak_rss_kib() - before, static_cast<long>(kBig / 1024 * 5 / 4)) << "KiB";
 }
 
+// One long SSE data line arriving piece by piece is parsed straight into the event's data, not
+// held as a line and then copied (line + data + the host's copy reached ~3× the message). The
+// test's recorder keeps its own copy of the delivered message: 2 × the message, plus a margin.
+TEST_F(HttpHostileTest, LongSseDataLineIsNotHeldTwice) {
+    if (mcph_test::kSanitized) GTEST_SKIP() << "RSS under ASan includes its shadow memory";
+    constexpr size_t kBig = size_t{64} << 20;
+    constexpr size_t kPad = size_t{60} << 20;
+    FakeServer server;
+    server.on([](Exchange& ex) {
+        ex.sse_begin();
+        ex.sse_send("data: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":\"");
+        stream_fill(ex, kPad, 'a', true);
+        ex.sse_send("\"}\n\n");
+        ex.sse_end();
+    });
+    Transport t(http_config(server.url(), "\"maxMessageBytes\":" + std::to_string(kBig)));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_TRUE(reset_peak_rss());
+    long before = rss_kib();
+    ASSERT_EQ(t.send(request(9)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1, 15s));
+    long peak = peak_rss_kib();  // before messages(), which copies them
+    EXPECT_EQ(t.recorder.messages().at(0).size(), kPad + 36);
+    t.close();
+    EXPECT_LT(peak - before, static_cast<long>(kPad / 1024 * 5 / 2)) << "KiB";
+}
+
 // ---- #10 item 3: a burst of server→client requests -----------------------------------------------
 
 // The GET stream carries thousands of roots/list requests; the host answers each at once (each
