@@ -45,7 +45,13 @@ std::optional<std::string> response_header(CURL* easy, const char* name) {
     if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || !h) return std::nullopt;
     count = h->amount;
     if (count > 1 && curl_easy_header(easy, name, count - 1, CURLH_HEADER, -1, &h) != CURLHE_OK) return std::nullopt;
-    return std::string(h->value ? h->value : "");
+    // Trimmed here: libcurl 7.88 hands an empty value back as "\r", which then looked like a
+    // value with control characters instead of an empty one.
+    std::string_view v(h->value ? h->value : "");
+    size_t first = v.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return std::string();
+    size_t last = v.find_last_not_of(" \t\r\n");
+    return std::string(v.substr(first, last - first + 1));
 }
 
 long response_status(CURL* easy) {

@@ -1,5 +1,7 @@
 #include "jsonrpc_shape.hpp"
 
+#include <mcph/bounded_json.hpp>
+#include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
@@ -29,20 +31,28 @@ public:
     bool String(const char* s, rapidjson::SizeType len, bool) { return scalar(s, len, true); }
 
     bool Key(const char* s, rapidjson::SizeType len, bool) {
+        std::string_view k(s, len);
         if (at_message_level()) {
-            std::string_view k(s, len);
             expect_ = k == "id" ? Expect::Id : k == "method" ? Expect::Method : Expect::None;
+            params_next_ = k == "params";
+        } else if (at_params_level()) {
+            request_id_next_ = k == "requestId";
         }
         return true;
     }
     bool StartObject() {
-        if (depth_ == 0 || (depth_ == 1 && root_is_array_)) begin_message();
-        else value_is_container();
+        if (depth_ == 0 || (depth_ == 1 && root_is_array_)) {
+            begin_message();
+        } else {
+            if (at_message_level() && params_next_) in_params_ = true;
+            value_is_container();
+        }
         ++depth_;
         return true;
     }
     bool EndObject(rapidjson::SizeType) {
         if (at_message_level()) end_message();
+        else if (at_params_level()) in_params_ = false;
         --depth_;
         return true;
     }
@@ -67,17 +77,24 @@ private:
     enum class Expect { None, Id, Method };
 
     bool at_message_level() const { return in_message_ && depth_ == message_depth_; }
+    bool at_params_level() const { return in_message_ && in_params_ && depth_ == message_depth_ + 1; }
 
     void begin_message() {
         if (depth_ == 0) saw_container_root_ = true;
         in_message_ = true;
         message_depth_ = depth_ + 1;
         has_method_ = false;
+        is_cancel_ = false;
+        in_params_ = false;
+        params_next_ = false;
+        request_id_next_ = false;
         id_.clear();
+        cancel_id_.clear();
         expect_ = Expect::None;
     }
     void end_message() {
         in_message_ = false;
+        if (id_.empty() && is_cancel_ && !cancel_id_.empty()) out_.cancelled_ids.push_back(std::move(cancel_id_));
         if (id_.empty()) return;
         (has_method_ ? out_.request_ids : out_.response_ids).push_back(std::move(id_));
         id_.clear();
@@ -86,22 +103,33 @@ private:
         if (depth_ == 0) saw_container_root_ = true;
         if (at_message_level() && expect_ == Expect::Method) has_method_ = true;
         expect_ = Expect::None;  // an object or array id is not an id
+        params_next_ = false;
+        request_id_next_ = false;
     }
     bool number(std::string text) {
-        if (at_message_level() && expect_ == Expect::Id) id_ = std::move(text);
+        if (at_message_level() && expect_ == Expect::Id) id_ = text;
+        if (at_params_level() && request_id_next_) cancel_id_ = std::move(text);
         return scalar(nullptr, 0, false);
+    }
+    static std::string json_string(const char* s, rapidjson::SizeType len) {
+        rapidjson::StringBuffer b;
+        rapidjson::Writer<rapidjson::StringBuffer> w(b);
+        w.String(s, len);
+        return std::string(b.GetString(), b.GetSize());
     }
     bool scalar(const char* s, rapidjson::SizeType len, bool is_string) {
         if (at_message_level()) {
-            if (expect_ == Expect::Method) has_method_ = true;
-            if (expect_ == Expect::Id && is_string) {
-                rapidjson::StringBuffer b;
-                rapidjson::Writer<rapidjson::StringBuffer> w(b);
-                w.String(s, len);
-                id_.assign(b.GetString(), b.GetSize());
+            if (expect_ == Expect::Method) {
+                has_method_ = true;
+                is_cancel_ = is_string && std::string_view(s, len) == "notifications/cancelled";
             }
+            if (expect_ == Expect::Id && is_string) id_ = json_string(s, len);
+        } else if (at_params_level() && request_id_next_ && is_string) {
+            cancel_id_ = json_string(s, len);
         }
         expect_ = Expect::None;
+        params_next_ = false;
+        request_id_next_ = false;
         return true;
     }
 
@@ -112,8 +140,13 @@ private:
     bool in_message_ = false;
     bool has_method_ = false;
     bool saw_container_root_ = false;
+    bool is_cancel_ = false;        // method is notifications/cancelled
+    bool in_params_ = false;        // inside the message's "params" object
+    bool params_next_ = false;      // the next value is the message's "params"
+    bool request_id_next_ = false;  // the next value is params.requestId
     Expect expect_ = Expect::None;
     std::string id_;
+    std::string cancel_id_;
 };
 
 }  // namespace
@@ -121,19 +154,33 @@ private:
 MessageShape inspect_message(std::string_view json) {
     MessageShape shape;
     ShapeHandler handler(shape);
+    // Iterative (constant stack) and depth-bounded: a server's `[[[[…` a million deep must end in
+    // an error naming the bound, not a stack overflow (issue #9).
+    mcph::json_bounds::DepthLimitedHandler<ShapeHandler> limited(handler, mcph::json_bounds::kMaxDepth);
     rapidjson::MemoryStream stream(json.data(), json.size());
     rapidjson::Reader reader;
-    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseDefaultFlags>(stream, handler);
+    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseDefaultFlags | rapidjson::kParseIterativeFlag>(stream, limited);
     // MemoryStream reports '\0' at its end, so an embedded NUL would end the parse early: refuse it.
     shape.valid = ok && handler.root_ok() && stream.Tell() == json.size();
+    if (limited.too_deep()) {
+        shape.problem = "JSON nested deeper than " + std::to_string(mcph::json_bounds::kMaxDepth) + " levels";
+    } else if (!ok) {
+        shape.problem = std::string("malformed JSON: ") + rapidjson::GetParseError_En(ok.Code()) + " at offset " +
+                        std::to_string(ok.Offset());
+    } else if (!shape.valid) {
+        shape.problem = handler.root_ok() ? "malformed JSON: a NUL byte inside the message"
+                                          : "not a JSON-RPC message (the root is neither an object nor an array)";
+    }
     if (!shape.valid) {
         shape.request_ids.clear();
         shape.response_ids.clear();
+        shape.cancelled_ids.clear();
     }
     return shape;
 }
 
-std::string error_response(std::string_view id_json, std::string_view message, long http_status) {
+std::string error_response(std::string_view id_json, std::string_view message, long http_status,
+                           std::optional<std::chrono::milliseconds> retry_after) {
     rapidjson::StringBuffer b;
     rapidjson::Writer<rapidjson::StringBuffer> w(b);
     w.StartObject();
@@ -153,6 +200,10 @@ std::string error_response(std::string_view id_json, std::string_view message, l
     w.StartObject();
     w.Key("httpStatus");
     w.Int64(http_status);
+    if (retry_after) {  // the server's Retry-After, for the host to honour before asking again
+        w.Key("retryAfterMs");
+        w.Int64(retry_after->count());
+    }
     w.EndObject();
     w.EndObject();
     w.EndObject();

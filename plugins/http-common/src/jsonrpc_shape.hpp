@@ -3,6 +3,8 @@
 // stream knows when its request was answered). Ids are kept as canonical JSON text: `1`, `"a"`.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,14 +15,19 @@ struct MessageShape {
     bool valid = false;                     // well-formed JSON whose root is an object or array
     std::vector<std::string> request_ids;   // objects with "method" and a non-null "id"
     std::vector<std::string> response_ids;  // objects with a non-null "id" and no "method"
+    std::vector<std::string> cancelled_ids; // params.requestId of notifications/cancelled
+    std::string problem;                    // when !valid: why, for people (names the depth bound)
 };
 
-// One SAX pass with RapidJSON (no DOM is built, nothing but ids is copied).
+// One SAX pass with RapidJSON (no DOM is built, nothing but ids is copied), iterative and bounded
+// to mcph::json_bounds::kMaxDepth levels of nesting.
 MessageShape inspect_message(std::string_view json);
 
 // {"jsonrpc":"2.0","id":<id_json>,"error":{"code":-32000,"message":...,"data":{"httpStatus":N}}}
 // (data only when http_status > 0): the stand-in for a response the server never delivered.
-std::string error_response(std::string_view id_json, std::string_view message, long http_status);
+// data.retryAfterMs too when the server sent Retry-After.
+std::string error_response(std::string_view id_json, std::string_view message, long http_status,
+                           std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
 
 inline constexpr int kTransportErrorCode = -32000;
 

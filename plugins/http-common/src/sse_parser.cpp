@@ -26,14 +26,28 @@ SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
         if (chunk[0] == '\n') i = 1;
     }
     while (i < chunk.size()) {
+        if (streaming_data_ && skip_space_) {  // the one space after "data:" came in this chunk
+            skip_space_ = false;
+            if (chunk[i] == ' ') ++i;
+            continue;
+        }
         size_t end = chunk.find_first_of("\r\n", i);
-        if (end == std::string_view::npos) {
+        size_t stop = end == std::string_view::npos ? chunk.size() : end;
+        Status st = Status::Ok;
+        if (streaming_data_) {
+            // A long data line: its value goes straight into data_, never through line_.
+            if (over_limit(stop - i + 1)) return Status::TooLarge;
+            append(data_, chunk.substr(i, stop - i));
+            if (end == std::string_view::npos) return Status::Ok;
+            streaming_data_ = false;
+            data_.push_back('\n');
+            pending_ = true;
+        } else if (end == std::string_view::npos) {
             if (over_limit(chunk.size() - i)) return Status::TooLarge;
             line_.append(chunk.substr(i));
+            start_streaming_data();
             return Status::Ok;
-        }
-        Status st;
-        if (line_.empty()) {
+        } else if (line_.empty()) {
             st = take_line(chunk.substr(i, end - i), sink);  // common case: no copy
         } else {
             if (over_limit(end - i)) return Status::TooLarge;
@@ -52,7 +66,42 @@ SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
     return Status::Ok;
 }
 
+// An unterminated line that turns out to be a `data:` field switches to streaming: the value
+// is moved into data_ now and the rest of the line appended there as it arrives. Without this a
+// long data line was held twice — in line_, then copied into data_ — peaking near 3× its size.
+void SseParser::start_streaming_data() {
+    std::string_view v = line_;
+    if (first_line_) {
+        if (v.size() < kBom.size() && kBom.substr(0, v.size()) == v) return;  // maybe a BOM, not yet known
+        if (v.substr(0, kBom.size()) == kBom) v.remove_prefix(kBom.size());
+    }
+    size_t colon = v.find(':');
+    if (colon == std::string_view::npos || v.substr(0, colon) != "data") return;
+    std::string_view value = v.substr(colon + 1);
+    first_line_ = false;
+    skip_space_ = value.empty();
+    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+    append(data_, value);
+    line_.clear();
+    if (line_.capacity() > kKeepCapacity) std::string().swap(line_);
+    streaming_data_ = true;
+}
+
+// Grows `s` for `more` bytes. Past kKeepCapacity it reserves the whole bound at once: address
+// space only (pages are touched as bytes arrive), so a large event costs about its size instead
+// of a doubling string's transient 1.5–2×.
+void SseParser::append(std::string& s, std::string_view more) {
+    if (s.size() + more.size() > s.capacity() && s.size() + more.size() > kKeepCapacity) s.reserve(max_);
+    s.append(more);
+}
+
 SseParser::Status SseParser::finish(Sink& sink) {
+    if (streaming_data_) {  // a clean end completes the line
+        streaming_data_ = false;
+        skip_space_ = false;
+        data_.push_back('\n');
+        pending_ = true;
+    }
     if (!line_.empty()) {
         std::string line = std::move(line_);
         line_.clear();
@@ -77,19 +126,21 @@ SseParser::Status SseParser::take_line(std::string_view line, Sink& sink) {
     std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
     if (name == "data" && over_limit(value.size() + 1)) return Status::TooLarge;
+    if ((name == "event" || name == "id") && over_limit(value.size())) return Status::TooLarge;
     field(name, value, sink);
     return Status::Ok;
 }
 
 void SseParser::field(std::string_view name, std::string_view value, Sink& sink) {
     if (name == "data") {
-        data_.append(value);
+        append(data_, value);
         data_.push_back('\n');
     } else if (name == "event") {
         type_.assign(value);
     } else if (name == "id") {
         if (value.find('\0') != std::string_view::npos) return;  // the standard ignores such ids
-        id_.assign(value);
+        new_id_.assign(value);
+        has_new_id_ = true;
     } else if (name == "retry") {
         uint64_t ms = 0;
         if (parse_digits(value, ms)) sink.on_retry(ms);
@@ -102,12 +153,18 @@ void SseParser::field(std::string_view name, std::string_view value, Sink& sink)
 
 void SseParser::dispatch(Sink& sink) {
     pending_ = false;
-    last_id_ = id_;
+    if (has_new_id_) {
+        last_id_.swap(new_id_);  // no copy; new_id_'s old buffer is reused by the next `id:`
+        has_new_id_ = false;
+        new_id_.clear();
+        if (new_id_.capacity() > 4096) std::string().swap(new_id_);  // a huge old id is not kept around
+    }
     std::string_view data = data_;
     if (!data.empty()) data.remove_suffix(1);  // the newline after the last data line
     Event e{type_.empty() ? std::string_view("message") : std::string_view(type_), data, last_id_};
     sink.on_event(e);
     data_.clear();
+    if (data_.capacity() > kKeepCapacity) std::string().swap(data_);  // one big event does not pin its memory
     type_.clear();
 }
 

@@ -11,7 +11,6 @@ using mcph::plugin::Error;
 
 constexpr auto kDeleteTimeout = 2000ms;
 constexpr int kMaxPollMs = 1000;             // an upper bound only; wakeups and curl's timers cut it short
-constexpr size_t kMaxQueuedCommands = 100000;
 constexpr size_t kMaxIdleEasyHandles = 32;
 
 template <class T>
@@ -25,12 +24,24 @@ void setopt(CURL* easy, CURLoption option, T value) {
 Engine::Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const std::atomic<bool>& stopping,
                std::atomic<bool>& ended)
     : host_(host), config_(config), stopping_(stopping), ended_(ended),
-      mailbox_(kMaxQueuedCommands, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
+      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {
+    // The hard bound on descriptors: libcurl queues a transfer that would exceed it until a
+    // connection frees up. The connection cache keeps no more than that either.
+    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS, kMaxConnections);
+    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, kMaxConnections);
+}
 
 Engine::~Engine() { abort_all(); }
 
 Transfer::~Transfer() {
-    if (engine && easy) engine->recycle(std::move(easy));
+    if (!engine) return;
+    engine->release_slot(slot);
+    if (easy) engine->recycle(std::move(easy));
+}
+
+void Engine::release_slot(Slot slot) noexcept {
+    if (slot == Slot::Request) --active_requests_;
+    else if (slot == Slot::Other) --active_others_;
 }
 
 void Engine::recycle(EasyHandle easy) noexcept {
@@ -65,6 +76,7 @@ void Engine::step() {
     reap();
     fire_timers();
     expire_deadlines();
+    pump();  // slots freed above
 }
 
 void Engine::drain_commands() {
@@ -72,7 +84,11 @@ void Engine::drain_commands() {
         if (terminated_ || stopping_.load()) return;
         switch (c.kind) {
             case Command::Kind::Send:
-                start(TransferSpec::post(std::move(c.payload), std::move(c.request_ids)));
+                // The host gave up on these requests: no error will be synthesized for them and a
+                // stream waiting to be resumed for them is not (issue #10 item 5).
+                for (const std::string& id : c.cancelled_ids)
+                    if (tracker_.answered(id) && cancelled_.size() < kMaxQueuedMessages) cancelled_.insert(id);
+                start(TransferSpec::post(std::move(c.payload), std::move(c.request_ids), std::move(c.ticket)));
                 break;
             case Command::Kind::ProtocolVersion:
                 protocol_version_ = std::move(c.payload);
@@ -152,6 +168,8 @@ void Engine::abort_all() noexcept {
     for (auto& [raw, t] : transfers_) curl_multi_remove_handle(multi_.get(), t->easy.get());
     transfers_.clear();
     timers_.clear();
+    waiting_requests_.clear();
+    waiting_others_.clear();
 }
 
 // Best effort, bounded by kDeleteTimeout: tell the server the session is over. 405 (the server
@@ -180,7 +198,38 @@ void Engine::delete_session() noexcept {
 
 void Engine::start(TransferSpec spec) {
     if (terminated_ || stopping_.load()) return;
-    if (spec.kind == TransferKind::Post) tracker_.sent(spec.request_ids);
+    if (spec.kind == TransferKind::Resume && !tracker_.any_waiting(spec.request_ids)) {
+        note_cancelled(spec.request_ids);
+        return;
+    }
+    if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
+    tracker_.sent(spec.request_ids);
+    (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
+    pump();
+}
+
+bool Engine::note_cancelled(const std::vector<std::string>& ids) {
+    bool any = false;
+    for (const std::string& id : ids) any |= cancelled_.erase(id) > 0;
+    if (any) diagnostic(MCPH_LOG_DEBUG, "not resuming the stream from " + config_.url + ": the host cancelled its request");
+    return any;
+}
+
+void Engine::pump() {
+    while (!quiet() && !waiting_requests_.empty() && active_requests_ < kMaxRequestPosts) {
+        TransferSpec next = std::move(waiting_requests_.front());
+        waiting_requests_.pop_front();
+        launch_now(std::move(next), Slot::Request);
+    }
+    while (!quiet() && !waiting_others_.empty() && active_others_ < kMaxOtherPosts) {
+        TransferSpec next = std::move(waiting_others_.front());
+        waiting_others_.pop_front();
+        launch_now(std::move(next), Slot::Other);
+    }
+}
+
+void Engine::launch_now(TransferSpec spec, Slot slot) {
+    if (quiet()) return;
     std::unique_ptr<Transfer> t = make_transfer(std::move(spec));
     if (add_common_headers(*t)) return;  // the failure was handled
     CURL* e = t->easy.get();
@@ -201,6 +250,9 @@ void Engine::start(TransferSpec spec) {
     }
     // The GET stream may stay silent for hours: no deadline, TCP keep-alive finds dead peers.
     if (s.kind != TransferKind::Listen) t->deadline = Clock::now() + config_.timeout;
+    t->slot = slot;  // counted from here; the destructor gives it back
+    if (slot == Slot::Request) ++active_requests_;
+    else if (slot == Slot::Other) ++active_others_;
     launch(std::move(t));
 }
 

@@ -14,12 +14,15 @@
 #include <mcph/plugin_helper.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace mcph::http {
@@ -43,6 +46,28 @@ public:
 
     static constexpr int kMaxReconnectAttempts = 5;
     static constexpr int kMaxConsecutiveFailures = 3;
+    // Reconnect pacing (issue #10 item 5): `retry:` below the floor is raised to it; from the
+    // third consecutive attempt without progress the delay doubles, up to kMaxBackoff; one
+    // request is resumed at most kMaxResumptionsPerRequest times however much "progress" (new
+    // event ids) the server fakes.
+    static constexpr std::chrono::milliseconds kMinRetry{200};
+    static constexpr std::chrono::milliseconds kMaxBackoff{30000};
+    static constexpr int kMaxResumptionsPerRequest = 100;
+    // Longest event id sent back as Last-Event-ID / session id accepted (request header sizes).
+    static constexpr size_t kMaxEventIdBytes = 8192;
+    static constexpr size_t kMaxSessionIdBytes = 8192;
+    // Connection slots (issue #10 item 3): libcurl never opens more than kMaxConnections for this
+    // transport; POSTs carrying requests and POSTs carrying answers/notifications have separate
+    // budgets, so a burst of answers to server requests can neither exhaust descriptors nor
+    // starve the caller's own requests. kMaxRequestPosts + kMaxOtherPosts + the GET stream stay
+    // under kMaxConnections, leaving room for resumptions.
+    static constexpr long kMaxConnections = 32;
+    static constexpr size_t kMaxRequestPosts = 20;
+    static constexpr size_t kMaxOtherPosts = 6;
+    static constexpr size_t kMaxQueuedMessages = 10000;
+
+    // [I/O thread] A POST's slot is free again (Transfer's destructor).
+    void release_slot(Slot slot) noexcept;
 
 private:
     // ---- the loop (engine.cpp)
@@ -57,7 +82,10 @@ private:
     void delete_session() noexcept;
 
     // ---- starting transfers (engine.cpp)
-    void start(TransferSpec spec);
+    void start(TransferSpec spec);  // a POST waits for a slot (pump), others start at once
+    void pump();                    // starts waiting POSTs, requests first, while slots are free
+    void launch_now(TransferSpec spec, Slot slot);
+    std::chrono::milliseconds reconnect_delay(const TransferSpec& next) const;
     std::unique_ptr<Transfer> make_transfer(TransferSpec spec);
     std::optional<std::string> add_common_headers(Transfer& t);  // an error message on failure
     void on_header_failure(Transfer& t, mcph_status status, const std::string& message);
@@ -81,7 +109,9 @@ private:
     void on_timeout(Transfer& t);
     void resume_or_fail(Transfer& t, const std::string& why);
     void reconnect_listen(Transfer& t, const std::string& why);
-    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status);
+    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status,
+                       std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
+    std::string refusal(Transfer& t) const;  // "HTTP 500 from <url>" + what the response said
     void terminate(mcph_close_reason reason, const std::string& detail);
     void diagnostic(mcph_log_level level, const std::string& message);
     bool quiet() const;  // closing or ended: no more callbacks
@@ -101,8 +131,16 @@ private:
     Mailbox mailbox_;
 
     std::unordered_map<Transfer*, std::unique_ptr<Transfer>> transfers_;
+    std::deque<TransferSpec> waiting_requests_;  // POSTs waiting for a slot, caller's requests first
+    std::deque<TransferSpec> waiting_others_;    // ... then answers and notifications
+    size_t active_requests_ = 0;
+    size_t active_others_ = 0;
     std::vector<Timer> timers_;
     RequestTracker tracker_;
+    // Requests the host cancelled while a stream for them was open or a resumption pending, so
+    // the transport can say it dropped them. Bounded like the tracker (erased when seen).
+    std::unordered_set<std::string> cancelled_;
+    bool note_cancelled(const std::vector<std::string>& ids);  // true (and a diagnostic) if any was
     std::string session_id_;
     std::string protocol_version_;
     bool listen_requested_ = false;

@@ -2,6 +2,9 @@
 // finished transfers. Every decision that starts or removes transfers is taken in on_done(),
 // never inside a libcurl callback.
 #include "engine.hpp"
+#include "response_notes.hpp"
+
+#include <algorithm>
 
 namespace mcph::http {
 namespace {
@@ -9,6 +12,12 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr size_t kRejectedHeadBytes = 1024;  // kept of an error body
+// ... of a JSON error body, which may hold a JSON-RPC error worth reporting (still bounded).
+constexpr size_t kRejectedJsonBytes = 16 * 1024;
+// A JSON body of unknown length grows normally up to this; beyond, the buffer reserves
+// maxMessageBytes at once — address space only, pages are touched as bytes arrive — so the peak
+// stays near the body's size instead of a doubling string's 2-3× (issue #10 item 7).
+constexpr size_t kGrowInPlaceBytes = size_t{1} << 20;
 constexpr size_t kSnippetBytes = 200;        // quoted in error messages
 constexpr auto kHealthyStream = 10s;
 
@@ -84,6 +93,7 @@ size_t Engine::write_callback(char* data, size_t size, size_t count, void* user)
 size_t Engine::on_body(Transfer& t, std::string_view data) {
     if (quiet()) return 0;  // close() began: cut the transfer short
     if (t.body == BodyKind::Undecided) classify(t);
+    if (!t.abort_reason.empty()) return 0;
     switch (t.body) {
         case BodyKind::Sse:
             return on_sse_bytes(t, data);
@@ -93,11 +103,15 @@ size_t Engine::on_body(Transfer& t, std::string_view data) {
                                  std::to_string(config_.max_message_bytes) + " bytes)";
                 return 0;
             }
+            if (t.buffer.size() + data.size() > t.buffer.capacity() && t.buffer.size() + data.size() > kGrowInPlaceBytes)
+                t.buffer.reserve(config_.max_message_bytes);
             t.buffer.append(data);
             return data.size();
-        case BodyKind::Rejected:
-            t.buffer.append(data.substr(0, kRejectedHeadBytes - t.buffer.size()));
-            return t.buffer.size() < kRejectedHeadBytes ? data.size() : 0;  // enough read: stop
+        case BodyKind::Rejected: {
+            size_t keep = t.content_type == "application/json" ? kRejectedJsonBytes : kRejectedHeadBytes;
+            t.buffer.append(data.substr(0, keep - std::min(keep, t.buffer.size())));
+            return t.buffer.size() < keep ? data.size() : 0;  // enough read: stop
+        }
         default:
             return data.size();
     }
@@ -129,17 +143,37 @@ void Engine::classify(Transfer& t) {
     // Captured before any message of this response is delivered: the host's next request (e.g.
     // notifications/initialized, sent from inside on_message) must already carry it.
     if (std::optional<std::string> id = response_header(e, "Mcp-Session-Id")) {
-        if (is_visible_ascii(*id)) session_id_ = *id;
-        else diagnostic(MCPH_LOG_WARN, "ignoring an Mcp-Session-Id with characters outside visible ASCII");
+        if (id->empty())
+            diagnostic(MCPH_LOG_WARN, "ignoring an empty Mcp-Session-Id from " + config_.url);
+        else if (id->size() > kMaxSessionIdBytes)
+            diagnostic(MCPH_LOG_WARN, "ignoring an Mcp-Session-Id of " + std::to_string(id->size()) +
+                                          " bytes from " + config_.url + " (more than " +
+                                          std::to_string(kMaxSessionIdBytes) + ")");
+        else if (!is_visible_ascii(*id))
+            diagnostic(MCPH_LOG_WARN, "ignoring an Mcp-Session-Id with characters outside visible ASCII");
+        else
+            session_id_ = *id;
     }
+    t.content_encoding = content_encoding(e);
     if (t.spec.kind == TransferKind::Delete || t.status == 202 || t.status == 204) {
         t.body = BodyKind::Empty;
+    } else if (!t.content_encoding.empty()) {
+        t.body = BodyKind::Rejected;  // compressed although we never asked: unreadable
     } else if (t.content_type == "text/event-stream") {
         t.body = BodyKind::Sse;
         t.sse = std::make_unique<SseParser>(config_.max_message_bytes);
         t.stream_opened = Clock::now();
     } else if (t.content_type == "application/json" && t.spec.kind == TransferKind::Post) {
         t.body = BodyKind::Json;
+        // Refused before reading when the declared size is already too much; else one allocation.
+        curl_off_t declared = -1;
+        curl_easy_getinfo(e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared);
+        if (declared > 0 && static_cast<uint64_t>(declared) > config_.max_message_bytes)
+            t.abort_reason = "the response declares Content-Length " + std::to_string(declared) +
+                             ", more than maxMessageBytes (" + std::to_string(config_.max_message_bytes) +
+                             " bytes); not read";
+        else if (declared > 0)
+            t.buffer.reserve(static_cast<size_t>(declared));
     } else {
         t.body = BodyKind::Rejected;
     }
@@ -148,7 +182,11 @@ void Engine::classify(Transfer& t) {
 void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
     if (!event.last_event_id.empty() && event.last_event_id != t.spec.last_event_id) {
         t.spec.last_event_id = std::string(event.last_event_id);
-        t.spec.attempt = 0;  // progress: the reconnect budget starts over
+        // Progress on a request's stream: the budget of failed attempts starts over (the
+        // per-request total, `resumptions`, does not). The GET stream's budget resets only when a
+        // stream stayed up (kHealthyStream): a server that sends a fresh id and hangs up at once
+        // must not buy itself endless reconnects.
+        if (t.spec.kind != TransferKind::Listen) t.spec.attempt = 0;
     }
     if (event.data.empty()) return;  // e.g. a priming event that only carries an id
     if (event.type != "message") {
@@ -157,8 +195,9 @@ void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
     }
     MessageShape shape = inspect_message(event.data);
     if (!shape.valid) {
-        diagnostic(MCPH_LOG_WARN, "skipping an SSE event that is not valid JSON-RPC from " + config_.url + ": " +
-                                      snippet(event.data));
+        diagnostic(MCPH_LOG_WARN, "skipping an SSE event that is not valid JSON-RPC from " + config_.url + " (" +
+                                      shape.problem + "): " + snippet(event.data));
+        t.skipped_event = shape.problem;  // said again if the stream then ends without the response
         return;
     }
     deliver(event.data, shape);
@@ -208,16 +247,32 @@ bool Engine::handle_session_or_auth(Transfer& t) {
     return true;
 }
 
+// "HTTP 500 from <url>" and what the response adds: where a redirect pointed, Retry-After, the
+// JSON-RPC error inside the body (else the body's first bytes).
+std::string Engine::refusal(Transfer& t) const {
+    std::string why = "HTTP " + std::to_string(t.status) + " from " + config_.url + redirect_note(t.easy.get(), t.status);
+    if (std::optional<std::chrono::milliseconds> wait = retry_after(t.easy.get()))
+        why += " (Retry-After: " + std::to_string(wait->count() / 1000) + " s)";
+    if (t.buffer.empty()) return why;
+    if (std::optional<std::string> rpc = jsonrpc_error_text(t.buffer)) return why + ": " + snippet(*rpc);
+    return why + ": " + snippet(t.buffer);
+}
+
 void Engine::on_post_done(Transfer& t, CURLcode code) {
     std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
     std::string where = " from " + config_.url;
     if (!is_success(t.status)) {
-        std::string why = "HTTP " + std::to_string(t.status) + where;
-        if (!t.buffer.empty()) why += ": " + snippet(t.buffer);
+        std::string why = refusal(t);
         if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why + " (for a notification or response)");
-        return fail_requests(waiting, why, t.status);
+        return fail_requests(waiting, why, t.status, retry_after(t.easy.get()));
     }
     if (!t.abort_reason.empty()) return fail_requests(waiting, t.abort_reason + where, t.status);
+    if (!t.content_encoding.empty()) {
+        std::string why = "the response" + where + " is compressed (Content-Encoding: " + t.content_encoding +
+                          "), which this client never asks for and cannot read";
+        if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why);
+        return fail_requests(waiting, why, t.status);
+    }
     switch (t.body) {
         case BodyKind::Json: return on_json_done(t, code);
         case BodyKind::Sse: return on_stream_done(t, code);
@@ -240,16 +295,23 @@ void Engine::on_json_done(Transfer& t, CURLcode code) {
     std::string where = " from " + config_.url;
     if (code != CURLE_OK)
         return fail_requests(tracker_.waiting(t.spec.request_ids),
-                             "the JSON response" + where + " was cut: " + curl_easy_strerror(code), t.status);
+                             "the JSON response" + where + " was cut: " + curl_failure_text(code), t.status);
     MessageShape shape = inspect_message(t.buffer);
     if (!shape.valid) {
         if (t.spec.request_ids.empty() && t.buffer.find_first_not_of(" \t\r\n") == std::string::npos) return;
         return fail_requests(tracker_.waiting(t.spec.request_ids),
-                             "malformed JSON" + where + ": " + snippet(t.buffer), t.status);
+                             "unusable JSON response" + where + " (" + shape.problem + "): " + snippet(t.buffer),
+                             t.status);
     }
     deliver(t.buffer, shape);
     std::vector<std::string> left = tracker_.waiting(t.spec.request_ids);
-    if (!left.empty()) fail_requests(left, "the JSON response" + where + " did not answer the request", t.status);
+    if (left.empty()) return;
+    // Typically {"id":null,"error":…}: the server could not tell which request failed. Say so
+    // with its error, rather than that it "did not answer".
+    if (std::optional<std::string> rpc = jsonrpc_error_text(t.buffer))
+        return fail_requests(left, "the server answered" + where + " with an error for no request id (" +
+                                       snippet(*rpc) + ")", t.status);
+    fail_requests(left, "the JSON response" + where + " did not answer the request", t.status);
 }
 
 // A POST's SSE stream, or its resumption, ended. Done when every request it carried has been
@@ -261,9 +323,14 @@ void Engine::on_stream_done(Transfer& t, CURLcode code) {
         StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
         t.sse->finish(sink);
     }
-    if (quiet() || !tracker_.any_waiting(t.spec.request_ids)) return;
+    if (quiet()) return;
+    if (!tracker_.any_waiting(t.spec.request_ids)) {
+        note_cancelled(t.spec.request_ids);
+        return;
+    }
     std::string why = "the SSE stream from " + config_.url + " ended before the response";
-    if (code != CURLE_OK) why += std::string(" (") + curl_easy_strerror(code) + ")";
+    if (code != CURLE_OK) why += " (" + curl_failure_text(code) + ")";
+    if (!t.skipped_event.empty()) why += " (it carried an unusable event: " + t.skipped_event + ")";
     resume_or_fail(t, why);
 }
 
@@ -271,12 +338,32 @@ void Engine::resume_or_fail(Transfer& t, const std::string& why) {
     std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
     if (waiting.empty()) return;
     if (t.spec.last_event_id.empty()) return fail_requests(waiting, why + "; it cannot be resumed (no event id)", 0);
+    if (t.spec.last_event_id.size() > kMaxEventIdBytes)
+        return fail_requests(waiting, why + "; it cannot be resumed: its last event id is " +
+                                          std::to_string(t.spec.last_event_id.size()) + " bytes, more than the " +
+                                          std::to_string(kMaxEventIdBytes) + " a Last-Event-ID header may carry", 0);
     if (t.spec.attempt >= kMaxReconnectAttempts)
-        return fail_requests(waiting, why + "; gave up after " + std::to_string(t.spec.attempt) + " resumptions", 0);
+        return fail_requests(waiting, why + "; gave up after " + std::to_string(t.spec.attempt) +
+                                          " resumptions without progress", 0);
+    if (t.spec.resumptions >= kMaxResumptionsPerRequest)
+        return fail_requests(waiting, why + "; gave up after " + std::to_string(t.spec.resumptions) +
+                                          " resumptions of this request (the server keeps ending the stream)", 0);
     TransferSpec next = t.spec.reconnect(TransferKind::Resume, std::move(waiting));
-    diagnostic(MCPH_LOG_INFO, why + "; resuming with Last-Event-ID " + next.last_event_id + " in " +
-                                  std::to_string(next.retry.count()) + " ms");
-    schedule(next.retry, std::move(next));
+    std::chrono::milliseconds delay = reconnect_delay(next);
+    diagnostic(MCPH_LOG_INFO, why + "; resuming with Last-Event-ID " + next.last_event_id.substr(0, 200) + " in " +
+                                  std::to_string(delay.count()) + " ms");
+    schedule(delay, std::move(next));
+}
+
+// The SSE `retry:` (raised to kMinRetry), doubled from the third consecutive attempt without
+// progress, capped at kMaxBackoff (or the server's own longer `retry:`), and never shorter than
+// a Retry-After the server sent with its last refusal.
+std::chrono::milliseconds Engine::reconnect_delay(const TransferSpec& next) const {
+    std::chrono::milliseconds base = std::clamp(next.retry, kMinRetry, std::max(kMaxBackoff, kMinRetry));
+    std::chrono::milliseconds delay = base;
+    for (int i = 2; i < next.attempt && delay < kMaxBackoff; ++i) delay *= 2;
+    delay = std::min(delay, std::max(kMaxBackoff, base));
+    return std::max(delay, next.server_wait);
 }
 
 void Engine::on_resume_done(Transfer& t, CURLcode code) {
@@ -284,9 +371,12 @@ void Engine::on_resume_done(Transfer& t, CURLcode code) {
     if (t.status == 405)
         return fail_requests(tracker_.waiting(t.spec.request_ids),
                              "the stream" + where + " was cut and the server cannot resume it (HTTP 405)", 405);
-    if (!is_success(t.status) || t.body != BodyKind::Sse)
-        return resume_or_fail(t, "resuming the stream" + where + " failed: HTTP " + std::to_string(t.status) + " " +
-                                     t.content_type);
+    if (!is_success(t.status) || t.body != BodyKind::Sse) {
+        t.spec.server_wait = retry_after(t.easy.get()).value_or(std::chrono::milliseconds(0));
+        return resume_or_fail(t, "resuming the stream" + where + " failed: " +
+                                     (is_success(t.status) ? "HTTP " + std::to_string(t.status) + " " + t.content_type
+                                                           : refusal(t)));
+    }
     on_stream_done(t, code);
 }
 
@@ -302,9 +392,10 @@ void Engine::on_listen_done(Transfer& t, CURLcode code) {
         if (Clock::now() - t.stream_opened >= kHealthyStream) t.spec.attempt = 0;
         return reconnect_listen(t, "the GET stream ended");
     }
-    std::string why = "the GET stream was refused: HTTP " + std::to_string(t.status);
-    if (!t.content_type.empty()) why += " " + t.content_type;
-    if (!t.buffer.empty()) why += ": " + snippet(t.buffer);
+    std::string why = "the GET stream was refused: " + refusal(t);
+    if (!t.content_type.empty()) why += " (" + t.content_type + ")";
+    if (!t.content_encoding.empty()) why += " (compressed: Content-Encoding " + t.content_encoding + ")";
+    t.spec.server_wait = retry_after(t.easy.get()).value_or(std::chrono::milliseconds(0));
     reconnect_listen(t, why);
 }
 
@@ -313,14 +404,19 @@ void Engine::reconnect_listen(Transfer& t, const std::string& why) {
     if (t.spec.attempt >= kMaxReconnectAttempts)
         return diagnostic(MCPH_LOG_WARN, why + "; giving up on it after " + std::to_string(t.spec.attempt) +
                                              " attempts (POST responses still work)");
+    if (t.spec.last_event_id.size() > kMaxEventIdBytes)
+        return diagnostic(MCPH_LOG_WARN, why + "; giving up on it: its last event id is " +
+                                             std::to_string(t.spec.last_event_id.size()) + " bytes, more than the " +
+                                             std::to_string(kMaxEventIdBytes) + " a Last-Event-ID header may carry");
     TransferSpec next = t.spec.reconnect(TransferKind::Listen, {});
-    diagnostic(MCPH_LOG_DEBUG, why + "; reconnecting in " + std::to_string(next.retry.count()) + " ms");
-    schedule(next.retry, std::move(next));
+    std::chrono::milliseconds delay = reconnect_delay(next);
+    diagnostic(MCPH_LOG_DEBUG, why + "; reconnecting in " + std::to_string(delay.count()) + " ms");
+    schedule(delay, std::move(next));
 }
 
 // No HTTP response at all: refused, unresolvable, TLS failure, reset before the status line.
 void Engine::on_transport_failure(Transfer& t, CURLcode code) {
-    std::string why = std::string(curl_easy_strerror(code));
+    std::string why = curl_failure_text(code);
     if (t.error[0]) why += std::string(": ") + t.error;
     why += std::string(" (") + method_of(t.spec.kind) + " " + config_.url + ")";
     ++consecutive_failures_;
@@ -351,11 +447,12 @@ void Engine::on_timeout(Transfer& t) {
 }
 
 // Stands in for responses that will never come, so no request hangs on a broken exchange.
-void Engine::fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status) {
+void Engine::fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status,
+                           std::optional<std::chrono::milliseconds> retry_after) {
     diagnostic(MCPH_LOG_WARN, why);
     for (const std::string& id : ids) {
         if (!tracker_.answered(id) || quiet()) continue;
-        host_.deliver(error_response(id, why, http_status));
+        host_.deliver(error_response(id, why, http_status, retry_after));
     }
 }
 

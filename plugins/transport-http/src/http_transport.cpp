@@ -29,21 +29,25 @@ void HttpTransport::send(std::string_view message) {
         throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is larger than maxMessageBytes");
     MessageShape shape = inspect_message(message);
     if (!shape.valid) throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is not a JSON object or array");
-    post(Command{Command::Kind::Send, std::string(message), std::move(shape.request_ids)});
+    post(Command{Command::Kind::Send, std::string(message), std::move(shape.request_ids),
+                 std::move(shape.cancelled_ids), {}});
 }
 
 void HttpTransport::set_option(std::string_view key, std::string_view value) {
     if (key == "protocol-version") {
         if (!is_visible_ascii(value)) throw Error(MCPH_ERR_INVALID_ARGUMENT, "protocol-version must be a token");
-        return post(Command{Command::Kind::ProtocolVersion, std::string(value), {}});
+        return post(Command{Command::Kind::ProtocolVersion, std::string(value), {}, {}, {}});
     }
-    if (key == "initialized") return post(Command{Command::Kind::Initialized, {}, {}});
+    if (key == "initialized") return post(Command{Command::Kind::Initialized, {}, {}, {}, {}});
     throw Error(MCPH_ERR_UNSUPPORTED, "unknown option '" + std::string(key) + "'");
 }
 
 void HttpTransport::post(Command command) {
     if (!engine_->mailbox().push(std::move(command)))
-        throw Error(MCPH_ERR_IO, "too many messages are waiting for the HTTP transport's I/O thread");
+        throw Error(MCPH_ERR_IO, "too many messages queued or in flight on the HTTP transport (at most " +
+                                     std::to_string(engine_->mailbox().max_commands()) + " messages or " +
+                                     std::to_string(engine_->mailbox().max_bytes()) +
+                                     " bytes); the server does not keep up");
     engine_->wake();
 }
 

@@ -2,12 +2,31 @@
 
 namespace mcph::http {
 
+Ticket& Ticket::operator=(Ticket&& o) noexcept {
+    if (this != &o) {
+        release();
+        box_ = o.box_;
+        bytes_ = o.bytes_;
+        o.box_ = nullptr;
+    }
+    return *this;
+}
+
+void Ticket::release() noexcept {
+    if (box_) box_->release(bytes_);
+    box_ = nullptr;
+}
+
 bool Mailbox::push(Command command) {
-    std::lock_guard lock(mutex_);
     size_t size = command.payload.size();
-    if (queue_.size() >= max_commands_ || (bytes_ + size > max_bytes_ && !queue_.empty())) return false;
-    bytes_ += size;
-    queue_.push_back(std::move(command));
+    {
+        std::lock_guard lock(mutex_);
+        if (commands_ >= max_commands_ || (bytes_ + size > max_bytes_ && commands_ > 0)) return false;
+        commands_ += 1;
+        bytes_ += size;
+        command.ticket = Ticket(this, size);  // (no ticket existed before: nothing released under the lock)
+        queue_.push_back(std::move(command));
+    }
     return true;
 }
 
@@ -15,8 +34,13 @@ std::vector<Command> Mailbox::take_all() {
     std::vector<Command> out;
     std::lock_guard lock(mutex_);
     out.swap(queue_);
-    bytes_ = 0;
     return out;
+}
+
+void Mailbox::release(size_t bytes) noexcept {
+    std::lock_guard lock(mutex_);
+    commands_ -= 1;
+    bytes_ -= bytes;
 }
 
 }  // namespace mcph::http

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "curl_handles.hpp"
+#include "mailbox.hpp"
 #include "sse_parser.hpp"
 
 #include <chrono>
@@ -33,18 +34,22 @@ struct TransferSpec {
     std::vector<std::string> request_ids;  // Post/Resume: requests whose responses may come this way
     std::string last_event_id;             // Listen/Resume: sent as Last-Event-ID when not empty
     std::chrono::milliseconds retry{1000}; // the stream's SSE reconnection time (`retry:`)
+    std::chrono::milliseconds server_wait{0};  // Retry-After of the last refusal, if longer
     int attempt = 0;                       // consecutive reconnects without progress
+    int resumptions = 0;                   // Resume: every resumption of this request so far
     bool auth_retried = false;             // a 401/403 already led to one retry
+    Ticket ticket;                         // Post: the message's share of the mailbox bound
 
     static TransferSpec of(TransferKind kind) {
         TransferSpec s;
         s.kind = kind;
         return s;
     }
-    static TransferSpec post(std::string payload, std::vector<std::string> request_ids) {
+    static TransferSpec post(std::string payload, std::vector<std::string> request_ids, Ticket ticket) {
         TransferSpec s = of(TransferKind::Post);
         s.payload = std::move(payload);
         s.request_ids = std::move(request_ids);
+        s.ticket = std::move(ticket);
         return s;
     }
     // The next reconnect of a stream: same ids, latest event id and retry delay, one more attempt.
@@ -53,10 +58,15 @@ struct TransferSpec {
         s.request_ids = std::move(ids);
         s.last_event_id = last_event_id;
         s.retry = retry;
+        s.server_wait = server_wait;
         s.attempt = attempt + 1;
+        s.resumptions = resumptions + (next_kind == TransferKind::Resume ? 1 : 0);
         return s;
     }
 };
+
+// Which connection budget a POST counts against (engine.hpp, "connection slots").
+enum class Slot { None, Request, Other };
 
 struct Transfer {
     Transfer() = default;
@@ -69,14 +79,17 @@ struct Transfer {
     EasyHandle easy;
     HeaderList headers;
     bool carried_session = false;  // the request had Mcp-Session-Id (a 404 then means "expired")
+    Slot slot = Slot::None;        // released by the destructor
 
     BodyKind body = BodyKind::Undecided;
     long status = 0;
     std::string content_type;
+    std::string content_encoding;      // non-identity Content-Encoding of a 2xx: a body we cannot read
     std::string buffer;                // Json: the body; Rejected: its head
     std::unique_ptr<SseParser> sse;
     Clock::time_point stream_opened{};  // Sse: when the event stream started
     std::string abort_reason;          // why our own callback cut the transfer, if it did
+    std::string skipped_event;         // why the last unusable event of this stream was skipped
     Clock::time_point deadline = Clock::time_point::max();
     char error[CURL_ERROR_SIZE] = {};  // curl's detail for a failed transfer
 };

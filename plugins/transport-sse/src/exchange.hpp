@@ -36,6 +36,7 @@ struct Exchange {
     Body body = Body::Undecided;
     long status = 0;
     std::string content_type;
+    std::string content_encoding;  // the stream's non-identity Content-Encoding: unreadable
     std::string head;  // the first bytes of a body we do not parse
     std::unique_ptr<mcph::http::SseParser> sse;
     std::string abort_reason;  // why our own callback cut the transfer, if it did

@@ -2,6 +2,7 @@
 
 #include "endpoint_url.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -133,11 +134,9 @@ std::string SseConfig::describe() const {
 
 SseConfig parse_config(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError())
-        throw Error(MCPH_ERR_INVALID_ARGUMENT,
-                    std::string("sse config is not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
-                        " (at offset " + std::to_string(doc.GetErrorOffset()) + ")");
+    // Bounded (iterative, depth 128) like every JSON from outside: a config may come from a repository.
+    if (mcph::json_bounds::ParseOutcome parsed = mcph::json_bounds::parse(doc, json); !parsed)
+        throw Error(MCPH_ERR_INVALID_ARGUMENT, "sse config is not valid JSON: " + parsed.message());
     if (!doc.IsObject()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "sse config must be a JSON object");
 
     SseConfig c;

@@ -82,6 +82,7 @@ private:
     void diagnostic(mcph_log_level level, const std::string& message);
     bool quiet() const { return terminated_ || stopping_.load(); }
     std::string curl_failure(const Exchange& x, CURLcode code) const;
+    std::string refusal(const Exchange& x) const;  // a non-2xx answer, explained
 
     mcph::plugin::TransportHost host_;
     const SseConfig& config_;

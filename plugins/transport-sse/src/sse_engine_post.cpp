@@ -32,9 +32,7 @@ void SseEngine::on_post_done(std::unique_ptr<Exchange> x, CURLcode code) {
     }
     // The status line arrived: the server has the message, even if its short body was cut.
     if (is_success(x->status)) return forget(*x);
-    std::string why = "HTTP " + std::to_string(x->status) + " from " + x->url;
-    if (!x->head.empty()) why += ": " + snippet(x->head);
-    post_failed(*x, why, x->status);
+    post_failed(*x, refusal(*x), x->status);
 }
 
 // 401/403: ask the host once; MCPH_OK means fresh credentials, so the same message goes again.

@@ -3,6 +3,7 @@
 // before the endpoint event, on_closed(ERROR) after it.
 #include "endpoint_url.hpp"
 #include "jsonrpc_shape.hpp"
+#include "response_notes.hpp"
 #include "snippet.hpp"
 #include "sse_engine.hpp"
 
@@ -78,7 +79,8 @@ void SseEngine::classify(Exchange& x) {
         return;
     }
     stream_status_.store(x.status);
-    if (x.status == 200 && x.content_type == "text/event-stream") {
+    x.content_encoding = mcph::http::content_encoding(x.easy.get());
+    if (x.status == 200 && x.content_type == "text/event-stream" && x.content_encoding.empty()) {
         x.body = Body::Events;
         x.sse = std::make_unique<SseParser>(config_.max_message_bytes + kEventOverhead);
     } else {
@@ -144,7 +146,7 @@ void SseEngine::on_message_event(std::string_view data) {
     mcph::http::MessageShape shape = mcph::http::inspect_message(data);
     if (!shape.valid) {
         diagnostic(MCPH_LOG_WARN, "skipping an SSE message event that is not a JSON object or array from " +
-                                      config_.url + ": " + snippet(data));
+                                      config_.url + " (" + shape.problem + "): " + snippet(data));
         return;
     }
     // A response can overtake its POST's 202: once answered, a later POST failure is not news.
@@ -153,6 +155,18 @@ void SseEngine::on_message_event(std::string_view data) {
 }
 
 // ---- when the stream ends -----------------------------------------------------------------------
+
+// "HTTP 500 from <url>" and what the response adds: where a redirect pointed, Retry-After, the
+// JSON-RPC error inside the body (else the body's first bytes). Shared with failed POSTs.
+std::string SseEngine::refusal(const Exchange& x) const {
+    std::string why = "HTTP " + std::to_string(x.status) + " from " + x.url +
+                      mcph::http::redirect_note(x.easy.get(), x.status);
+    if (std::optional<std::chrono::milliseconds> wait = mcph::http::retry_after(x.easy.get()))
+        why += " (Retry-After: " + std::to_string(wait->count() / 1000) + " s)";
+    if (x.head.empty()) return why;
+    if (std::optional<std::string> rpc = mcph::http::jsonrpc_error_text(x.head)) return why + ": " + snippet(*rpc);
+    return why + ": " + snippet(x.head);
+}
 
 void SseEngine::on_stream_done(Exchange& x, CURLcode code) {
     if (x.body == Body::Undecided && mcph::http::response_status(x.easy.get()) > 0) classify(x);
@@ -184,11 +198,10 @@ void SseEngine::on_stream_refused(Exchange& x, CURLcode code) {
                                              (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")") +
                                              ": the server requires credentials we could not supply");
     }
-    if (x.status != 200) {
-        std::string why = "HTTP " + std::to_string(x.status) + " from " + url;
-        if (!x.head.empty()) why += ": " + snippet(x.head);
-        return fail_start(MCPH_ERR_IO, why);
-    }
+    if (x.status != 200) return fail_start(MCPH_ERR_IO, refusal(x));
+    if (!x.content_encoding.empty())
+        return fail_start(MCPH_ERR_IO, "the SSE stream from " + url + " is compressed (Content-Encoding: " +
+                                           x.content_encoding + "), which this client never asks for and cannot read");
     if (x.body == Body::Rejected) {
         std::string why = "expected Content-Type text/event-stream from " + url + ", got '" + x.content_type +
                           "' (HTTP 200)";

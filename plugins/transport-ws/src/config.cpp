@@ -3,6 +3,7 @@
 #include "handshake_headers.hpp"
 
 #include <curl/curl.h>
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -126,10 +127,9 @@ Endpoint parse_endpoint(const std::string& url) {
 
 WsConfig parse_config(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError())
-        invalid(std::string("ws config is not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
-                " (at offset " + std::to_string(doc.GetErrorOffset()) + ")");
+    // Bounded (iterative, depth 128) like every JSON from outside: a config may come from a repository.
+    if (mcph::json_bounds::ParseOutcome parsed = mcph::json_bounds::parse(doc, json); !parsed)
+        invalid("ws config is not valid JSON: " + parsed.message());
     if (!doc.IsObject()) invalid("ws config must be a JSON object");
 
     WsConfig c;

@@ -176,6 +176,7 @@ void WsTransport::do_connect() {
 
     established_ = false;
     close_frame_queued_ = false;
+    rx_refused_ = false;
     peer_close_code_ = -1;
     peer_close_reason_.clear();
     local_error_.clear();
@@ -210,27 +211,42 @@ int WsTransport::append_headers(lws* wsi, unsigned char** p, unsigned char* end)
 
 // Every HTTP answer to our upgrade request passes here before lws decides whether it is a
 // valid 101; a rejection's status and challenge can only be read now.
+namespace {
+std::string header_value(lws* wsi, lws_token_indexes token) {
+    std::string out;
+    int n = lws_hdr_total_length(wsi, token);
+    if (n > 0) {
+        out.resize(static_cast<size_t>(n) + 1);
+        n = lws_hdr_copy(wsi, out.data(), n + 1, token);
+        out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    }
+    return out;
+}
+}  // namespace
+
 void WsTransport::on_http_answer(lws* wsi) {
     int status = static_cast<int>(lws_http_client_http_response(wsi));
     if (status == 101) return;
-    std::string challenge;
-    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_WWW_AUTHENTICATE);
-    if (n > 0) {
-        challenge.resize(static_cast<size_t>(n) + 1);
-        n = lws_hdr_copy(wsi, challenge.data(), n + 1, WSI_TOKEN_HTTP_WWW_AUTHENTICATE);
-        challenge.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    std::string challenge = header_value(wsi, WSI_TOKEN_HTTP_WWW_AUTHENTICATE);
+    std::string location;
+    if (status >= 300 && status < 400) {
+        // Quoted in the error (never followed): printable ASCII, at most 200 bytes.
+        for (char c : header_value(wsi, WSI_TOKEN_HTTP_LOCATION).substr(0, 200)) location += c >= 0x20 && c < 0x7f ? c : ' ';
     }
     std::lock_guard lock(mutex_);
     attempt_.http_status = status;
     attempt_.www_authenticate = std::move(challenge);
+    attempt_.location = std::move(location);
 }
 
 void WsTransport::on_connection_error(std::string_view lws_reason) {
     wsi_ = nullptr;
     int status;
+    std::string location;
     {
         std::lock_guard lock(mutex_);
         status = attempt_.http_status;
+        location = attempt_.location;
         connection_alive_ = false;
         cv_.notify_all();
     }
@@ -240,7 +256,9 @@ void WsTransport::on_connection_error(std::string_view lws_reason) {
         error = local_error_;
     } else if (status != 0) {
         error = "the server refused the WebSocket upgrade with HTTP " + std::to_string(status);
-        if (status >= 300 && status < 400) error += " (redirects are not followed)";
+        if (status >= 300 && status < 400)
+            error += " (redirects are not followed: the upgrade carries credentials" +
+                     (location.empty() ? std::string() : "; Location: " + location) + ")";
     } else if (lws_reason == "Unable to connect") {
         error = "unable to connect";
         tcp_failed = true;
@@ -271,7 +289,7 @@ void WsTransport::on_established(lws* wsi) {
 
 int WsTransport::on_receive(lws* wsi, const char* data, size_t len) {
     last_rx_ = Clock::now();
-    if (closing_.load() || ended_.load()) return 0;
+    if (rx_refused_ || closing_.load() || ended_.load()) return 0;
     bool final = lws_is_final_fragment(wsi) != 0;
     bool binary = lws_frame_is_binary(wsi) != 0;
     switch (rx_.feed(std::string_view(data, len), final, binary)) {
@@ -286,13 +304,26 @@ int WsTransport::on_receive(lws* wsi, const char* data, size_t len) {
         case MessageAssembler::Step::TooLarge:
             finish(MCPH_CLOSE_ERROR, "incoming message exceeds maxMessageBytes (" +
                                          std::to_string(config_.max_message_bytes) + " bytes)");
-            set_close_reason(LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
-            return -1;
+            // Not `return -1` here: lws 4.1 keeps parsing the rest of a frame whose RECEIVE
+            // callback refused it, writing past its freed rx buffer (heap corruption, issue #10
+            // item 1). The rest of the message is read and dropped instead (on_receive returns at
+            // the top once ended_ or closing_ is set; nothing is buffered), and the connection is
+            // failed with 1009 from the WRITEABLE callback, outside lws's receive path.
+            rx_refused_ = true;
+            lws_callback_on_writable(wsi);
+            // Backstop: a peer that never lets us write (it does not read) is dropped anyway.
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, 5);
+            return 0;
     }
     return 0;
 }
 
 int WsTransport::on_writeable(lws* wsi) {
+    // An incoming message over the limit: fail the connection now (lws sends the close frame).
+    if (rx_refused_) {
+        set_close_reason(LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too big");
+        return -1;
+    }
     // Priority: ping (tiny, and it keeps the connection judged alive), then data, then the close
     // frame once everything queued before close() has gone out.
     if (ping_due_) {

@@ -17,6 +17,7 @@ namespace mcph::ws {
 namespace {
 
 using mcph::plugin::Error;
+using Clock = std::chrono::steady_clock;
 
 // How long close() lets the close handshake (and a flush of queued messages) run before it
 // tears the connection down regardless. Short: close() blocks the host thread.
@@ -115,33 +116,43 @@ void WsTransport::start() {
     service_thread_ = std::thread([this] { service_loop(); });
     service_thread_id_ = service_thread_.get_id();
 
-    Attempt a = connect_once(headers);
+    // connectTimeoutMs bounds the whole connect — TCP, TLS, upgrade, the errno probe and an auth
+    // retry together — except the time the host's auth hooks take (an interactive sign-in is
+    // bounded by the auth plugin, not by the network's timeout).
+    Clock::time_point deadline = Clock::now() + config_.connect_timeout;
+    Attempt a = connect_once(headers, deadline);
     if (!a.ok && a.tcp_failed) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         std::string why = probe_connect_failure(config_.endpoint.address, config_.endpoint.port,
-                                                std::min(config_.connect_timeout, std::chrono::milliseconds(1000)));
+                                                std::clamp(left, std::chrono::milliseconds(1),
+                                                           std::chrono::milliseconds(1000)));
         if (!why.empty()) a.error = why;
     }
     if (!a.ok && (a.http_status == 401 || a.http_status == 403)) {
         // One retry with fresh headers, if the host's auth plugin says it refreshed credentials.
+        Clock::time_point hook_started = Clock::now();
         if (host_.auth_challenge(a.http_status, a.www_authenticate, config_.endpoint.url)) {
             headers = handshake_headers();
-            a = connect_once(headers);
+            deadline += Clock::now() - hook_started;
+            a = connect_once(headers, deadline);
         }
         if (!a.ok && (a.http_status == 401 || a.http_status == 403)) fail_start(MCPH_ERR_AUTH, a.error);
     }
-    if (!a.ok) fail_start(a.error.find("timed out") != std::string::npos ? MCPH_ERR_TIMEOUT : MCPH_ERR_IO, a.error);
+    if (!a.ok) fail_start(a.timed_out ? MCPH_ERR_TIMEOUT : MCPH_ERR_IO, a.error);
 }
 
-WsTransport::Attempt WsTransport::connect_once(const HeaderList& headers) {
+WsTransport::Attempt WsTransport::connect_once(const HeaderList& headers, Clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     attempt_ = Attempt{};
     pending_headers_ = headers;
     connect_requested_ = true;
     lws_cancel_service(context_);
-    if (!cv_.wait_for(lock, config_.connect_timeout, [&] { return attempt_.done; })) {
+    if (!cv_.wait_until(lock, deadline, [&] { return attempt_.done; })) {
         Attempt timed_out;
         timed_out.done = true;
-        timed_out.error = "timed out after " + ms_text(config_.connect_timeout) + " waiting for the WebSocket handshake";
+        timed_out.timed_out = true;
+        timed_out.error = "timed out after " + ms_text(config_.connect_timeout) +
+                          " (connectTimeoutMs) waiting for the WebSocket handshake";
         return timed_out;
     }
     return attempt_;

@@ -49,13 +49,15 @@ private:
         bool ok = false;
         int http_status = 0;           // of a rejected upgrade; 0 when no HTTP answer was seen
         std::string www_authenticate;  // with a 401/403
+        std::string location;          // with a 3xx (quoted, never followed)
         std::string error;             // human-readable
         bool tcp_failed = false;       // lws said only "Unable to connect" (see connect_probe.hpp)
+        bool timed_out = false;        // connectTimeoutMs passed first
     };
 
     // ---- host thread (ws_transport.cpp)
     void create_context();
-    Attempt connect_once(const HeaderList& headers);
+    Attempt connect_once(const HeaderList& headers, std::chrono::steady_clock::time_point deadline);
     HeaderList handshake_headers() const;
     void stop_service() noexcept;
     [[noreturn]] void fail_start(mcph_status status, const std::string& message);
@@ -124,6 +126,7 @@ private:
     bool ping_due_ = false;
     bool awaiting_pong_ = false;
     bool close_frame_queued_ = false;
+    bool rx_refused_ = false;  // an incoming message exceeded maxMessageBytes: fail at next WRITEABLE
     std::chrono::steady_clock::time_point last_rx_{};
     std::chrono::steady_clock::time_point ping_sent_{};
     int peer_close_code_ = -1;  // -1: no close frame received

@@ -79,6 +79,12 @@ public:
         beast::get_lowest_layer(s_).shutdown(tcp::socket::shutdown_both, ec);
         responded_ = true;
     }
+    bool write_raw(const std::string& bytes) override {
+        beast::error_code ec;
+        net::write(s_, net::buffer(bytes), ec);
+        responded_ = true;
+        return !ec;
+    }
 
 private:
     Stream& s_;

@@ -48,6 +48,9 @@ public:
     virtual bool sse_send(const std::string& raw) = 0;  // one chunk, as is; false once the client left
     virtual void sse_end() = 0;                         // the last chunk: a clean end
     virtual void cut() = 0;                             // drop the connection mid-response
+    // Bytes as they are, no HTTP framing: a hand-written status line, headers and body. False
+    // once the client left.
+    virtual bool write_raw(const std::string& bytes) = 0;
     bool responded() const { return responded_; }
 
 protected:

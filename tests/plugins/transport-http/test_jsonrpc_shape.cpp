@@ -76,4 +76,61 @@ TEST(JsonRpcShape, ErrorResponseIsValidJsonRpc) {
     EXPECT_EQ(inspect_message(m).response_ids, Ids{R"("q\"1")"});
 }
 
+// Issue #9: nesting is bounded (mcph::json_bounds::kMaxDepth) and parsed iteratively, so a
+// 100,000-deep message is refused with a reason instead of overflowing the stack.
+std::string nested(size_t depth, const std::string& inner = "1") {
+    return std::string(depth, '[') + inner + std::string(depth, ']');
+}
+
+TEST(JsonRpcShape, DeepNestingIsRefusedNamingTheBound) {
+    for (size_t depth : {size_t{129}, size_t{100000}, size_t{1000000}}) {
+        auto r = inspect_message(nested(depth));
+        EXPECT_FALSE(r.valid) << depth;
+        EXPECT_NE(r.problem.find("nested deeper than 128 levels"), std::string::npos) << r.problem;
+    }
+    // Inside a message object (depth counts from the root).
+    std::string deep_params = R"({"jsonrpc":"2.0","id":5,"method":"x","params":)" + nested(200) + "}";
+    auto m = inspect_message(deep_params);
+    EXPECT_FALSE(m.valid);
+    EXPECT_TRUE(m.request_ids.empty());
+    // Unterminated: a million '[' and nothing else.
+    auto u = inspect_message(std::string(1000000, '['));
+    EXPECT_FALSE(u.valid);
+    EXPECT_NE(u.problem.find("deeper"), std::string::npos) << u.problem;
+}
+
+TEST(JsonRpcShape, NestingUpToTheBoundIsFine) {
+    auto r = inspect_message(nested(128));
+    EXPECT_TRUE(r.valid) << r.problem;
+    std::string ok = R"({"jsonrpc":"2.0","id":5,"method":"x","params":)" + nested(120) + "}";
+    auto m = inspect_message(ok);
+    EXPECT_TRUE(m.valid) << m.problem;
+    EXPECT_EQ(m.request_ids, Ids{"5"});
+}
+
+TEST(JsonRpcShape, ProblemSaysWhy) {
+    EXPECT_NE(inspect_message("{\"a\":").problem.find("malformed JSON"), std::string::npos);
+    EXPECT_NE(inspect_message("42").problem.find("neither an object nor an array"), std::string::npos);
+    EXPECT_TRUE(inspect_message("{}").problem.empty());
+}
+
+// notifications/cancelled names the request the host gave up on (the transport stops resuming it),
+// whatever the member order; other notifications and requests name none.
+TEST(JsonRpcShape, CancelledRequestIds) {
+    auto c = inspect_message(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12,"reason":"timeout"}})");
+    EXPECT_TRUE(c.valid);
+    EXPECT_EQ(c.cancelled_ids, Ids{"12"});
+    auto reordered = inspect_message(R"({"params":{"reason":"x","requestId":"a"},"method":"notifications/cancelled","jsonrpc":"2.0"})");
+    EXPECT_EQ(reordered.cancelled_ids, Ids{R"("a")"});
+    auto nested = inspect_message(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"x":{"requestId":3}}})");
+    EXPECT_TRUE(nested.cancelled_ids.empty());
+    auto other = inspect_message(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":4}})");
+    EXPECT_TRUE(other.cancelled_ids.empty());
+    auto request = inspect_message(R"({"jsonrpc":"2.0","id":9,"method":"notifications/cancelled","params":{"requestId":5}})");
+    EXPECT_TRUE(request.cancelled_ids.empty());
+    auto batch = inspect_message(R"([{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}},{"jsonrpc":"2.0","id":7,"method":"ping"}])");
+    EXPECT_EQ(batch.cancelled_ids, Ids{"6"});
+    EXPECT_EQ(batch.request_ids, Ids{"7"});
+}
+
 }  // namespace

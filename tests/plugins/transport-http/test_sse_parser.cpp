@@ -159,4 +159,49 @@ TEST(SseParser, LastEventIdIsTracked) {
     EXPECT_EQ(parser.last_event_id(), "2");
 }
 
+// Issue #10 item 7: `id:` and `event:` values count against the bound like data does — whether the
+// line comes whole or piece by piece — and the id a stream keeps between events counts too.
+TEST(SseParser, OversizedIdIsRefused) {
+    for (size_t piece : {size_t{1}, size_t{7}, size_t{4096}}) {
+        SseParser parser(100);
+        Collector sink;
+        std::string input = "id: " + std::string(200, '7') + "\ndata: x\n\n";
+        SseParser::Status st = SseParser::Status::Ok;
+        for (size_t i = 0; i < input.size() && st == SseParser::Status::Ok; i += piece)
+            st = parser.feed(input.substr(i, piece), sink);
+        EXPECT_EQ(st, SseParser::Status::TooLarge) << "pieces of " << piece;
+        EXPECT_TRUE(sink.events.empty());
+    }
+}
+
+TEST(SseParser, OversizedEventTypeIsRefused) {
+    SseParser parser(100);
+    Collector sink;
+    EXPECT_EQ(parser.feed("event: " + std::string(200, 't') + "\ndata: x\n\n", sink), SseParser::Status::TooLarge);
+    EXPECT_TRUE(sink.events.empty());
+}
+
+TEST(SseParser, IdTypeAndDataShareTheBound) {
+    SseParser parser(100);
+    Collector sink;
+    EXPECT_EQ(parser.feed("id: " + std::string(40, 'i') + "\nevent: " + std::string(30, 't') + "\n", sink),
+              SseParser::Status::Ok);
+    EXPECT_EQ(parser.feed("data: " + std::string(40, 'd') + "\n", sink), SseParser::Status::TooLarge);
+}
+
+TEST(SseParser, TheKeptLastIdCountsAgainstLaterEvents) {
+    SseParser parser(100);
+    Collector sink;
+    ASSERT_EQ(parser.feed("id: " + std::string(60, 'i') + "\ndata: a\n\n", sink), SseParser::Status::Ok);
+    ASSERT_EQ(sink.events.size(), 1u);
+    EXPECT_EQ(sink.events[0].id, std::string(60, 'i'));
+    EXPECT_EQ(parser.feed("data: " + std::string(50, 'd') + "\n\n", sink), SseParser::Status::TooLarge);
+    // A shorter id replaces it and frees the room again.
+    SseParser again(100);
+    ASSERT_EQ(again.feed("id: " + std::string(60, 'i') + "\ndata: a\n\nid: 2\ndata: b\n\n", sink),
+              SseParser::Status::Ok);
+    EXPECT_EQ(again.feed("data: " + std::string(50, 'd') + "\n\n", sink), SseParser::Status::Ok);
+    EXPECT_EQ(again.last_event_id(), "2");
+}
+
 }  // namespace

@@ -61,6 +61,18 @@ public:
         for (size_t i = 0; i < parts.size() && !ec; ++i)
             ws_.write_some(i + 1 == parts.size(), asio::buffer(parts[i]), ec);
     }
+    void write_huge_frame(uint64_t bytes) override {
+        unsigned char head[10] = {0x81, 127};  // FIN + text, 64-bit length, unmasked (server side)
+        for (int i = 0; i < 8; ++i) head[2 + i] = static_cast<unsigned char>(bytes >> (56 - 8 * i));
+        beast::error_code ec;
+        asio::write(ws_.next_layer(), asio::buffer(head), ec);
+        const std::string chunk(size_t{64} << 10, 'x');
+        for (uint64_t left = bytes; left > 0 && !ec;) {
+            size_t n = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+            asio::write(ws_.next_layer(), asio::buffer(chunk.data(), n), ec);
+            left -= n;
+        }
+    }
     void close(int code, const std::string& reason) override {
         beast::error_code ec;
         websocket::close_reason cr(static_cast<websocket::close_code>(code), reason);
@@ -144,6 +156,7 @@ struct FakeWsServer::Impl {
         if (reject) {
             http::response<http::string_body> res{static_cast<http::status>(options.reject_status), req.version()};
             if (!options.www_authenticate.empty()) res.set(http::field::www_authenticate, options.www_authenticate);
+            if (!options.location.empty()) res.set(http::field::location, options.location);
             res.set(http::field::content_type, "text/plain");
             res.body() = "rejected";
             res.prepare_payload();

@@ -35,6 +35,9 @@ public:
     virtual void write(std::string_view text) = 0;
     virtual void write_binary(std::string_view data) = 0;
     virtual void write_fragments(const std::vector<std::string>& parts) = 0;  // one message
+    // One unfragmented text frame of `bytes` x's, written straight to the socket from a small
+    // reused buffer: the server never holds the payload, so the client's memory can be measured.
+    virtual void write_huge_frame(uint64_t bytes) = 0;
     virtual void close(int code, const std::string& reason = "") = 0;  // close frame, wait for the echo
     virtual void drop() = 0;                                             // TCP close, no close frame
     virtual int close_code_received() = 0;  // code of the client's close frame, -1 if none
@@ -52,6 +55,7 @@ public:
         std::string subprotocol = "mcp";  // selected when offered; "" selects none
         int reject_status = 0;            // answer the upgrade with this HTTP status instead
         std::string www_authenticate;     // with reject_status
+        std::string location;             // with reject_status
         int reject_times = 1000000;       // only the first N handshakes are rejected
         bool never_answer_handshake = false;
         std::string cert_file, key_file;  // both set: wss

@@ -139,10 +139,13 @@ TEST_F(WsTransportTest, RejectedUpgradeReportsTheHttpStatus) {
 TEST_F(WsTransportTest, RedirectIsNotFollowed) {
     FakeWsServer::Options o;
     o.reject_status = 302;
+    o.location = "wss://elsewhere.example/mcp";
     FakeWsServer server([](Session&) {}, o);
     Transport t(ws_config(server.url()));
     EXPECT_EQ(t.start(), MCPH_ERR_IO);
     EXPECT_NE(t.error().find("HTTP 302"), std::string::npos) << t.error();
+    EXPECT_NE(t.error().find("redirects are not followed"), std::string::npos) << t.error();
+    EXPECT_NE(t.error().find("Location: wss://elsewhere.example/mcp"), std::string::npos) << t.error();
 }
 
 TEST_F(WsTransportTest, Unauthorized401CallsTheAuthHookAndGivesUp) {

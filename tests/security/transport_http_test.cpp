@@ -1,0 +1,197 @@
+// Attacks on the HTTP transports through the real host (issue #9 item 3, issue #10 item 7): a
+// hostile Streamable HTTP server on a raw loopback socket answers `initialize` with JSON nested
+// 100,000 deep (as a JSON body and as an SSE event), or with an SSE `id:` far over
+// maxMessageBytes. Each connect must end in a clear error naming the bound — no crash, no stack
+// overflow, memory within 2 × maxMessageBytes plus a small constant.
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace mcph::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
+
+// One connection at a time: reads the request head (and a Content-Length body), then hands the
+// socket to the script for POSTs; any other method gets 405 (no GET stream, no DELETE).
+class HostileHttpServer {
+public:
+    using Script = std::function<void(int fd)>;
+
+    explicit HostileHttpServer(Script post) : post_(std::move(post)) {
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 16) != 0 ||
+            ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+            return;
+        port_ = ntohs(addr.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~HostileHttpServer() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int port() const { return port_; }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+    int posts() const { return posts_.load(); }
+
+    // Sends everything, false once the client went away.
+    static bool send_all(int fd, std::string_view data) {
+        while (!data.empty()) {
+            ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+            if (n <= 0) return false;
+            data.remove_prefix(static_cast<size_t>(n));
+        }
+        return true;
+    }
+
+private:
+    void serve() {
+        while (!stop_) {
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0) continue;
+            int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (client < 0) continue;
+            std::string head = read_request(client);
+            if (head.rfind("POST ", 0) == 0) {
+                ++posts_;
+                post_(client);
+            } else if (!head.empty()) {
+                send_all(client, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            }
+            ::shutdown(client, SHUT_RDWR);
+            ::close(client);
+        }
+    }
+    std::string read_request(int client) {
+        std::string data;
+        const auto deadline = std::chrono::steady_clock::now() + 2s;
+        char buf[4096];
+        size_t body_from = std::string::npos, body_len = 0;
+        while (std::chrono::steady_clock::now() < deadline && data.size() < (1 << 20)) {
+            if (body_from == std::string::npos && (body_from = data.find("\r\n\r\n")) != std::string::npos) {
+                body_from += 4;
+                size_t cl = data.find("Content-Length: ");
+                if (cl == std::string::npos) cl = data.find("content-length: ");
+                if (cl != std::string::npos && cl < body_from) body_len = std::stoul(data.substr(cl + 16));
+            }
+            if (body_from != std::string::npos && data.size() >= body_from + body_len) break;
+            pollfd c{client, POLLIN, 0};
+            if (::poll(&c, 1, 50) <= 0) continue;
+            ssize_t n = ::recv(client, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            data.append(buf, static_cast<size_t>(n));
+        }
+        return data;
+    }
+
+    Script post_;
+    int fd_ = -1;
+    int port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> posts_{0};
+    std::thread thread_;
+};
+
+// The high-water mark of this process's RSS since reset_peak() (VmHWM after clear_refs 5): a
+// spike freed again before the end still counts.
+bool reset_peak() {
+    std::ofstream out("/proc/self/clear_refs");
+    out << "5";
+    return static_cast<bool>(out.flush());
+}
+long peak_kib() {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+    return -1;
+}
+
+std::string deep(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+class TransportHttpAttack : public ::testing::Test {
+protected:
+    // Connects "hostile" at `url`; returns the error text (fails the test if it connected).
+    std::string connect_error(const std::string& url, std::string_view extra = "{}") {
+        Host host(options);
+        EXPECT_TRUE(has_transport_plugin(host, "http"));
+        host.add_server("hostile", remote_config("http", url, extra));
+        try {
+            host.connect("hostile");
+        } catch (const Error& e) {
+            return e.what();
+        }
+        ADD_FAILURE() << "connect succeeded against a hostile server";
+        return {};
+    }
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+};
+
+TEST_F(TransportHttpAttack, InitializeAnsweredWith100000DeepJsonIsAClearError) {
+    HostileHttpServer server([](int fd) {
+        std::string body = deep(100000);
+        HostileHttpServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                            std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+    });
+    ASSERT_NE(server.port(), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string error = connect_error(server.url());
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+    EXPECT_GE(server.posts(), 1);
+    EXPECT_TRUE(contains(error, "nested deeper than 128")) << error;
+}
+
+TEST_F(TransportHttpAttack, InitializeAnsweredWith100000DeepSseEventIsAClearError) {
+    HostileHttpServer server([](int fd) {
+        HostileHttpServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                                        "data: " + deep(100000) + "\n\n");
+    });
+    ASSERT_NE(server.port(), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string error = connect_error(server.url());
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+    EXPECT_TRUE(contains(error, "ended before the response")) << error;
+    EXPECT_TRUE(contains(error, "nested deeper than 128")) << error;
+}
+
+TEST_F(TransportHttpAttack, HugeSseIdStaysWithinTheMemoryBound) {
+    constexpr long kLimit = 1 << 20;
+    HostileHttpServer server([](int fd) {
+        if (!HostileHttpServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close"
+                                             "\r\n\r\nid: "))
+            return;
+        const std::string chunk(64 << 10, '7');
+        for (int i = 0; i < 1600 && HostileHttpServer::send_all(fd, chunk); ++i) {  // up to 100 MiB
+        }
+    });
+    ASSERT_NE(server.port(), 0);
+    ASSERT_TRUE(reset_peak());
+    long before = rss_kib();
+    std::string error = connect_error(server.url(), R"({"maxMessageBytes":1048576})");
+    long growth = peak_kib() - before;
+    EXPECT_TRUE(contains(error, "larger than maxMessageBytes (1048576 bytes)")) << error;
+    EXPECT_LT(growth, 2 * kLimit / 1024 + 16 * 1024) << "peak RSS growth in KiB";
+}
+
+}  // namespace
+}  // namespace mcph::test
