@@ -1,5 +1,7 @@
 #include "render.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 
 namespace mcph::cli {
@@ -182,8 +184,7 @@ Json tools_json(const std::vector<Tool>& tools) {
         o.AddMember("server", JsonValue(t.server.c_str(), a), a);
         o.AddMember("description", JsonValue(t.description.c_str(), a), a);
         Json schema;
-        schema.Parse(t.input_schema.c_str());
-        if (!schema.HasParseError()) o.AddMember("inputSchema", JsonValue(schema, a), a);
+        if (mcph::json_bounds::parse(schema, t.input_schema)) o.AddMember("inputSchema", JsonValue(schema, a), a);
         if (t.destructive) o.AddMember("destructive", true, a);
         doc.PushBack(o, a);
     }

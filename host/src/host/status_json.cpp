@@ -5,6 +5,8 @@
 #include "json/json_access.hpp"
 #include "tools/name_mapping.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 namespace mcph {
 namespace {
 
@@ -124,10 +126,10 @@ Json Host::status_json() const {
         }
         if (auth) {
             Json described;
-            described.Parse(auth->describe().c_str());
+            const bool parsed = static_cast<bool>(json_bounds::parse(described, auth->describe()));
             JsonValue entry(rapidjson::kObjectType);
             entry.AddMember("backend", str(auth->backend(), a), a);
-            if (!described.HasParseError() && described.IsObject()) entry.AddMember("state", JsonValue(described, a), a);
+            if (parsed && described.IsObject()) entry.AddMember("state", JsonValue(described, a), a);
             o.AddMember("auth", entry, a);
         }
         servers.PushBack(o, a);

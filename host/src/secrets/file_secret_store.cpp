@@ -1,5 +1,6 @@
 #include "secrets/file_secret_store.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
@@ -69,8 +70,7 @@ Json read_all(const fs::path& file) {
     while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
     ::close(fd);
     if (n < 0) fail(file, std::string("cannot read it: ") + std::strerror(errno));
-    doc.Parse(text.c_str(), text.size());
-    if (doc.HasParseError() || !doc.IsObject())
+    if (!json_bounds::parse(doc, text) || !doc.IsObject())
         fail(file, "is corrupt (not a JSON object); remove it and sign in again with `mcph login <server>`");
     return doc;
 }
@@ -92,8 +92,7 @@ void replace_atomically(const fs::path& file, const Json& doc) {
     fs::create_directories(file.parent_path(), ec);
     ::chmod(file.parent_path().c_str(), 0700);
     rapidjson::StringBuffer out;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
-    doc.Accept(writer);
+    if (!json_bounds::write(doc, out)) fail(file, "holds a secret nested too deep to write");
     std::string temp = file.string() + ".tmp-XXXXXX";
     int fd = ::mkstemp(temp.data());  // created 0600
     if (fd < 0) fail(file, std::string("cannot create a temporary file: ") + std::strerror(errno));
