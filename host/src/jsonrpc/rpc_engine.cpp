@@ -325,8 +325,7 @@ void RpcEngine::refuse_too_deep(std::string_view text, const std::string& reason
     auto taken = finder.id ? take(*finder.id) : std::nullopt;
     log(kLogWarn, "ignored a message from server: " + reason + (taken ? " (it answered " + taken->method + ")" : ""));
     if (taken)
-        fail(*taken, Error(ErrorKind::Protocol, taken->method + " to '" + peer_ + "': the response is JSON " + reason +
-                                                    "; refused"));
+        fail(*taken, Error(ErrorKind::Protocol, taken->method + " to '" + peer_ + "': response refused, " + reason));
 }
 
 void RpcEngine::dispatch(Json& doc) {
@@ -483,9 +482,10 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
         std::string what = entry.method + " to '" + peer_ + "' timed out after " +
                            (hard ? std::to_string(entry.max_total.count()) + " ms, its maximum total time (progress does not extend it)"
                                 : std::to_string(entry.timeout.count()) + " ms");
-        send_cancelled(id, "timed out");
+        // The caller learns first: telling the server may block on a peer that stopped reading.
         fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, raise the "
                                                      "request timeout)"));
+        send_cancelled(id, "timed out");
     }
     return remaining;
 }
