@@ -1,7 +1,7 @@
 // ListRefreshGate — coalesces list_changed notifications of one list kind: at most one refresh
 // runs, and any number of notifications arriving meanwhile cost one more refresh after it (the
 // dirty flag), never one each. A server sending thousands of list_changed gets a handful of
-// tools/list, not thousands queued.
+// tools/list, not thousands queued. (SessionCore also spaces successive refreshes out in time.)
 #pragma once
 
 #include <mutex>

@@ -21,6 +21,8 @@ constexpr int kProgressMaxTotalFactor = 10;
 // A caller finding another caller's session recovery under way waits for it this much beyond the
 // connect timeout that bounds that recovery.
 constexpr auto kRecoveryWaitSlack = std::chrono::milliseconds(2000);
+// The pause between two refreshes of one list when list_changed keeps coming.
+constexpr auto kListRefreshSpacing = std::chrono::milliseconds(200);
 // JSON-RPC error code of a sampling/elicitation refused by the prompt budget.
 constexpr int kPromptRateLimitedCode = -32000;
 
@@ -501,23 +503,40 @@ session::ListRefreshGate& SessionCore::refresh_gate(const std::string& which) {
 }
 
 // One refresh in flight per list kind; notifications arriving meanwhile set its dirty flag and
-// cost one more refresh after it, however many there were.
+// cost one more refresh after it, however many there were. Refreshes that follow one another are
+// spaced out, so a server sending list_changed without pause gets a few tools/list a second, not
+// as many as round trips fit.
 void SessionCore::schedule_refresh(const std::string& which) {
     if (!refresh_gate(which).request()) return;
     std::weak_ptr<SessionCore> weak = weak_from_this();
     // The refresh waits for responses, so it must not run on this transport thread.
     runtime_.run_background([weak, which] {
+        if (auto self = weak.lock()) self->run_refresh(which);
+    });
+}
+
+void SessionCore::run_refresh(const std::string& which) {
+    session::ListRefreshGate& gate = refresh_gate(which);
+    if (!connected()) {
+        gate.abandon();
+        return;
+    }
+    if (refresh_list(which) && settings_.callbacks.on_list_changed)
+        settings_.callbacks.on_list_changed(settings_.server_name, which);
+    if (!gate.finish()) return;
+    // Dirty again: refresh once more after a pause (a timer on the loop, no thread held meanwhile).
+    auto timer = std::make_shared<boost::asio::steady_timer>(runtime_.loop(), kListRefreshSpacing);
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    timer->async_wait([weak, which, timer](const boost::system::error_code& ec) {
         auto self = weak.lock();
         if (!self) return;
-        session::ListRefreshGate& gate = self->refresh_gate(which);
-        do {
-            if (!self->connected()) {
-                gate.abandon();
-                return;
-            }
-            if (self->refresh_list(which) && self->settings_.callbacks.on_list_changed)
-                self->settings_.callbacks.on_list_changed(self->settings_.server_name, which);
-        } while (gate.finish());
+        if (ec) {
+            self->refresh_gate(which).abandon();
+            return;
+        }
+        self->runtime_.run_background([weak, which] {
+            if (auto again = weak.lock()) again->run_refresh(which);
+        });
     });
 }
 

@@ -1,0 +1,100 @@
+// Issue #9 item 4 / #10 items 3 and 4: a hostile server flooding the client.
+//  - 100,000 server→client requests (sampling, elicitation, roots) sent without waiting for the
+//    answers once grew the client by 4.1 GB in 16 s (each queued on an unbounded pool): now at most
+//    32 are in flight per session, the rest are refused at once, and prompts reaching the
+//    application are rate-limited.
+//  - 20,000 tools/list_changed once queued 20,000 full tools/list: now one refresh runs and the
+//    notifications meanwhile cost one more.
+#include "hostile_peer_support.hpp"
+
+#include <mcph/host.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace mcph;
+using namespace mcph::test;
+
+// Samples this process's RSS every 10 ms while alive; peak() is the largest seen.
+class RssSampler {
+public:
+    RssSampler() : thread_([this] {
+        while (!stop_) {
+            peak_ = std::max(peak_.load(), rss_kib());
+            std::this_thread::sleep_for(10ms);
+        }
+    }) {}
+    ~RssSampler() {
+        stop_ = true;
+        thread_.join();
+    }
+    long peak() const { return std::max(peak_.load(), rss_kib()); }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::atomic<long> peak_{0};
+    std::thread thread_;
+};
+
+TEST(ServerFlood, ServerRequestsBeyondTheInFlightCapAreRefusedAndMemoryStaysBounded) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    std::atomic<int> prompts{0};
+    options.callbacks.sampling = [&](const std::string&, const JsonValue&) {
+        ++prompts;
+        return parse_json(R"({"role":"assistant","content":{"type":"text","text":"ok"},"model":"test"})");
+    };
+    options.callbacks.elicitation = [&](const ElicitationRequest&) {
+        ++prompts;
+        return ElicitationResponse{};
+    };
+    Host host(options);
+    ASSERT_TRUE(has_stdio_plugin(host));
+    host.add_server("flood", fake_config("request-flood"));
+    host.connect("flood");
+
+    const long before = rss_kib();
+    const auto t0 = std::chrono::steady_clock::now();
+    long peak = 0;
+    CallToolResult result;
+    {
+        RssSampler rss;
+        result = host.call_tool("mcp__flood__work", parse_json("{}"));  // answered after the 100,000 requests
+        peak = rss.peak();
+    }
+    const double seconds = static_cast<double>(elapsed_ms(t0)) / 1000.0;
+    EXPECT_EQ(result.text(), "work done") << "the client's own call completes through the flood";
+    EXPECT_LT(peak - before, 64 * 1024) << "RSS grew from " << before << " KiB to " << peak << " KiB";
+    EXPECT_TRUE(logs.contains(LogLevel::Warn, "32 server requests are already in flight")) << logs.dump();
+    // The prompt budget: 10 at once, then one a second (the flood asks 66,000 times).
+    EXPECT_LE(prompts.load(), 10 + static_cast<int>(std::ceil(seconds)) + 1) << "in " << seconds << " s";
+    EXPECT_GE(prompts.load(), 1) << "prompts within the budget still reach the application";
+}
+
+TEST(ServerFlood, AListChangedFloodCostsAFewRefreshesNotOneEach) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    TempDir dir("mcph-list-flood");
+    const auto trace = dir / "trace";
+    Host host(options);
+    ASSERT_TRUE(has_stdio_plugin(host));
+    host.add_server("lists", fake_server_config({"--mode", "list-flood", "--trace", trace.string()}));
+    auto session = host.connect("lists");
+    EXPECT_EQ(host.call_tool("mcp__lists__work", parse_json("{}")).text(), "work done");
+
+    // The list changed for real after the 20,000th notification: the refresh that follows the
+    // flood must see it (the dirty flag), which also proves the refreshing is over.
+    ASSERT_TRUE(wait_until([&] { return has_tool(session->cached_tools(), "fresh-tool"); }, 15s)) << logs.dump();
+    const std::size_t lists = trace_events(read_trace(trace), "tools-list").size();
+    EXPECT_LT(lists, 20u) << "20,001 list_changed notifications cost " << lists << " tools/list";
+    EXPECT_GE(lists, 2u) << "the connect's list and at least one refresh";
+}
+
+}  // namespace
