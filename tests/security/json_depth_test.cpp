@@ -8,6 +8,7 @@
 namespace {
 
 using namespace std::chrono_literals;
+using namespace mcph;
 using namespace mcph::test;
 using namespace mcph::test::hostile;
 
@@ -43,5 +44,49 @@ TEST(DeepJson, ACommittedMcpJsonNestedAMillionDeepIsAClearError) {
     EXPECT_TRUE(contains(r.err + r.out, "nested deeper than 128 levels")) << r.describe();
     EXPECT_TRUE(contains(r.err + r.out, ".mcp.json")) << "the file is named: " << r.describe();
 }
+
+// A Streamable HTTP server answering tools/list with a 100,000-deep inputSchema, as a JSON body
+// or as one SSE event. (The plugin's own look at the body is bounded too: transport-http.)
+class DeepSchemaHttpServer {
+public:
+    explicit DeepSchemaHttpServer(bool as_sse) : as_sse_(as_sse), http_([this](const HttpRequest& r) { return reply(r); }) {}
+    std::string url() const { return http_.url(); }
+
+private:
+    HttpReply reply(const HttpRequest& request) {
+        if (!request.is_post()) return {"405 Method Not Allowed", "", ""};
+        const Json message = rpc_message(request);
+        if (!message.IsObject()) return {"400 Bad Request", "", ""};
+        const std::string method = string_at(message, "method");
+        if (method == "initialize")
+            return {"200 OK", "Content-Type: application/json\r\nMcp-Session-Id: deep\r\n", initialize_result(message)};
+        if (!message.HasMember("id")) return {"202 Accepted", "", ""};
+        if (method != "tools/list") return {"404 Not Found", "", ""};
+        std::string body = R"({"jsonrpc":"2.0","id":)" + to_json(message["id"]) + R"(,"result":{"tools":[{"name":"work","inputSchema":)";
+        for (int i = 0; i < 100'000; ++i) body += "{\"a\":";
+        body += "1";
+        body.append(100'000, '}');
+        body += "}]}}";
+        if (!as_sse_) return {"200 OK", "Content-Type: application/json\r\n", body};
+        return {"200 OK", "Content-Type: text/event-stream\r\n", "event: message\ndata: " + body + "\n\n"};
+    }
+
+    const bool as_sse_;
+    RawHttpServer http_;
+};
+
+void expect_deep_http_list_refused(bool as_sse) {
+    DeepSchemaHttpServer server(as_sse);
+    const std::string config = servers_config("deep", R"({"type":"http","url":")" + server.url() + R"("})");
+    CliResult r = run_mcph(config, {"--timeout", "3s", "tools", "--json"}, 15s);
+    ASSERT_FALSE(r.timed_out) << r.describe();
+    ASSERT_GE(r.exit_code, 0) << "mcph must end by itself, not by a signal: " << r.describe();
+    EXPECT_TRUE(contains(r.err, "deeper than 128")) << r.describe();
+    mcph::Json tools = mcph::parse_json(r.out, "mcph tools --json");
+    EXPECT_TRUE(tools.IsArray() && tools.Empty()) << r.out;
+}
+
+TEST(DeepJson, OverStreamableHttpAsJsonTheDeepSchemaIsRefused) { expect_deep_http_list_refused(false); }
+TEST(DeepJson, OverStreamableHttpAsSseTheDeepSchemaIsRefused) { expect_deep_http_list_refused(true); }
 
 }  // namespace

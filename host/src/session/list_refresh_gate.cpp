@@ -28,4 +28,13 @@ void ListRefreshGate::abandon() {
     dirty_ = false;
 }
 
+ListRefreshGate::Clock::duration ListRefreshGate::start_delay(Clock::time_point now, Clock::duration spacing) {
+    std::lock_guard lock(mutex_);
+    Clock::duration delay{0};
+    if (started_before_ && last_start_ + spacing > now) delay = last_start_ + spacing - now;
+    started_before_ = true;
+    last_start_ = now + delay;
+    return delay;
+}
+
 }  // namespace mcph::session

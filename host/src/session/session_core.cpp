@@ -21,7 +21,7 @@ constexpr int kProgressMaxTotalFactor = 10;
 // A caller finding another caller's session recovery under way waits for it this much beyond the
 // connect timeout that bounds that recovery.
 constexpr auto kRecoveryWaitSlack = std::chrono::milliseconds(2000);
-// The pause between two refreshes of one list when list_changed keeps coming.
+// The least time between the starts of two refreshes of one list (list_changed floods).
 constexpr auto kListRefreshSpacing = std::chrono::milliseconds(200);
 // JSON-RPC error code of a sampling/elicitation refused by the prompt budget.
 constexpr int kPromptRateLimitedCode = -32000;
@@ -503,15 +503,29 @@ session::ListRefreshGate& SessionCore::refresh_gate(const std::string& which) {
 }
 
 // One refresh in flight per list kind; notifications arriving meanwhile set its dirty flag and
-// cost one more refresh after it, however many there were. Refreshes that follow one another are
-// spaced out, so a server sending list_changed without pause gets a few tools/list a second, not
-// as many as round trips fit.
+// cost one more refresh after it, however many there were. Two refreshes start at least
+// kListRefreshSpacing apart (a timer on the loop; no thread is held while waiting).
 void SessionCore::schedule_refresh(const std::string& which) {
-    if (!refresh_gate(which).request()) return;
+    if (refresh_gate(which).request()) start_refresh(which);
+}
+
+void SessionCore::start_refresh(const std::string& which) {
+    const auto delay = refresh_gate(which).start_delay(std::chrono::steady_clock::now(), kListRefreshSpacing);
     std::weak_ptr<SessionCore> weak = weak_from_this();
-    // The refresh waits for responses, so it must not run on this transport thread.
-    runtime_.run_background([weak, which] {
+    // The refresh waits for responses, so it must not run on the transport thread.
+    auto run = [weak, which] {
         if (auto self = weak.lock()) self->run_refresh(which);
+    };
+    if (delay <= std::chrono::steady_clock::duration::zero()) {
+        runtime_.run_background(run);
+        return;
+    }
+    auto timer = std::make_shared<boost::asio::steady_timer>(runtime_.loop(), delay);
+    timer->async_wait([weak, which, timer, run](const boost::system::error_code& ec) {
+        auto self = weak.lock();
+        if (!self) return;
+        if (ec) self->refresh_gate(which).abandon();
+        else self->runtime_.run_background(run);
     });
 }
 
@@ -523,21 +537,7 @@ void SessionCore::run_refresh(const std::string& which) {
     }
     if (refresh_list(which) && settings_.callbacks.on_list_changed)
         settings_.callbacks.on_list_changed(settings_.server_name, which);
-    if (!gate.finish()) return;
-    // Dirty again: refresh once more after a pause (a timer on the loop, no thread held meanwhile).
-    auto timer = std::make_shared<boost::asio::steady_timer>(runtime_.loop(), kListRefreshSpacing);
-    std::weak_ptr<SessionCore> weak = weak_from_this();
-    timer->async_wait([weak, which, timer](const boost::system::error_code& ec) {
-        auto self = weak.lock();
-        if (!self) return;
-        if (ec) {
-            self->refresh_gate(which).abandon();
-            return;
-        }
-        self->runtime_.run_background([weak, which] {
-            if (auto again = weak.lock()) again->run_refresh(which);
-        });
-    });
+    if (gate.finish()) start_refresh(which);  // notifications came meanwhile: once more, later
 }
 
 void SessionCore::on_server_notification(const std::string& method, const JsonValue& params) {

@@ -111,6 +111,7 @@ private:
     void clear_cached_lists();
     bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
     void schedule_refresh(const std::string& which);
+    void start_refresh(const std::string& which);
     void run_refresh(const std::string& which);
     session::ListRefreshGate& refresh_gate(const std::string& which);
     void require_capability(const char* name, const char* feature) const;

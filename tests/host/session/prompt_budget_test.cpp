@@ -51,4 +51,13 @@ TEST(ListRefreshGate, AbandonOpensTheGate) {
     EXPECT_FALSE(gate.finish());
 }
 
+TEST(ListRefreshGate, StartsAreSpacedOut) {
+    ListRefreshGate gate;
+    const auto t0 = ListRefreshGate::Clock::time_point{} + 1h;
+    EXPECT_EQ(gate.start_delay(t0, 200ms), 0ms) << "the first refresh starts at once";
+    EXPECT_EQ(gate.start_delay(t0 + 50ms, 200ms), 150ms);
+    EXPECT_EQ(gate.start_delay(t0 + 250ms, 200ms), 150ms) << "after the one planned at 200 ms";
+    EXPECT_EQ(gate.start_delay(t0 + 10s, 200ms), 0ms);
+}
+
 }  // namespace
