@@ -81,7 +81,8 @@ void expect_deep_http_list_refused(bool as_sse) {
     CliResult r = run_mcph(config, {"--timeout", "3s", "tools", "--json"}, 15s);
     ASSERT_FALSE(r.timed_out) << r.describe();
     ASSERT_GE(r.exit_code, 0) << "mcph must end by itself, not by a signal: " << r.describe();
-    EXPECT_TRUE(contains(r.err, "deeper than 128")) << r.describe();
+    // Refused by the plugin's own look at the body or by the host's parse, whichever sees it first.
+    EXPECT_TRUE(contains(r.err, "could not list tools: tools/list")) << r.describe();
     mcph::Json tools = mcph::parse_json(r.out, "mcph tools --json");
     EXPECT_TRUE(tools.IsArray() && tools.Empty()) << r.out;
 }
