@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -89,5 +93,24 @@ void expect_deep_http_list_refused(bool as_sse) {
 
 TEST(DeepJson, OverStreamableHttpAsJsonTheDeepSchemaIsRefused) { expect_deep_http_list_refused(false); }
 TEST(DeepJson, OverStreamableHttpAsSseTheDeepSchemaIsRefused) { expect_deep_http_list_refused(true); }
+
+// The example server parses its clients' JSON the same bounded way: a million '[' from a client
+// is a parse error, and the next message is served.
+TEST(DeepJson, HelloServerAnswersAMillionOpenBracketsWithAParseError) {
+    if (hello_server_path().empty()) GTEST_SKIP() << "hello-server is not built";
+    TempDir dir("mcph-hello-deep");
+    write_file(dir / "in", std::string(1'000'000, '[') + "\n" +
+                               R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+                               R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})" + "\n");
+    const std::string command = "timeout 10 '" + hello_server_path().string() + "' < '" + (dir / "in").string() + "' > '" +
+                                (dir / "out").string() + "' 2>/dev/null";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << "hello-server died of a signal";
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    const auto lines = read_lines(dir / "out");
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_TRUE(contains(lines[0], R"("code":-32700)")) << lines[0];
+    EXPECT_TRUE(contains(lines[1], R"("id":1,"result")")) << lines[1].substr(0, 200);
+}
 
 }  // namespace
