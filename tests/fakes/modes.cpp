@@ -21,7 +21,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"big-message", Mode::BigMessage}, {"bad-version", Mode::BadVersion},   {"no-init", Mode::NoInit},
     {"progress", Mode::Progress},      {"list-changed", Mode::ListChanged}, {"paginate", Mode::Paginate},
     {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
-    {"request-flood", Mode::RequestFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
+    {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -126,7 +126,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer stderr-flood big-message bad-version "
-           "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood list-flood "
+           "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
            "progress-forever";
 }
 
@@ -342,6 +342,8 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             return answer_work(id, name + " done");
         case Mode::RequestFlood:
             return in_background(id, params, &FakeServer::flood_requests);
+        case Mode::DeafFlood:
+            return flood_requests(id, params);  // on the main loop: stdin is not read meanwhile
         case Mode::ListFlood:
             return in_background(id, params, &FakeServer::flood_list_changed);
         case Mode::ProgressForever:

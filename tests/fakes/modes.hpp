@@ -31,6 +31,7 @@ enum class Mode {
     DeepLine,     // tools/call: one line of 1,000,000 '[' first, then the answer
     DeepSchema,   // tools/list: `work` with an inputSchema nested 100,000 levels (~600 KB)
     RequestFlood, // tools/call: 100,000 server→client requests (sampling, elicitation, roots), then the answer
+    DeafFlood,    // tools/call: the same flood from the main loop, which never reads stdin again
     ListFlood,    // tools/call: 20,000 tools/list_changed, then a new list (`fresh-tool`) and the answer
     ProgressForever,  // tools/call: notifications/progress every 100 ms, never an answer
 };

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <future>
+#include <memory>
 #include <thread>
 
 namespace {
@@ -76,6 +78,49 @@ TEST(ServerFlood, ServerRequestsBeyondTheInFlightCapAreRefusedAndMemoryStaysBoun
     // The prompt budget: 10 at once, then one a second (the flood asks 66,000 times).
     EXPECT_LE(prompts.load(), 10 + static_cast<int>(std::ceil(seconds)) + 1) << "in " << seconds << " s";
     EXPECT_GE(prompts.load(), 1) << "prompts within the budget still reach the application";
+}
+
+// The issue's own server: it floods and never reads its stdin again. The refusals back up in the
+// pipe, so the session stalls (back-pressure, not a queue): memory stays flat, the call ends at
+// its timeout, and closing the host still works.
+TEST(ServerFlood, AServerThatFloodsAndNeverReadsStallsOnlyItsOwnSession) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    auto host = std::make_unique<Host>(options);
+    ASSERT_TRUE(has_stdio_plugin(*host));
+    host->add_server("deaf", fake_config("deaf-flood"));
+    host->connect("deaf");
+    const long before = rss_kib();
+    RequestOptions ro;
+    ro.timeout = 2s;
+    const auto t0 = std::chrono::steady_clock::now();
+    long peak = 0;
+    {
+        RssSampler rss;
+        try {
+            host->call_tool("mcp__deaf__work", parse_json("{}"), ro);
+            ADD_FAILURE() << "the answer cannot get through a stalled pipe";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+        }
+        peak = rss.peak();
+    }
+    EXPECT_LT(elapsed_ms(t0), 6000);
+    EXPECT_LT(peak - before, 64 * 1024) << "RSS grew from " << before << " KiB to " << peak << " KiB";
+
+    // The stalled session's cancel notice cannot be written; the host's timer loop must still
+    // serve the other sessions: a request to a server that never answers times out on time.
+    host->add_server("mute", fake_config("never-answer"));
+    auto mute = host->connect("mute");
+    ro.timeout = 1s;
+    mcph::PendingRequest call = mute->request("tools/call", parse_json(R"({"name":"work","arguments":{}})"), ro);
+    const bool timed_out_on_time = call.future().wait_for(4s) == std::future_status::ready;
+    EXPECT_TRUE(timed_out_on_time) << "a 1 s timeout of another session had not fired after 4 s: the timer loop is blocked";
+    if (!timed_out_on_time) call.cancel("test over");
+    EXPECT_THROW(call.get(), Error);
+    const auto t1 = std::chrono::steady_clock::now();
+    host.reset();
+    EXPECT_LT(elapsed_ms(t1), 5000) << "closing a stalled session must not hang";
 }
 
 TEST(ServerFlood, AListChangedFloodCostsAFewRefreshesNotOneEach) {

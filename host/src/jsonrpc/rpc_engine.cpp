@@ -482,10 +482,17 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
         std::string what = entry.method + " to '" + peer_ + "' timed out after " +
                            (hard ? std::to_string(entry.max_total.count()) + " ms, its maximum total time (progress does not extend it)"
                                 : std::to_string(entry.timeout.count()) + " ms");
-        // The caller learns first: telling the server may block on a peer that stopped reading.
+        // The caller learns first; telling the server may block on a peer that stopped reading, so
+        // that happens off this (timer) thread when the owner offers one.
         fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, raise the "
                                                      "request timeout)"));
-        send_cancelled(id, "timed out");
+        if (!hooks_.defer) {
+            send_cancelled(id, "timed out");
+            continue;
+        }
+        hooks_.defer([weak = weak_from_this(), id = id] {
+            if (auto engine = weak.lock()) engine->send_cancelled(id, "timed out");
+        });
     }
     return remaining;
 }

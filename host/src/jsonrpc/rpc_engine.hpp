@@ -69,6 +69,10 @@ struct EngineHooks {
     std::function<void(int level, const std::string& message)> log;  // level: 1 info, 2 warn, 3 error
     // Called when the pending table goes from empty to non-empty, so the owner can start ticking.
     std::function<void()> arm_timeouts;
+    // Runs work that writes to the transport off the timer loop (the cancel notices of timed-out
+    // requests): a peer that stopped reading would block the write, and the loop must keep
+    // ticking for every other session. Empty: the work runs in place.
+    std::function<void(std::function<void()>)> defer;
     // Server→client requests (other than ping) handed to on_request and not yet answered, at most.
     std::size_t max_inbound_in_flight = kDefaultMaxInboundInFlight;
 };

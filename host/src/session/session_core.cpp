@@ -18,6 +18,7 @@ constexpr int kIdleTicksBeforeDisarm = 50;  // keep ticking ~1 s after the last 
 // Progress may keep a request alive past its timeout, but not forever (the spec says clients
 // SHOULD enforce a maximum): ten timeouts at most unless the caller sets max_total_timeout.
 constexpr int kProgressMaxTotalFactor = 10;
+constexpr std::chrono::milliseconds kLongestDefaultTotal = std::chrono::hours(24 * 30);  // no clock overflow
 // A caller finding another caller's session recovery under way waits for it this much beyond the
 // connect timeout that bounds that recovery.
 constexpr auto kRecoveryWaitSlack = std::chrono::milliseconds(2000);
@@ -126,6 +127,7 @@ void SessionCore::create_engine() {
     };
     hooks.log = [this](int level, const std::string& message) { log(static_cast<LogLevel>(level), message); };
     hooks.arm_timeouts = [this] { arm_timeouts(); };
+    hooks.defer = [this](std::function<void()> work) { runtime_.run_background(std::move(work)); };
     engine_ = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
 }
 
@@ -293,7 +295,9 @@ jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& opt
     settings.reset_timeout_on_progress = options.reset_timeout_on_progress;
     settings.max_total_timeout = options.max_total_timeout;
     if (!settings.max_total_timeout && settings.reset_timeout_on_progress)
-        settings.max_total_timeout = settings.timeout * kProgressMaxTotalFactor;
+        settings.max_total_timeout = settings.timeout >= kLongestDefaultTotal / kProgressMaxTotalFactor
+                                         ? kLongestDefaultTotal
+                                         : settings.timeout * kProgressMaxTotalFactor;
     settings.on_progress = options.on_progress;
     return settings;
 }
