@@ -4,7 +4,8 @@
 // the stack-overflow crash of issue #9. A line that must call RapidJSON directly (the bounded
 // helpers themselves, a scalar written directly) says why with a `json-bounds-ok:` comment on that
 // line, so a reviewer sees each exception. A SAX pass (`reader.Parse<...kParseIterativeFlag...>`)
-// builds no tree and runs in constant stack, so it passes as it is.
+// builds no tree and runs in constant stack, and a write through a DepthLimitedHandler named
+// `limited` (`value.Accept(limited)`) is bounded, so both pass as they are.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,6 +27,9 @@ bool is_source(const fs::path& p) {
 
 bool allowed(const std::string& line) {
     if (line.find("json-bounds-ok:") != std::string::npos) return true;
+    // The convention of bounded_json.hpp and its users: a json_bounds::DepthLimitedHandler is
+    // named `limited`, so a write through it reads `Accept(limited)`.
+    if (line.find("Accept(limited)") != std::string::npos) return true;
     return line.find("reader.Parse<") != std::string::npos && line.find("kParseIterativeFlag") != std::string::npos;
 }
 
@@ -69,6 +73,8 @@ TEST(UntrustedJsonGuard, RecognisesTheCallsItForbids) {
     EXPECT_FALSE(allowed("  reader.Parse<rapidjson::kParseDefaultFlags>(stream, handler);")) << "recursive SAX";
     EXPECT_TRUE(allowed("  reader.Parse<rapidjson::kParseIterativeFlag>(stream, limited);"));
     EXPECT_FALSE(allowed("  doc.Parse<rapidjson::kParseIterativeFlag>(text);")) << "a tree without a depth bound";
+    EXPECT_TRUE(allowed("    if (!value.Accept(limited))"));
+    EXPECT_FALSE(allowed("    value.Accept(writer);"));
 }
 
 }  // namespace
