@@ -75,6 +75,7 @@ TEST(ServerFlood, ServerRequestsBeyondTheInFlightCapAreRefusedAndMemoryStaysBoun
     EXPECT_EQ(result.text(), "work done") << "the client's own call completes through the flood";
     EXPECT_LT(peak - before, 64 * 1024) << "RSS grew from " << before << " KiB to " << peak << " KiB";
     EXPECT_TRUE(logs.contains(LogLevel::Warn, "32 server requests are already in flight")) << logs.dump();
+    EXPECT_TRUE(logs.contains(LogLevel::Warn, "(the client's prompt rate limit)")) << logs.dump();
     // The prompt budget: 10 at once, then one a second (the flood asks 66,000 times).
     EXPECT_LE(prompts.load(), 10 + static_cast<int>(std::ceil(seconds)) + 1) << "in " << seconds << " s";
     EXPECT_GE(prompts.load(), 1) << "prompts within the budget still reach the application";

@@ -451,11 +451,13 @@ void SessionCore::on_server_request(const std::string& method, Json params, std:
     const ClientCallbacks& cb = settings_.callbacks;
     const bool prompts = (method == "sampling/createMessage" && cb.sampling) || (method == "elicitation/create" && cb.elicitation);
     if (prompts && !prompt_budget_.try_take()) {
-        responder->error(kPromptRateLimitedCode,
-                         method + " refused without asking: server '" + settings_.server_name + "' exceeded " +
-                             std::to_string(prompt_budget_.burst()) + " prompts at once, then one per " +
-                             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(prompt_budget_.refill()).count()) +
-                             " ms (the client's prompt rate limit)");
+        const std::string why =
+            method + " refused without asking: server '" + settings_.server_name + "' exceeded " +
+            std::to_string(prompt_budget_.burst()) + " prompts at once, then one per " +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(prompt_budget_.refill()).count()) +
+            " ms (the client's prompt rate limit)";
+        if (prompts_refused_.fetch_add(1) % 1000 == 0) log(LogLevel::Warn, why);  // a flood is not a log flood
+        responder->error(kPromptRateLimitedCode, why);
         return;
     }
     // Application callbacks may block (a person answering a form): run them on the callback pool

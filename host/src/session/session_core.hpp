@@ -157,6 +157,7 @@ private:
     // One per list kind (tools, resources, prompts): list_changed floods coalesce here.
     session::ListRefreshGate refresh_gates_[3];
     session::PromptBudget prompt_budget_{session::kPromptBurst, session::kPromptRefill};
+    std::atomic<std::uint64_t> prompts_refused_{0};
 };
 
 }  // namespace mcph::detail
