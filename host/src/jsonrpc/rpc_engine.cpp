@@ -208,7 +208,7 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
         w.Key("params");
         too_deep = !write_nested(params, w);
     }
-    w.EndObject();
+    if (!too_deep) w.EndObject();  // a writer stopped mid-tree is left as it is: nothing of it is sent
 
     entry.method = std::string(method);
     if (too_deep) {
@@ -239,7 +239,7 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     if (was_empty && hooks_.arm_timeouts) hooks_.arm_timeouts();
 
     try {
-        hooks_.send(as_view(buffer));
+        send_raw(as_view(buffer));
     } catch (const Error& e) {
         if (auto taken = take(id)) fail(*taken, e);
     } catch (const std::exception& e) {  // the contract says Error; anything else still must not leak
@@ -269,7 +269,7 @@ void RpcEngine::notify(std::string_view method, const JsonValue* params) {
         if (!write_nested(*params, w)) throw too_deep_to_send(std::string(method) + " params");
     }
     w.EndObject();
-    hooks_.send(as_view(buffer));
+    send_raw(as_view(buffer));
 }
 
 void RpcEngine::cancel(std::int64_t id, const std::string& reason) {
@@ -482,17 +482,20 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
         std::string what = entry.method + " to '" + peer_ + "' timed out after " +
                            (hard ? std::to_string(entry.max_total.count()) + " ms, its maximum total time (progress does not extend it)"
                                 : std::to_string(entry.timeout.count()) + " ms");
-        // The caller learns first; telling the server may block on a peer that stopped reading, so
-        // that happens off this (timer) thread when the owner offers one.
-        fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, raise the "
-                                                     "request timeout)"));
-        if (!hooks_.defer) {
-            send_cancelled(id, "timed out");
+        const Error timed_out(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, "
+                                                       "raise the request timeout)");
+        // Another write still under way means the peer is not reading: telling it now would block
+        // this (timer) thread, which every session's timeouts need. Then the caller learns first
+        // and the notice goes out from the owner's worker. Otherwise the server hears first.
+        if (hooks_.defer && sends_in_progress_.load() > 0) {
+            fail(entry, timed_out);
+            hooks_.defer([weak = weak_from_this(), id = id] {
+                if (auto engine = weak.lock()) engine->send_cancelled(id, "timed out");
+            });
             continue;
         }
-        hooks_.defer([weak = weak_from_this(), id = id] {
-            if (auto engine = weak.lock()) engine->send_cancelled(id, "timed out");
-        });
+        send_cancelled(id, "timed out");
+        fail(entry, timed_out);
     }
     return remaining;
 }
@@ -512,6 +515,16 @@ void RpcEngine::fail_all(const Error& error) {
 void RpcEngine::reopen() {
     std::lock_guard lock(mutex_);
     closed_error_.reset();
+}
+
+void RpcEngine::send_raw(std::string_view message) {
+    // Counted, so a timeout can tell that a write is stuck (see check_timeouts).
+    struct Counted {
+        std::atomic<int>& n;
+        explicit Counted(std::atomic<int>& count) : n(count) { ++n; }
+        ~Counted() { --n; }
+    } counted(sends_in_progress_);
+    hooks_.send(message);
 }
 
 std::size_t RpcEngine::pending_count() const {

@@ -69,9 +69,9 @@ struct EngineHooks {
     std::function<void(int level, const std::string& message)> log;  // level: 1 info, 2 warn, 3 error
     // Called when the pending table goes from empty to non-empty, so the owner can start ticking.
     std::function<void()> arm_timeouts;
-    // Runs work that writes to the transport off the timer loop (the cancel notices of timed-out
-    // requests): a peer that stopped reading would block the write, and the loop must keep
-    // ticking for every other session. Empty: the work runs in place.
+    // Runs work that writes to the transport off the timer loop: the cancel notice of a timed-out
+    // request while another write is stuck (a peer that stopped reading would block it, and the
+    // loop must keep ticking for every other session). Empty: the work runs in place.
     std::function<void(std::function<void()>)> defer;
     // Server→client requests (other than ping) handed to on_request and not yet answered, at most.
     std::size_t max_inbound_in_flight = kDefaultMaxInboundInFlight;
@@ -113,7 +113,8 @@ public:
     std::size_t pending_count() const;
     // Server→client requests handed to on_request and not yet answered.
     std::size_t inbound_in_flight() const { return inbound_in_flight_.load(); }
-    void send_raw(std::string_view message) { hooks_.send(message); }
+    // Writes one message through hooks.send (every write of the engine goes through here).
+    void send_raw(std::string_view message);
 
 private:
     struct Pending {
@@ -152,6 +153,7 @@ private:
     std::optional<Error> closed_error_;
     std::atomic<std::size_t> inbound_in_flight_{0};
     std::atomic<std::uint64_t> inbound_refused_{0};
+    std::atomic<int> sends_in_progress_{0};
 };
 
 // Serializes an id value (number or string) as JSON text, for echoing it back.
