@@ -153,6 +153,9 @@ int cmd_call(Host& host, const Options& o) {
     RequestOptions ro;
     ro.on_progress = progress_printer(tool);
     ro.reset_timeout_on_progress = true;
+    // Progress keeps a long tool call alive, but --timeout is also the most it may take in total
+    // (without --timeout the library's cap holds: ten request timeouts).
+    if (o.timeout) ro.max_total_timeout = *o.timeout;
     CallToolResult result = host.call_tool(tool, args, ro);
     if (ro.on_progress) std::cerr << "\n";
     if (o.json) print_json(result.raw);

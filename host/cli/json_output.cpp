@@ -7,6 +7,7 @@
 // characters that would act on a terminal are written as \u escapes (escape_hidden_characters).
 #include "json_output.hpp"
 
+#include "json/json_access.hpp"
 #include "text/char_class.hpp"
 
 #include <mcph/bounded_json.hpp>
@@ -98,10 +99,12 @@ std::string to_output_json(const JsonValue& value) {
     Writer writer(buffer);
     writer.SetIndent(' ', 2);
     Utf8Repairing<Writer> repairing(writer);
-    json_bounds::DepthLimitedHandler<Utf8Repairing<Writer>> limited(repairing, json_bounds::kMaxDepth);
+    // The host's write bound (parse bound + room for the envelopes around a parsed value), so a
+    // schema a server may send (128 levels) can always be shown.
+    json_bounds::DepthLimitedHandler<Utf8Repairing<Writer>> limited(repairing, json::kWriteDepth);
     if (!value.Accept(limited))
         throw Error(ErrorKind::Protocol, limited.too_deep() ? "the output nests deeper than " +
-                                                                  std::to_string(json_bounds::kMaxDepth) + " levels"
+                                                                  std::to_string(json::kWriteDepth) + " levels"
                                                             : std::string("the output could not be written as JSON"));
     return escape_hidden_characters(std::string(buffer.GetString(), buffer.GetSize()));
 }

@@ -42,8 +42,11 @@ Options:
   --json                    machine-readable output
   --full                    tools: print whole descriptions and input schemas
   -y, --yes                 approve: accept a project definition that replaces one of yours
-  --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s)
-  --connect-timeout <dur>   how long a server may take to connect and initialize (default 30s)
+  --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s); also the most a tool call
+                            may take in total, progress or not (without it, progress extends a call
+                            to ten request timeouts at most: 10 minutes by default)
+  --connect-timeout <dur>   the most a server may take to connect and initialize, transport start
+                            and handshake together (default 30s)
   -h, --help                this text
   --version                 print the version
 

@@ -6,6 +6,7 @@
 #include "headless_browser.hpp"
 #include "tools/sample_arguments.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/host.hpp>
 
 #include <cstdlib>
@@ -40,7 +41,7 @@ bool has_auth_backend(const mcph::Host& host, const std::string& backend) {
 mcph::Json oauth_config(const std::string& scenario) {
     const char* raw = std::getenv("MCP_CONFORMANCE_CONTEXT");
     mcph::Json context;
-    if (raw) context.Parse(raw);
+    if (raw) mcph::json_bounds::parse(context, raw);
     auto context_string = [&](const char* name) -> const mcph::JsonValue* {
         if (!context.IsObject() || !context.HasMember(name) || !context[name].IsString()) return nullptr;
         return &context[name];

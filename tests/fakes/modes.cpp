@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -19,13 +20,18 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"exit-mid-call", Mode::ExitMidCall}, {"never-answer", Mode::NeverAnswer}, {"stderr-flood", Mode::StderrFlood},
     {"big-message", Mode::BigMessage}, {"bad-version", Mode::BadVersion},   {"no-init", Mode::NoInit},
     {"progress", Mode::Progress},      {"list-changed", Mode::ListChanged}, {"paginate", Mode::Paginate},
-    {"bad-cursor", Mode::BadCursor},
+    {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
+    {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
 constexpr std::size_t kDefaultBigMessageBytes = std::size_t{50} << 20;   // 50 MiB
 constexpr std::size_t kDefaultStderrFloodBytes = std::size_t{100} << 20; // 100 MiB
 constexpr int kExitMidCallCode = 3;
+constexpr std::size_t kDeepLineBrackets = 1'000'000;
+constexpr int kDeepSchemaLevels = 100'000;
+constexpr std::size_t kDefaultRequestFlood = 100'000;
+constexpr std::size_t kDefaultListFlood = 20'000;
 constexpr int kExitAfterInitCode = 4;
 
 // --exit-after-init-ms: a detached timer that ends the process as if it crashed.
@@ -120,7 +126,8 @@ std::optional<Mode> parse_mode(std::string_view name) {
 
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer stderr-flood big-message bad-version "
-           "no-init progress list-changed paginate bad-cursor";
+           "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
+           "progress-forever";
 }
 
 void FakeServer::on_start() {
@@ -158,7 +165,8 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
     result.AddMember("protocolVersion", text(version, a), a);
     Value caps(rapidjson::kObjectType);
     Value tools(rapidjson::kObjectType);
-    if (mode_ == Mode::ListChanged || !options_.tools_file.empty()) tools.AddMember("listChanged", true, a);
+    if (mode_ == Mode::ListChanged || mode_ == Mode::ListFlood || !options_.tools_file.empty())
+        tools.AddMember("listChanged", true, a);
     caps.AddMember("tools", tools, a);
     if (!options_.prompts_file.empty()) caps.AddMember("prompts", Value(rapidjson::kObjectType), a);
     result.AddMember("capabilities", caps, a);
@@ -233,7 +241,7 @@ void FakeServer::on_prompts_list(const Value& id) {
 }
 
 bool FakeServer::knows_tool(std::string_view name) const {
-    if (options_.tools_file.empty()) return name == "work" || mode_ == Mode::ListChanged;
+    if (options_.tools_file.empty()) return name == "work" || mode_ == Mode::ListChanged || mode_ == Mode::ListFlood;
     Json tools;
     std::string error;
     if (!read_tools_file(tools, error)) return false;
@@ -243,6 +251,17 @@ bool FakeServer::knows_tool(std::string_view name) const {
 }
 
 void FakeServer::on_tools_list(const Value& id, const Value& params) {
+    // Only where a test counts them: other tests read the trace as start/ready pairs.
+    if (mode_ == Mode::ListFlood) trace_.event("tools-list");
+    if (mode_ == Mode::DeepSchema) {
+        // Written by hand: RapidJSON's own writer would recurse 100,000 levels here too.
+        std::string line = "{\"jsonrpc\":\"2.0\",\"id\":" + to_json(id) + ",\"result\":{\"tools\":[{\"name\":\"work\",\"inputSchema\":";
+        for (int i = 0; i < kDeepSchemaLevels; ++i) line += "{\"a\":";
+        line += "1";
+        line.append(kDeepSchemaLevels, '}');
+        line += "}]}}";
+        return wire_.write_raw(line);
+    }
     if (!options_.tools_file.empty()) {
         Json tools;
         std::string error;
@@ -261,6 +280,7 @@ void FakeServer::on_tools_list(const Value& id, const Value& params) {
         case Mode::BadCursor:
             return wire_.respond(id, tools_page({"work"}, "stuck"));
         case Mode::ListChanged:
+        case Mode::ListFlood:
             if (tools_changed_) return wire_.respond(id, tools_page({"work", "fresh-tool"}, ""));
             return wire_.respond(id, tools_page({"work"}, ""));
         default:
@@ -369,8 +389,77 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             }
             return;
         }
+        case Mode::DeepLine:
+            wire_.write_raw(std::string(kDeepLineBrackets, '['));
+            return answer_work(id, name + " done");
+        case Mode::RequestFlood:
+            return in_background(id, params, &FakeServer::flood_requests);
+        case Mode::DeafFlood:
+            return flood_requests(id, params);  // on the main loop: stdin is not read meanwhile
+        case Mode::ListFlood:
+            return in_background(id, params, &FakeServer::flood_list_changed);
+        case Mode::ProgressForever:
+            return in_background(id, params, &FakeServer::progress_forever);
         default:
             return answer_work(id, name + " done");
+    }
+}
+
+FakeServer::~FakeServer() {
+    // stdin closed: the client is gone. A flood thread may still be writing through `wire_`, which
+    // is about to be destroyed, so end the process here rather than join a thread that never ends.
+    if (!background_.empty()) std::_Exit(0);
+}
+
+void FakeServer::in_background(const Value& id, const Value& params,
+                               void (FakeServer::*body)(const Value& id, const Value& params)) {
+    auto copy = std::make_shared<Json>();
+    copy->SetObject();
+    copy->AddMember("id", Value(id, copy->GetAllocator()), copy->GetAllocator());
+    copy->AddMember("params", Value(params, copy->GetAllocator()), copy->GetAllocator());
+    background_.emplace_back([this, copy, body] { (this->*body)((*copy)["id"], (*copy)["params"]); });
+}
+
+// `arguments.count` (default 100,000) requests as fast as the pipe takes them, cycling through
+// the three server→client methods, then the call's answer.
+void FakeServer::flood_requests(const Value& id, const Value& params) {
+    const std::size_t count = size_argument(params, "count", kDefaultRequestFlood);
+    static const char* const kRequests[] = {
+        R"("method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5}})",
+        R"("method":"elicitation/create","params":{"message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}})",
+        R"("method":"roots/list","params":{}})",
+    };
+    for (std::size_t i = 0; i < count; ++i)
+        wire_.write_raw("{\"jsonrpc\":\"2.0\",\"id\":\"flood-" + std::to_string(i) + "\"," + kRequests[i % 3]);
+    answer_work(id, "work done");
+}
+
+// `arguments.count` (default 20,000) list_changed notifications, then the list changes for real
+// (`fresh-tool` appears) with one last notification, then the call's answer.
+void FakeServer::flood_list_changed(const Value& id, const Value& params) {
+    const std::size_t count = size_argument(params, "count", kDefaultListFlood);
+    static const Value kEmpty(rapidjson::kObjectType);
+    for (std::size_t i = 0; i < count; ++i) wire_.notify("notifications/tools/list_changed", kEmpty);
+    tools_changed_ = true;
+    wire_.notify("notifications/tools/list_changed", kEmpty);
+    answer_work(id, "work done");
+}
+
+// Progress every 100 ms for the request's progressToken, for ever: only the client's maximum
+// total time can end this call.
+void FakeServer::progress_forever(const Value& id, const Value& params) {
+    (void)id;
+    const Value* meta = member(params, "_meta");
+    const Value* token = meta ? member(*meta, "progressToken") : nullptr;
+    if (!token) return;
+    for (int step = 1;; ++step) {
+        Json p(rapidjson::kObjectType);
+        auto& a = p.GetAllocator();
+        p.AddMember("progressToken", Value(*token, a), a);
+        p.AddMember("progress", step, a);
+        p.AddMember("message", text("still working, step " + std::to_string(step), a), a);
+        wire_.notify("notifications/progress", p);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }
 

@@ -6,8 +6,11 @@
 #include "options.hpp"
 #include "wire.hpp"
 
+#include <atomic>
 #include <optional>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 namespace fake {
 
@@ -25,6 +28,12 @@ enum class Mode {
     ListChanged,  // tools/call: answer, then a new tool list and notifications/tools/list_changed
     Paginate,     // tools/list: three pages joined by nextCursor
     BadCursor,    // tools/list: the same nextCursor on every page, forever
+    DeepLine,     // tools/call: one line of 1,000,000 '[' first, then the answer
+    DeepSchema,   // tools/list: `work` with an inputSchema nested 100,000 levels (~600 KB)
+    RequestFlood, // tools/call: 100,000 server→client requests (sampling, elicitation, roots), then the answer
+    DeafFlood,    // tools/call: the same flood from the main loop, which never reads stdin again
+    ListFlood,    // tools/call: 20,000 tools/list_changed, then a new list (`fresh-tool`) and the answer
+    ProgressForever,  // tools/call: notifications/progress every 100 ms, never an answer
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
@@ -35,6 +44,7 @@ class FakeServer {
 public:
     FakeServer(Mode mode, Wire& wire, const Options& options, Trace& trace)
         : mode_(mode), wire_(wire), options_(options), trace_(trace) {}
+    ~FakeServer();
 
     // Before the first message is read.
     void on_start();
@@ -50,6 +60,12 @@ private:
     // --text-file: the file's bytes as a log notification, a progress message, a stderr line and
     // the call's result text.
     void answer_hostile_text(const Value& id, const Value& params);
+    // The flood modes: `body` runs on a thread of its own, so the main loop keeps reading stdin
+    // (the client's answers are read and ignored, never waited for).
+    void in_background(const Value& id, const Value& params, void (FakeServer::*body)(const Value& id, const Value& params));
+    void flood_requests(const Value& id, const Value& params);
+    void flood_list_changed(const Value& id, const Value& params);
+    void progress_forever(const Value& id, const Value& params);
     // --tools-file: the tools array read afresh from the file, or false (with `error`).
     bool read_tools_file(Json& tools, std::string& error) const;
     // Is `name` a tool this server offers (its tools file, or the mode's fixed list)?
@@ -59,7 +75,8 @@ private:
     Wire& wire_;
     const Options& options_;
     Trace& trace_;
-    bool tools_changed_ = false;  // list-changed: the list after the first call
+    std::atomic<bool> tools_changed_{false};  // list-changed, list-flood: the list after the first call
+    std::vector<std::thread> background_;
     bool crash_scheduled_ = false;  // --exit-after-init-ms: the timer runs once
 };
 

@@ -29,6 +29,7 @@ void Wire::log_received(std::string_view line) {
 }
 
 void Wire::write_raw(std::string_view line) {
+    std::lock_guard lock(write_mutex_);
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);

@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -25,7 +26,8 @@ public:
     // Appends the line to the --log file, if any, and flushes it.
     void log_received(std::string_view line);
 
-    // Writes one line to stdout as-is (a newline is appended) and flushes.
+    // Writes one line to stdout as-is (a newline is appended) and flushes. Thread-safe: the flood
+    // modes write from a second thread while the main loop keeps reading.
     void write_raw(std::string_view line);
     // Serialises and writes one message.
     void write(const Value& message);
@@ -38,6 +40,7 @@ public:
 
 private:
     std::FILE* log_ = nullptr;
+    std::mutex write_mutex_;
 };
 
 // Serialises compactly (never contains a raw newline).

@@ -1,10 +1,13 @@
 #include "json_rpc.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 namespace hello {
 
@@ -16,6 +19,16 @@ void begin(Writer& w) {
     w.StartObject();
     w.Key("jsonrpc", 7);
     w.String("2.0", 3);
+}
+
+// Every value written came from a parsed request (at most json_bounds::kMaxDepth deep) wrapped in a
+// few levels; the bound keeps RapidJSON's recursive writer off a hand-built deep tree all the same.
+constexpr unsigned kWriteDepth = mcph::json_bounds::kMaxDepth + 32;
+
+void put(const Value& value, Writer& w) {
+    mcph::json_bounds::DepthLimitedHandler<Writer> limited(w, kWriteDepth);
+    if (!value.Accept(limited))  // json-bounds-ok: the depth-limited handler
+        throw std::runtime_error("JSON nested deeper than " + std::to_string(kWriteDepth) + " levels");
 }
 
 std::string finish(Writer& w, rapidjson::StringBuffer& sb) {
@@ -30,9 +43,9 @@ std::string result_message(const Value& id, const Value& result) {
     Writer w(sb);
     begin(w);
     w.Key("id", 2);
-    id.Accept(w);
+    put(id, w);
     w.Key("result", 6);
-    result.Accept(w);
+    put(result, w);
     return finish(w, sb);
 }
 
@@ -41,7 +54,7 @@ std::string raw_result_message(const Value& id, std::string_view result_json) {
     Writer w(sb);
     begin(w);
     w.Key("id", 2);
-    id.Accept(w);
+    put(id, w);
     w.Key("result", 6);
     w.RawValue(result_json.data(), result_json.size(), rapidjson::kObjectType);
     return finish(w, sb);
@@ -53,7 +66,7 @@ std::string error_message(const Value* id, int code, std::string_view message) {
     begin(w);
     w.Key("id", 2);
     if (id)
-        id->Accept(w);
+        put(*id, w);
     else
         w.Null();
     w.Key("error", 5);
@@ -73,14 +86,14 @@ std::string notification_message(std::string_view method, const Value& params) {
     w.Key("method", 6);
     w.String(method.data(), static_cast<rapidjson::SizeType>(method.size()));
     w.Key("params", 6);
-    params.Accept(w);
+    put(params, w);
     return finish(w, sb);
 }
 
 std::string to_json(const Value& value) {
     rapidjson::StringBuffer sb;
     Writer w(sb);
-    value.Accept(w);
+    put(value, w);
     return std::string(sb.GetString(), sb.GetSize());
 }
 

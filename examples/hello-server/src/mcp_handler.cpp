@@ -2,6 +2,8 @@
 
 #include "features.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <cstdio>
 #include <exception>
 
@@ -29,8 +31,8 @@ bool is_supported_protocol_version(std::string_view version) {
 
 McpHandler::Message McpHandler::parse(std::string_view text) {
     Message m;
-    m.doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
-    if (m.doc.HasParseError()) {
+    // Iterative and depth-bounded: a client's 1,000,000 '[' must not overflow this server's stack.
+    if (!mcph::json_bounds::parse<rapidjson::kParseFullPrecisionFlag>(m.doc, text)) {
         m.error_code = rpc::parse_error;
         m.error = "Parse error";
         return m;

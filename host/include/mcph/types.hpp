@@ -75,7 +75,8 @@ struct Progress {
 struct RequestOptions {
     std::optional<std::chrono::milliseconds> timeout;            // idle timeout for this request
     bool reset_timeout_on_progress = false;                      // progress restarts the timeout
-    std::optional<std::chrono::milliseconds> max_total_timeout;  // hard cap, even with progress
+    // Hard cap, even with progress. Unset with reset_timeout_on_progress: ten times the timeout.
+    std::optional<std::chrono::milliseconds> max_total_timeout;
     // Called for each notifications/progress of this request, on a transport thread. Setting it
     // makes the request carry a progressToken.
     std::function<void(const Progress&)> on_progress;

@@ -2,6 +2,7 @@
 
 #include "json/json_access.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
@@ -31,8 +32,7 @@ constexpr std::size_t kMaxOutputBytes = 1 << 20;
 
 std::map<std::string, std::string> parse_headers(const HeadersHelperRequest& r, const std::string& output) {
     Json doc;
-    doc.Parse(output.c_str(), output.size());
-    if (doc.HasParseError() || !doc.IsObject()) fail(r, "did not print a JSON object of headers");
+    if (!json_bounds::parse(doc, output) || !doc.IsObject()) fail(r, "did not print a JSON object of headers");
     std::map<std::string, std::string> headers;
     for (const auto& m : doc.GetObject()) {
         if (!m.value.IsString()) fail(r, "printed a non-string value for header '" + std::string(m.name.GetString()) + "'");

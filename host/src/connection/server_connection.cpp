@@ -5,6 +5,7 @@
 #include "json/json_access.hpp"
 #include "url/redact.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/session.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -31,8 +32,7 @@ constexpr std::string_view kStderrMarker = "; stderr:\n";  // how the stdio plug
 bool looks_like_legacy_server(const Error& e) {
     if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
     Json data;
-    data.Parse(e.data_json().c_str());
-    if (!data.IsObject() || !data.HasMember("httpStatus") || !data["httpStatus"].IsInt()) return false;
+    if (!json_bounds::parse(data, e.data_json()) || !data.IsObject() || !data.HasMember("httpStatus") || !data["httpStatus"].IsInt()) return false;
     const int status = data["httpStatus"].GetInt();
     return status == 400 || status == 404 || status == 405;
 }

@@ -4,6 +4,8 @@
 #include "tools/sha256.hpp"
 #include "url/canonical_url.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -130,7 +132,7 @@ void write_canonical(const JsonValue& value, Writer& writer) {
         for (const JsonValue& item : value.GetArray()) write_canonical(item, writer);
         writer.EndArray();
     } else {
-        value.Accept(writer);  // scalars: RapidJSON's own escaping and number formatting
+        value.Accept(writer);  // json-bounds-ok: scalars only; RapidJSON's own escaping and number formatting
     }
 }
 
@@ -249,10 +251,11 @@ std::string definition_fingerprint(const config::ServerConfig& server) {
 
 std::string written_fingerprint(const config::ConfiguredServer& server) {
     if (server.written_json.empty()) return definition_fingerprint(server.config);
+    // A domain prefix (NUL included) so a written form can never hash like a parsed definition.
+    const std::string prefix("written\0", 8);
     Json doc;
-    doc.Parse(server.written_json.data(), server.written_json.size());
-    if (doc.HasParseError()) return tools::sha256_hex("written\0" + server.written_json);
-    return tools::sha256_hex("written\0" + canonical_json(doc));
+    if (!json_bounds::parse(doc, server.written_json)) return tools::sha256_hex(prefix + server.written_json);
+    return tools::sha256_hex(prefix + canonical_json(doc));
 }
 
 }  // namespace mcph::governance

@@ -4,6 +4,8 @@
 #include "json/json_access.hpp"
 #include "tools/sha256.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 namespace mcph::governance {
 namespace {
 
@@ -12,8 +14,7 @@ namespace {
 JsonValue json_part(const std::string& text, Json& doc) {
     if (text.empty()) return JsonValue(rapidjson::kNullType);
     Json parsed;
-    parsed.Parse(text.data(), text.size());
-    if (parsed.HasParseError()) return json::string_value(text, doc.GetAllocator());
+    if (!json_bounds::parse(parsed, text)) return json::string_value(text, doc.GetAllocator());
     return JsonValue(parsed, doc.GetAllocator());
 }
 

@@ -1,6 +1,7 @@
 #include "config/headers_helper.hpp"
 #include "host/host_impl.hpp"
 #include "secrets/file_secret_store.hpp"
+#include "session/connect_budget.hpp"
 #include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
 #include "governance/tool_pins.hpp"
@@ -214,8 +215,11 @@ detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfi
         };
     }
     auto plugin = plugin_for(config);
+    // A remote plugin bounds its own connect by the host's connect timeout (stdio has no connect).
+    std::string json = config.type == "stdio" ? config.config_json
+                                              : session::with_connect_timeout(config.config_json, options.connect_timeout);
     // The helper runs at every connect and reconnect, so each attempt gets fresh headers.
-    return [plugin, services = services, name = config.name, json = config.config_json](
+    return [plugin, services = services, name = config.name, json = std::move(json)](
                transport::TransportListener* listener) -> std::unique_ptr<transport::Transport> {
         return std::make_unique<transport::TransportChannel>(plugin, services->table(),
                                                              config::apply_headers_helper(name, json), listener);

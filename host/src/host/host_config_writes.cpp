@@ -104,8 +104,8 @@ ServerDefinition Host::definition(const std::string& name) const {
     const auto server = impl_->configured(name);
     ServerDefinition out{name, std::string(config::scope_name(server.scope)), server.origin, {}, {}};
     Json written;
-    written.Parse(server.written_json.data(), server.written_json.size());
-    const JsonValue* entry = !written.HasParseError() && written.IsObject() ? json::member(written, "entry") : nullptr;
+    const bool parsed = static_cast<bool>(json_bounds::parse(written, server.written_json));
+    const JsonValue* entry = parsed && written.IsObject() ? json::member(written, "entry") : nullptr;
     if (entry) {
         out.definition_json = to_pretty_json(*entry);
         out.variables = config::variables_read_by(*entry);

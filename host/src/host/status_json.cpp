@@ -7,6 +7,8 @@
 #include "tools/name_mapping.hpp"
 #include "url/redact.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 namespace mcph {
 namespace {
 
@@ -190,10 +192,11 @@ Json Host::status_json() const {
         if (auth) {
             Json described;
             // The backend's own view may quote the server or issuer URL: redacted like every other text.
-            described.Parse(url::redact_urls_in_text(auth->describe()).c_str());
+            const bool parsed =
+                static_cast<bool>(json_bounds::parse(described, url::redact_urls_in_text(auth->describe())));
             JsonValue entry(rapidjson::kObjectType);
             entry.AddMember("backend", str(auth->backend(), a), a);
-            if (!described.HasParseError() && described.IsObject()) entry.AddMember("state", JsonValue(described, a), a);
+            if (parsed && described.IsObject()) entry.AddMember("state", JsonValue(described, a), a);
             o.AddMember("auth", entry, a);
         }
         servers.PushBack(o, a);

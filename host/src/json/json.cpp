@@ -1,3 +1,6 @@
+#include "json/json_access.hpp"
+
+#include <mcph/bounded_json.hpp>
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
@@ -7,11 +10,19 @@
 #include <rapidjson/writer.h>
 
 namespace mcph {
+namespace {
+
+using json::kWriteDepth;
+
+[[noreturn]] void too_deep_to_write() {
+    throw Error(ErrorKind::Usage, "refusing to serialise JSON nested deeper than " + std::to_string(kWriteDepth) + " levels");
+}
+
+}  // namespace
 
 std::string to_json(const JsonValue& value) {
     rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    value.Accept(writer);
+    if (!json_bounds::write(value, buffer, kWriteDepth)) too_deep_to_write();
     return std::string(buffer.GetString(), buffer.GetSize());
 }
 
@@ -19,18 +30,20 @@ std::string to_pretty_json(const JsonValue& value) {
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
     writer.SetIndent(' ', 2);
-    value.Accept(writer);
+    json_bounds::DepthLimitedHandler<rapidjson::PrettyWriter<rapidjson::StringBuffer>> limited(writer, kWriteDepth);
+    if (!value.Accept(limited)) too_deep_to_write();  // json-bounds-ok: the depth-limited handler
     return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 Json parse_json(std::string_view text, const char* what) {
     Json doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError()) {
-        throw Error(ErrorKind::Usage, std::string("malformed ") + what + " at offset " +
-                                          std::to_string(doc.GetErrorOffset()) + ": " +
-                                          rapidjson::GetParseError_En(doc.GetParseError()));
-    }
+    const json_bounds::ParseOutcome outcome = json_bounds::parse(doc, text);
+    if (outcome.status == json_bounds::ParseOutcome::Status::TooDeep)
+        throw Error(ErrorKind::Usage, std::string("malformed ") + what + " at offset " + std::to_string(outcome.offset) +
+                                          ": nested deeper than " + std::to_string(outcome.max_depth) + " levels");
+    if (!outcome)
+        throw Error(ErrorKind::Usage, std::string("malformed ") + what + " at offset " + std::to_string(outcome.offset) +
+                                          ": " + rapidjson::GetParseError_En(outcome.code));
     return doc;
 }
 

@@ -1,12 +1,19 @@
 // Small, null-safe readers for RapidJSON values (servers send anything; we never assert).
 #pragma once
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 
 #include <string>
 #include <string_view>
 
 namespace mcph::json {
+
+// Every tree the host holds was parsed under json_bounds::kMaxDepth; the host wraps such values in
+// a few levels of its own (a JSON-RPC envelope, `mcph tools --json`'s list), so writing allows a
+// little more. Past this a tree was built by hand, and RapidJSON's recursive writer must not see it.
+inline constexpr unsigned kWriteDepth = json_bounds::kMaxDepth + 32;
 
 inline const rapidjson::Value* member(const rapidjson::Value& obj, const char* key) {
     if (!obj.IsObject()) return nullptr;

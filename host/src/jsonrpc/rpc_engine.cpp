@@ -2,7 +2,11 @@
 
 #include "json/json_access.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -10,6 +14,7 @@ namespace mcph::jsonrpc {
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using LimitedWriter = json_bounds::DepthLimitedHandler<Writer>;
 
 constexpr int kLogWarn = 2;
 
@@ -33,6 +38,56 @@ void attach_progress_token(Json& params, std::int64_t id) {
     meta->value.RemoveMember("progressToken");
     meta->value.AddMember("progressToken", rapidjson::Value(static_cast<int64_t>(id)), alloc);
 }
+
+// Writes `value` into an envelope being written by `w`, under the host's write bound (the envelope's
+// own level counts). False when the value is too deep.
+bool write_nested(const JsonValue& value, Writer& w) {
+    LimitedWriter limited(w, json::kWriteDepth - 1);
+    return value.Accept(limited);  // json-bounds-ok: the depth-limited handler
+}
+
+Error too_deep_to_send(std::string_view what) {
+    return Error(ErrorKind::Usage, std::string(what) + " is nested deeper than " + std::to_string(json::kWriteDepth) +
+                                       " levels; not sent");
+}
+
+// Reads only the top-level "id" of a message that was refused (too deep), so the request it answers
+// fails at once instead of waiting for its timeout. SAX, iterative, under the same depth bound:
+// the id usually precedes the deep part and is found before the parse stops.
+class TopLevelId : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TopLevelId> {
+public:
+    std::optional<std::int64_t> id;
+
+    bool Default() { return take_scalar(std::nullopt); }
+    bool Int(int i) { return take_scalar(i); }
+    bool Uint(unsigned u) { return take_scalar(u); }
+    bool Int64(int64_t i) { return take_scalar(i); }
+    bool Key(const char* s, rapidjson::SizeType n, bool) {
+        id_next_ = depth_ == 1 && std::string_view(s, n) == "id";
+        return true;
+    }
+    bool StartObject() { return open(); }
+    bool StartArray() { return open(); }
+    bool EndObject(rapidjson::SizeType) { return close(); }
+    bool EndArray(rapidjson::SizeType) { return close(); }
+
+private:
+    bool take_scalar(std::optional<std::int64_t> value) {
+        if (id_next_ && value) id = value;
+        id_next_ = false;
+        return true;
+    }
+    bool open() {
+        id_next_ = false;
+        return ++depth_ <= json_bounds::kMaxDepth;
+    }
+    bool close() {
+        --depth_;
+        return true;
+    }
+    unsigned depth_ = 0;
+    bool id_next_ = false;
+};
 
 void write_envelope_start(Writer& w) {
     w.StartObject();
@@ -65,27 +120,40 @@ std::string id_to_json(const JsonValue& id) { return to_json(id); }
 
 // ---- Responder ----------------------------------------------------------------------------------
 
-void Responder::result(const JsonValue& result) {
+Responder::~Responder() { release_slot(); }
+
+void Responder::release_slot() {
+    if (!holds_slot_.exchange(false)) return;
+    if (auto engine = engine_.lock()) engine->inbound_in_flight_.fetch_sub(1);
+}
+
+void Responder::send(std::string_view message) {
     auto engine = engine_.lock();
+    release_slot();  // answered: the slot is free even if the answer cannot be delivered
     if (!engine) return;
+    try {
+        engine->send_raw(message);
+    } catch (const Error&) {
+        // The connection is gone; the server will never read the answer. Nothing to do.
+    }
+}
+
+void Responder::result(const JsonValue& result) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
     w.Key("id");
     w.RawValue(id_json_.data(), id_json_.size(), rapidjson::kNumberType);
     w.Key("result");
-    result.Accept(w);
-    w.EndObject();
-    try {
-        engine->send_raw(as_view(buffer));
-    } catch (const Error&) {
-        // The connection is gone; the server will never read the answer. Nothing to do.
+    if (!write_nested(result, w)) {
+        error(-32603, "the client's answer is nested deeper than " + std::to_string(json::kWriteDepth) + " levels");
+        return;
     }
+    w.EndObject();
+    send(as_view(buffer));
 }
 
 void Responder::error(int code, const std::string& message) {
-    auto engine = engine_.lock();
-    if (!engine) return;
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
@@ -99,10 +167,7 @@ void Responder::error(int code, const std::string& message) {
     w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
     w.EndObject();
     w.EndObject();
-    try {
-        engine->send_raw(as_view(buffer));
-    } catch (const Error&) {
-    }
+    send(as_view(buffer));
 }
 
 // ---- Engine -------------------------------------------------------------------------------------
@@ -138,17 +203,23 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     w.Int64(id);
     w.Key("method");
     w.String(method.data(), static_cast<rapidjson::SizeType>(method.size()));
+    bool too_deep = false;
     if (!params.IsNull()) {
         w.Key("params");
-        params.Accept(w);
+        too_deep = !write_nested(params, w);
     }
-    w.EndObject();
+    if (!too_deep) w.EndObject();  // a writer stopped mid-tree is left as it is: nothing of it is sent
 
     entry.method = std::string(method);
+    if (too_deep) {
+        fail(entry, too_deep_to_send(entry.method + " params"));
+        return id;
+    }
     entry.timeout = settings.timeout;
     const auto now = Clock::now();
     entry.deadline = now + settings.timeout;
     entry.hard_deadline = settings.max_total_timeout ? now + *settings.max_total_timeout : Clock::time_point::max();
+    entry.max_total = settings.max_total_timeout.value_or(std::chrono::milliseconds(0));
     entry.reset_on_progress = settings.reset_timeout_on_progress;
     if (settings.on_progress)
         entry.on_progress = std::make_shared<const std::function<void(const Progress&)>>(std::move(settings.on_progress));
@@ -168,7 +239,7 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     if (was_empty && hooks_.arm_timeouts) hooks_.arm_timeouts();
 
     try {
-        hooks_.send(as_view(buffer));
+        send_raw(as_view(buffer));
     } catch (const Error& e) {
         if (auto taken = take(id)) fail(*taken, e);
     } catch (const std::exception& e) {  // the contract says Error; anything else still must not leak
@@ -195,10 +266,10 @@ void RpcEngine::notify(std::string_view method, const JsonValue* params) {
     w.String(method.data(), static_cast<rapidjson::SizeType>(method.size()));
     if (params && !params->IsNull()) {
         w.Key("params");
-        params->Accept(w);
+        if (!write_nested(*params, w)) throw too_deep_to_send(std::string(method) + " params");
     }
     w.EndObject();
-    hooks_.send(as_view(buffer));
+    send_raw(as_view(buffer));
 }
 
 void RpcEngine::cancel(std::int64_t id, const std::string& reason) {
@@ -228,10 +299,13 @@ void RpcEngine::send_cancelled(std::int64_t id, const std::string& reason) {
 
 void RpcEngine::handle_message(std::string_view text) {
     Json doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError()) {
-        log(kLogWarn, "ignored malformed JSON from server: " + std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
-                          " at offset " + std::to_string(doc.GetErrorOffset()) + ": " + excerpt(text));
+    const json_bounds::ParseOutcome outcome = json_bounds::parse(doc, text);
+    if (outcome.status == json_bounds::ParseOutcome::Status::TooDeep) {
+        refuse_too_deep(text, outcome.message());
+        return;
+    }
+    if (!outcome) {
+        log(kLogWarn, "ignored malformed JSON from server: " + outcome.message() + ": " + excerpt(text));
         return;
     }
     if (doc.IsArray()) {  // a JSON-RPC batch (2025-03-26 allows servers to send them)
@@ -239,6 +313,19 @@ void RpcEngine::handle_message(std::string_view text) {
         return;
     }
     dispatch(doc);
+}
+
+// A message nested past the bound is malformed: it is dropped, and if it answers one of our
+// requests that request fails now, naming the bound.
+void RpcEngine::refuse_too_deep(std::string_view text, const std::string& reason) {
+    TopLevelId finder;
+    rapidjson::MemoryStream stream(text.data(), text.size());
+    rapidjson::Reader reader;
+    reader.Parse<rapidjson::kParseIterativeFlag>(stream, finder);  // json-bounds-ok: depth-checked SAX, ids only
+    auto taken = finder.id ? take(*finder.id) : std::nullopt;
+    log(kLogWarn, "ignored a message from server: " + reason + (taken ? " (it answered " + taken->method + ")" : ""));
+    if (taken)
+        fail(*taken, Error(ErrorKind::Protocol, taken->method + " to '" + peer_ + "': response refused, " + reason));
 }
 
 void RpcEngine::dispatch(Json& doc) {
@@ -340,18 +427,36 @@ void RpcEngine::handle_progress(const JsonValue& params) {
     (*callback)(progress);
 }
 
+bool RpcEngine::claim_inbound_slot() {
+    std::size_t now = inbound_in_flight_.load();
+    do {
+        if (now >= hooks_.max_inbound_in_flight) return false;
+    } while (!inbound_in_flight_.compare_exchange_weak(now, now + 1));
+    return true;
+}
+
 void RpcEngine::handle_inbound_request(const JsonValue& message) {
     const std::string method(json::view(message["method"]));
-    auto responder = std::make_shared<Responder>(weak_from_this(), id_to_json(message["id"]));
+    const std::string id = id_to_json(message["id"]);
     if (method == "ping") {
         static const JsonValue kEmptyResult(rapidjson::kObjectType);
-        responder->result(kEmptyResult);
+        Responder(weak_from_this(), id).result(kEmptyResult);
         return;
     }
     if (!hooks_.on_request) {
-        responder->error(-32601, "method not found: " + method);
+        Responder(weak_from_this(), id).error(-32601, "method not found: " + method);
         return;
     }
+    // Answered at once, here: nothing is queued for a request beyond the bound.
+    if (!claim_inbound_slot()) {
+        const std::string why = method + " refused: " + std::to_string(hooks_.max_inbound_in_flight) +
+                                " server requests are already in flight (the client's limit)";
+        // One line per thousand refusals: a flood of requests must not become a flood of logs.
+        if (inbound_refused_.fetch_add(1) % 1000 == 0) log(kLogWarn, why);
+        Responder(weak_from_this(), id).error(kTooManyInFlightCode, why);
+        return;
+    }
+    auto responder = std::make_shared<Responder>(weak_from_this(), id, true);
     Json params;
     if (const JsonValue* p = json::member(message, "params")) params.CopyFrom(*p, params.GetAllocator());
     hooks_.on_request(method, std::move(params), std::move(responder));
@@ -375,10 +480,22 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
     for (auto& [id, entry] : expired) {
         const bool hard = now >= entry.hard_deadline;
         std::string what = entry.method + " to '" + peer_ + "' timed out after " +
-                           (hard ? "its maximum total time" : std::to_string(entry.timeout.count()) + " ms");
+                           (hard ? std::to_string(entry.max_total.count()) + " ms, its maximum total time (progress does not extend it)"
+                                : std::to_string(entry.timeout.count()) + " ms");
+        const Error timed_out(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, "
+                                                       "raise the request timeout)");
+        // Another write still under way means the peer is not reading: telling it now would block
+        // this (timer) thread, which every session's timeouts need. Then the caller learns first
+        // and the notice goes out from the owner's worker. Otherwise the server hears first.
+        if (hooks_.defer && sends_in_progress_.load() > 0) {
+            fail(entry, timed_out);
+            hooks_.defer([weak = weak_from_this(), id = id] {
+                if (auto engine = weak.lock()) engine->send_cancelled(id, "timed out");
+            });
+            continue;
+        }
         send_cancelled(id, "timed out");
-        fail(entry, Error(ErrorKind::Timeout, what + " (notifications/cancelled sent; if the server is just slow, raise the "
-                                                     "request timeout)"));
+        fail(entry, timed_out);
     }
     return remaining;
 }
@@ -398,6 +515,16 @@ void RpcEngine::fail_all(const Error& error) {
 void RpcEngine::reopen() {
     std::lock_guard lock(mutex_);
     closed_error_.reset();
+}
+
+void RpcEngine::send_raw(std::string_view message) {
+    // Counted, so a timeout can tell that a write is stuck (see check_timeouts).
+    struct Counted {
+        std::atomic<int>& n;
+        explicit Counted(std::atomic<int>& count) : n(count) { ++n; }
+        ~Counted() { --n; }
+    } counted(sends_in_progress_);
+    hooks_.send(message);
 }
 
 std::size_t RpcEngine::pending_count() const {

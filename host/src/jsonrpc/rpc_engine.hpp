@@ -30,18 +30,33 @@ using Clock = std::chrono::steady_clock;
 
 class RpcEngine;
 
-// Answers one inbound (server→client) request, once, from any thread.
+// Answers one inbound (server→client) request, once, from any thread. While it is unanswered it
+// holds one of the engine's in-flight slots (released by the answer, or by its end unanswered).
 class Responder {
 public:
-    Responder(std::weak_ptr<RpcEngine> engine, std::string id_json) : engine_(std::move(engine)), id_json_(std::move(id_json)) {}
+    Responder(std::weak_ptr<RpcEngine> engine, std::string id_json, bool holds_slot = false)
+        : engine_(std::move(engine)), id_json_(std::move(id_json)), holds_slot_(holds_slot) {}
+    ~Responder();
+    Responder(const Responder&) = delete;
+    Responder& operator=(const Responder&) = delete;
     void result(const JsonValue& result);
     void error(int code, const std::string& message);
     const std::string& id_json() const { return id_json_; }
 
 private:
+    void send(std::string_view message);
+    void release_slot();
+
     std::weak_ptr<RpcEngine> engine_;
     std::string id_json_;
+    std::atomic<bool> holds_slot_;
 };
+
+// The JSON-RPC error code of a server→client request refused because too many are in flight.
+inline constexpr int kTooManyInFlightCode = -32000;
+// How many server→client requests one session answers at a time (each may hold a callback thread
+// or a person); beyond it a request is refused at once, so a flood cannot queue without bound.
+inline constexpr std::size_t kDefaultMaxInboundInFlight = 32;
 
 struct EngineHooks {
     // Writes one serialized message to the transport; throws mcph::Error on failure.
@@ -54,6 +69,12 @@ struct EngineHooks {
     std::function<void(int level, const std::string& message)> log;  // level: 1 info, 2 warn, 3 error
     // Called when the pending table goes from empty to non-empty, so the owner can start ticking.
     std::function<void()> arm_timeouts;
+    // Runs work that writes to the transport off the timer loop: the cancel notice of a timed-out
+    // request while another write is stuck (a peer that stopped reading would block it, and the
+    // loop must keep ticking for every other session). Empty: the work runs in place.
+    std::function<void(std::function<void()>)> defer;
+    // Server→client requests (other than ping) handed to on_request and not yet answered, at most.
+    std::size_t max_inbound_in_flight = kDefaultMaxInboundInFlight;
 };
 
 struct RequestSettings {
@@ -90,7 +111,10 @@ public:
     void reopen();
 
     std::size_t pending_count() const;
-    void send_raw(std::string_view message) { hooks_.send(message); }
+    // Server→client requests handed to on_request and not yet answered.
+    std::size_t inbound_in_flight() const { return inbound_in_flight_.load(); }
+    // Writes one message through hooks.send (every write of the engine goes through here).
+    void send_raw(std::string_view message);
 
 private:
     struct Pending {
@@ -100,6 +124,7 @@ private:
         std::chrono::milliseconds timeout{0};
         Clock::time_point deadline;
         Clock::time_point hard_deadline;
+        std::chrono::milliseconds max_total{0};
         bool reset_on_progress = false;
         std::shared_ptr<const std::function<void(const Progress&)>> on_progress;
     };
@@ -113,6 +138,9 @@ private:
     void handle_response_value(const JsonValue& message);
     void handle_progress(const JsonValue& params);
     void handle_inbound_request(const JsonValue& message);
+    void refuse_too_deep(std::string_view text, const std::string& reason);
+    bool claim_inbound_slot();
+    friend class Responder;  // releases its slot
     void send_cancelled(std::int64_t id, const std::string& reason);
     std::optional<Pending> take(std::int64_t id);
     void log(int level, const std::string& message) const;
@@ -123,6 +151,9 @@ private:
     mutable std::mutex mutex_;
     std::unordered_map<std::int64_t, Pending> pending_;
     std::optional<Error> closed_error_;
+    std::atomic<std::size_t> inbound_in_flight_{0};
+    std::atomic<std::uint64_t> inbound_refused_{0};
+    std::atomic<int> sends_in_progress_{0};
 };
 
 // Serializes an id value (number or string) as JSON text, for echoing it back.

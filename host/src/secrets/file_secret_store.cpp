@@ -4,6 +4,7 @@
 #include "config/config_locations.hpp"
 #include "config/file_trust.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
@@ -95,8 +96,7 @@ Json read_all(const fs::path& file) {
     while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
     ::close(fd);
     if (n < 0) fail(file, std::string("cannot read it: ") + std::strerror(errno));
-    doc.Parse(text.c_str(), text.size());
-    if (doc.HasParseError() || !doc.IsObject())
+    if (!json_bounds::parse(doc, text) || !doc.IsObject())
         fail(file, "is corrupt (not a JSON object); remove it and sign in again with `mcph login <server>`");
     return doc;
 }
@@ -116,8 +116,7 @@ void write_fully(int fd, const std::string& data, const fs::path& file) {
 void replace_atomically(const fs::path& file, const Json& doc) {
     check_folder(file);
     rapidjson::StringBuffer out;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
-    doc.Accept(writer);
+    if (!json_bounds::write(doc, out)) fail(file, "holds a secret nested too deep to write");
     std::string temp = file.string() + ".tmp-XXXXXX";
     int fd = ::mkstemp(temp.data());  // created 0600
     if (fd < 0) fail(file, std::string("cannot create a temporary file: ") + std::strerror(errno));

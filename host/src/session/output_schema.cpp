@@ -1,5 +1,7 @@
 #include "session/output_schema.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/stringbuffer.h>
 
 namespace mcph::detail {
@@ -18,8 +20,7 @@ std::shared_ptr<rapidjson::SchemaDocument> OutputSchemaCache::compiled(const std
     auto text = schema_text_.find(tool);
     if (text == schema_text_.end()) return nullptr;
     Json doc;
-    doc.Parse(text->second.c_str(), text->second.size());
-    if (doc.HasParseError() || !doc.IsObject()) return nullptr;
+    if (!json_bounds::parse(doc, text->second) || !doc.IsObject()) return nullptr;
     auto schema = std::make_shared<rapidjson::SchemaDocument>(doc);  // copies what it needs from doc
     compiled_[tool] = schema;
     return schema;
@@ -32,7 +33,7 @@ std::string OutputSchemaCache::validate(const std::string& tool, const CallToolR
     if (!structured)
         return "tool '" + tool + "' declares an outputSchema but returned no structuredContent";
     rapidjson::SchemaValidator validator(*schema);
-    if (structured->Accept(validator)) return {};
+    if (structured->Accept(validator)) return {};  // json-bounds-ok: a parsed (bounded) tree, no writer
     rapidjson::StringBuffer where;
     validator.GetInvalidDocumentPointer().StringifyUriFragment(where);
     return "tool '" + tool + "' returned structuredContent that does not match its outputSchema (keyword '" +

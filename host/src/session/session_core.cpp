@@ -6,11 +6,46 @@
 #include "session/protocol_version.hpp"
 #include "session/server_requests.hpp"
 
+#include <mcph/bounded_json.hpp>
+
+#include <algorithm>
+
 namespace mcph::detail {
 namespace {
 
 constexpr auto kTimeoutTick = std::chrono::milliseconds(20);
 constexpr int kIdleTicksBeforeDisarm = 50;  // keep ticking ~1 s after the last request finishes
+// Progress may keep a request alive past its timeout, but not forever (the spec says clients
+// SHOULD enforce a maximum): ten timeouts at most unless the caller sets max_total_timeout.
+constexpr int kProgressMaxTotalFactor = 10;
+constexpr std::chrono::milliseconds kLongestDefaultTotal = std::chrono::hours(24 * 30);  // no clock overflow
+// A caller finding another caller's session recovery under way waits for it this much beyond the
+// connect timeout that bounds that recovery.
+constexpr auto kRecoveryWaitSlack = std::chrono::milliseconds(2000);
+// The least time between the starts of two refreshes of one list (list_changed floods).
+constexpr auto kListRefreshSpacing = std::chrono::milliseconds(200);
+// JSON-RPC error code of a sampling/elicitation refused by the prompt budget.
+constexpr int kPromptRateLimitedCode = -32000;
+
+// Set while a thread fetches the lists of a freshly recovered session: a request failing there
+// with an expired session again must not start another recovery (one recovery per call).
+thread_local bool t_in_recovery = false;
+
+class RecoveryScope {
+public:
+    RecoveryScope() : previous_(t_in_recovery) { t_in_recovery = true; }
+    ~RecoveryScope() { t_in_recovery = previous_; }
+    RecoveryScope(const RecoveryScope&) = delete;
+    RecoveryScope& operator=(const RecoveryScope&) = delete;
+
+private:
+    bool previous_;
+};
+
+std::chrono::milliseconds remaining(std::chrono::steady_clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    return std::max(left, std::chrono::milliseconds(1));
+}
 
 Json initialize_params(const Implementation& client) {
     Json params(rapidjson::kObjectType);
@@ -36,7 +71,7 @@ Json initialize_params(const Implementation& client) {
 bool is_transport_failure(const Error& e) {
     if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
     Json data;
-    data.Parse(e.data_json().c_str());
+    if (!json_bounds::parse(data, e.data_json())) return false;
     return data.IsObject() && data.HasMember("httpStatus") && data["httpStatus"].IsInt() && data["httpStatus"].GetInt() == 0;
 }
 
@@ -92,6 +127,7 @@ void SessionCore::create_engine() {
     };
     hooks.log = [this](int level, const std::string& message) { log(static_cast<LogLevel>(level), message); };
     hooks.arm_timeouts = [this] { arm_timeouts(); };
+    hooks.defer = [this](std::function<void()> work) { runtime_.run_background(std::move(work)); };
     engine_ = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
 }
 
@@ -101,6 +137,8 @@ void SessionCore::establish() {
     closing_ = false;
     needs_auth_ = false;
     engine_->reopen();
+    // --connect-timeout bounds the whole connect: the transport's start and the handshake share it.
+    const auto deadline = std::chrono::steady_clock::now() + settings_.connect_timeout;
     try {
         auto transport = make_transport_(this);
         {
@@ -108,7 +146,10 @@ void SessionCore::establish() {
             channel_ = std::move(transport);
         }
         channel_->start();
-        handshake();
+        if (std::chrono::steady_clock::now() >= deadline)
+            throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not connect within the connect timeout (" +
+                                                   std::to_string(settings_.connect_timeout.count()) + " ms)");
+        handshake(remaining(deadline));
     } catch (const Error& e) {
         // Every connect failure names the server: the plugin's own message may not.
         const std::string prefix = "server '" + settings_.server_name + "'";
@@ -140,19 +181,27 @@ bool SessionCore::session_can_expire() const { return settings_.transport_type !
 
 // A remote server forgot our session (HTTP 404): start a fresh one, once per expiry, however many
 // callers noticed it at the same time.
+// The lock covers only the reconnect (bounded by the connect timeout), never the list refresh after
+// it: that refresh calls call(), which may meet an expired session again on this very thread.
 void SessionCore::recover_expired_session(std::uint64_t seen_generation) {
-    std::lock_guard lock(reconnect_mutex_);
+    std::unique_lock lock(reconnect_mutex_, std::defer_lock);
+    if (!lock.try_lock_for(settings_.connect_timeout + kRecoveryWaitSlack))
+        throw Error(ErrorKind::Timeout, "server '" + settings_.server_name +
+                                            "': another caller's session recovery did not finish within the connect "
+                                            "timeout (" + std::to_string(settings_.connect_timeout.count()) + " ms)");
     if (generation_.load() != seen_generation) return;  // another caller already recovered
     log(LogLevel::Info, "session expired; starting a fresh session");
     drop_transport();
     establish();
     ++generation_;
+    lock.unlock();
+    RecoveryScope once;  // a fresh session expiring at once too ends in an error, not another recovery
     refresh_lists();
 }
 
-void SessionCore::handshake() {
+void SessionCore::handshake(std::chrono::milliseconds budget) {
     RequestOptions options;
-    options.timeout = settings_.connect_timeout;
+    options.timeout = budget;
     Json result;
     try {
         result = request("initialize", initialize_params(settings_.client_info), options).get();
@@ -245,12 +294,16 @@ jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& opt
     settings.timeout = options.timeout.value_or(settings_.request_timeout);
     settings.reset_timeout_on_progress = options.reset_timeout_on_progress;
     settings.max_total_timeout = options.max_total_timeout;
+    if (!settings.max_total_timeout && settings.reset_timeout_on_progress)
+        settings.max_total_timeout = settings.timeout >= kLongestDefaultTotal / kProgressMaxTotalFactor
+                                         ? kLongestDefaultTotal
+                                         : settings.timeout * kProgressMaxTotalFactor;
     settings.on_progress = options.on_progress;
     return settings;
 }
 
 Json SessionCore::call(const std::string& method, Json params, const RequestOptions& options) {
-    if (!session_can_expire()) return request(method, std::move(params), options).get();
+    if (!session_can_expire() || t_in_recovery) return request(method, std::move(params), options).get();
     // Remote sessions can expire under us: keep a copy of the params to retry once on a fresh one.
     Json retry_params = clone_json(params);
     const std::uint64_t generation = generation_.load();
@@ -258,8 +311,16 @@ Json SessionCore::call(const std::string& method, Json params, const RequestOpti
         return request(method, std::move(params), options).get();
     } catch (const Error& e) {
         if (e.code() != kSessionExpiredCode || method == "initialize") throw;
-        recover_expired_session(generation);
+    }
+    recover_expired_session(generation);
+    try {
         return request(method, std::move(retry_params), options).get();
+    } catch (const Error& e) {
+        if (e.code() != kSessionExpiredCode) throw;
+        // One recovery per call: a server whose fresh session is gone at once as well (a load
+        // balancer without affinity, a restart loop) gets a clear error, not a loop.
+        throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' expired a fresh session at once too (" +
+                                               e.what() + "); gave up after one session recovery");
     }
 }
 
@@ -385,6 +446,20 @@ bool SessionCore::refresh_list(const std::string& which) {
 // ---- server → client ----------------------------------------------------------------------------
 
 void SessionCore::on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder) {
+    // The engine bounds how many of these are in flight; on top, prompts that reach the application
+    // (a person or a model) are rate-limited, refused at once when the server asks too fast.
+    const ClientCallbacks& cb = settings_.callbacks;
+    const bool prompts = (method == "sampling/createMessage" && cb.sampling) || (method == "elicitation/create" && cb.elicitation);
+    if (prompts && !prompt_budget_.try_take()) {
+        const std::string why =
+            method + " refused without asking: server '" + settings_.server_name + "' exceeded " +
+            std::to_string(prompt_budget_.burst()) + " prompts at once, then one per " +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(prompt_budget_.refill()).count()) +
+            " ms (the client's prompt rate limit)";
+        if (prompts_refused_.fetch_add(1) % 1000 == 0) log(LogLevel::Warn, why);  // a flood is not a log flood
+        responder->error(kPromptRateLimitedCode, why);
+        return;
+    }
     // Application callbacks may block (a person answering a form): run them on the callback pool
     // so this transport thread keeps reading and the timer loop keeps ticking.
     auto shared_params = std::make_shared<Json>(std::move(params));
@@ -429,21 +504,53 @@ void SessionCore::answer_server_request(const std::string& method, const Json& p
     }
 }
 
+session::ListRefreshGate& SessionCore::refresh_gate(const std::string& which) {
+    return refresh_gates_[which == "tools" ? 0 : which == "resources" ? 1 : 2];
+}
+
+// One refresh in flight per list kind; notifications arriving meanwhile set its dirty flag and
+// cost one more refresh after it, however many there were. Two refreshes start at least
+// kListRefreshSpacing apart (a timer on the loop; no thread is held while waiting).
+void SessionCore::schedule_refresh(const std::string& which) {
+    if (refresh_gate(which).request()) start_refresh(which);
+}
+
+void SessionCore::start_refresh(const std::string& which) {
+    const auto delay = refresh_gate(which).start_delay(std::chrono::steady_clock::now(), kListRefreshSpacing);
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    // The refresh waits for responses, so it must not run on the transport thread.
+    auto run = [weak, which] {
+        if (auto self = weak.lock()) self->run_refresh(which);
+    };
+    if (delay <= std::chrono::steady_clock::duration::zero()) {
+        runtime_.run_background(run);
+        return;
+    }
+    auto timer = std::make_shared<boost::asio::steady_timer>(runtime_.loop(), delay);
+    timer->async_wait([weak, which, timer, run](const boost::system::error_code& ec) {
+        auto self = weak.lock();
+        if (!self) return;
+        if (ec) self->refresh_gate(which).abandon();
+        else self->runtime_.run_background(run);
+    });
+}
+
+void SessionCore::run_refresh(const std::string& which) {
+    session::ListRefreshGate& gate = refresh_gate(which);
+    if (!connected()) {
+        gate.abandon();
+        return;
+    }
+    if (refresh_list(which) && settings_.callbacks.on_list_changed)
+        settings_.callbacks.on_list_changed(settings_.server_name, which);
+    if (gate.finish()) start_refresh(which);  // notifications came meanwhile: once more, later
+}
+
 void SessionCore::on_server_notification(const std::string& method, const JsonValue& params) {
     const ClientCallbacks& cb = settings_.callbacks;
-    auto refresh_later = [this](std::string which) {
-        std::weak_ptr<SessionCore> weak = weak_from_this();
-        // The refresh waits for responses, so it must not run on this transport thread.
-        runtime_.run_background([weak, which] {
-            auto self = weak.lock();
-            if (!self || !self->connected()) return;
-            if (self->refresh_list(which) && self->settings_.callbacks.on_list_changed)
-                self->settings_.callbacks.on_list_changed(self->settings_.server_name, which);
-        });
-    };
-    if (method == "notifications/tools/list_changed") refresh_later("tools");
-    else if (method == "notifications/resources/list_changed") refresh_later("resources");
-    else if (method == "notifications/prompts/list_changed") refresh_later("prompts");
+    if (method == "notifications/tools/list_changed") schedule_refresh("tools");
+    else if (method == "notifications/resources/list_changed") schedule_refresh("resources");
+    else if (method == "notifications/prompts/list_changed") schedule_refresh("prompts");
     else if (method == "notifications/resources/updated") {
         if (cb.on_resource_updated) cb.on_resource_updated(settings_.server_name, json::string_or(params, "uri"));
     } else if (method == "notifications/message") {

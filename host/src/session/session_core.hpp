@@ -8,7 +8,9 @@
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "runtime/runtime.hpp"
+#include "session/list_refresh_gate.hpp"
 #include "session/output_schema.hpp"
+#include "session/prompt_budget.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_channel.hpp"
 
@@ -104,10 +106,14 @@ private:
     void drop_transport();
     bool session_can_expire() const;
     void recover_expired_session(std::uint64_t seen_generation);
-    void handshake();
+    void handshake(std::chrono::milliseconds budget);
     void refresh_lists();
     void clear_cached_lists();
     bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
+    void schedule_refresh(const std::string& which);
+    void start_refresh(const std::string& which);
+    void run_refresh(const std::string& which);
+    session::ListRefreshGate& refresh_gate(const std::string& which);
     void require_capability(const char* name, const char* feature) const;
     void on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder);
     void answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder);
@@ -127,7 +133,7 @@ private:
     std::shared_ptr<jsonrpc::RpcEngine> engine_;
     std::shared_mutex channel_mutex_;  // exclusive only to swap channel_
     std::unique_ptr<transport::Transport> channel_;
-    std::mutex reconnect_mutex_;
+    std::timed_mutex reconnect_mutex_;
     std::atomic<std::uint64_t> generation_{0};
     boost::asio::steady_timer ticker_;
     std::atomic<bool> ticking_{false};
@@ -147,6 +153,11 @@ private:
     std::vector<Resource> resources_;
     std::vector<Prompt> prompts_;
     OutputSchemaCache output_schemas_;
+
+    // One per list kind (tools, resources, prompts): list_changed floods coalesce here.
+    session::ListRefreshGate refresh_gates_[3];
+    session::PromptBudget prompt_budget_{session::kPromptBurst, session::kPromptRefill};
+    std::atomic<std::uint64_t> prompts_refused_{0};
 };
 
 }  // namespace mcph::detail

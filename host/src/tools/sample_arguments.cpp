@@ -2,6 +2,8 @@
 
 #include "json/json_access.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 namespace mcph::tools {
 namespace {
 
@@ -34,9 +36,9 @@ JsonValue sample_value(const JsonValue& schema, Json::AllocatorType& a, int dept
 
 Json sample_arguments(std::string_view input_schema_json) {
     Json schema;
-    schema.Parse(input_schema_json.data(), input_schema_json.size());
+    const bool parsed = static_cast<bool>(json_bounds::parse(schema, input_schema_json));
     Json args(rapidjson::kObjectType);
-    if (schema.HasParseError() || !schema.IsObject()) return args;
+    if (!parsed || !schema.IsObject()) return args;
     auto& a = args.GetAllocator();
     const JsonValue* props = json::object_member(schema, "properties");
     if (!props) return args;

@@ -3,6 +3,8 @@
 #include "scopes.hpp"
 #include "token_requests.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -92,7 +94,7 @@ ClientIdentity resolve_client(const OAuthConfig& config, const AuthServerMetadat
         throw OAuthError(FailureKind::registration_failed,
                          "registration endpoint at " + r.url + " answered HTTP " + std::to_string(r.status));
     rapidjson::Document doc;
-    doc.Parse(r.body.data(), r.body.size());
+    json_bounds::parse(doc, r.body);  // require_json above: it parses
     auto str = [&](const char* name) {
         auto it = doc.FindMember(name);
         return it != doc.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString()) : std::string();

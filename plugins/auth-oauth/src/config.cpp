@@ -3,6 +3,7 @@
 #include "scopes.hpp"
 #include "url.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 
 #include <rapidjson/document.h>
@@ -36,8 +37,7 @@ OAuthConfig parse_config(std::string_view json) {
     OAuthConfig c;
     if (json.empty()) return c;
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) bad("not a JSON object");
+    if (!json_bounds::parse(doc, json) || !doc.IsObject()) bad("not a JSON object");
 
     c.client_id = optional_string(doc, "clientId");
     c.client_secret = optional_string(doc, "clientSecret");

@@ -7,6 +7,7 @@
 #include "pkce.hpp"
 #include "token_store.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 
 #include <rapidjson/document.h>
@@ -44,8 +45,7 @@ std::optional<rapidjson::Document> jwt_payload(const std::string& jwt) {
     auto raw = oauth::base64url_decode(std::string_view(jwt).substr(a + 1, b - a - 1));
     if (!raw) return std::nullopt;
     rapidjson::Document doc;
-    doc.Parse(raw->data(), raw->size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, *raw) || !doc.IsObject()) return std::nullopt;
     return doc;
 }
 
@@ -85,8 +85,7 @@ std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const
     auto raw = store.get(id_token_key(idp));
     if (!raw) return std::nullopt;
     rapidjson::Document doc;
-    doc.Parse(raw->data(), raw->size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, *raw) || !doc.IsObject()) return std::nullopt;
     CachedIdToken t;
     t.id_token = get_string(doc, "id_token");
     if (auto it = doc.FindMember("expires_at"); it != doc.MemberEnd() && it->value.IsInt64())
@@ -165,7 +164,7 @@ CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClien
         throw OAuthError(FailureKind::token_exchange_failed, "IdP token endpoint refused the code: " + e->error, e->error);
     oauth::require_json(r, "IdP token endpoint", FailureKind::token_exchange_failed);
     rapidjson::Document doc;
-    doc.Parse(r.body.data(), r.body.size());
+    json_bounds::parse(doc, r.body);  // require_json above: it parses
     CachedIdToken t;
     t.id_token = get_string(doc, "id_token");
     if (r.status != 200 || t.id_token.empty())

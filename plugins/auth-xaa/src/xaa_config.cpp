@@ -1,5 +1,6 @@
 #include "xaa_config.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 
 #include <rapidjson/document.h>
@@ -32,8 +33,7 @@ long optional_ms(const rapidjson::Value& obj, const char* name, long fallback) {
 XaaConfig parse_config(std::string_view json) {
     XaaConfig c;
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (json.empty() || doc.HasParseError() || !doc.IsObject()) bad("not a JSON object");
+    if (json.empty() || !json_bounds::parse(doc, json) || !doc.IsObject()) bad("not a JSON object");
 
     c.client_id = optional_string(doc, "clientId");
     c.client_secret = optional_string(doc, "clientSecret");

@@ -3,6 +3,8 @@
 #include "encoding.hpp"
 #include "errors.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 
 #include <cstdlib>
@@ -47,7 +49,7 @@ IdJag parse_token_exchange_response(const oauth::HttpResponse& r) {
     if (r.status < 200 || r.status >= 300)
         throw OAuthError(FailureKind::token_exchange_failed, what + " at " + r.url + " answered HTTP " + std::to_string(r.status));
     rapidjson::Document doc;
-    doc.Parse(r.body.data(), r.body.size());
+    json_bounds::parse(doc, r.body);  // require_json above: it parses
     IdJag j;
     j.assertion = get_string(doc, "access_token");
     if (j.assertion.empty())

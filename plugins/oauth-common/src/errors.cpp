@@ -1,5 +1,7 @@
 #include "errors.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 
 #include <array>
@@ -58,8 +60,7 @@ std::string normalize_error_code(std::string_view code) {
 
 std::optional<OAuthErrorBody> oauth_error_in(std::string_view body) {
     rapidjson::Document doc;
-    doc.Parse(body.data(), body.size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, body) || !doc.IsObject()) return std::nullopt;
     auto it = doc.FindMember("error");
     if (it == doc.MemberEnd() || !it->value.IsString() || it->value.GetStringLength() == 0) return std::nullopt;
     OAuthErrorBody out;

@@ -2,6 +2,7 @@
 
 #include "url.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 
 #include <curl/curl.h>
@@ -239,8 +240,7 @@ HttpResponse HttpClient::perform(const std::string& url, const std::string* post
 
 void require_json(const HttpResponse& r, std::string_view what, FailureKind kind) {
     rapidjson::Document doc;
-    doc.Parse(r.body.data(), r.body.size());
-    if (!doc.HasParseError() && doc.IsObject()) return;
+    if (json_bounds::parse(doc, r.body) && doc.IsObject()) return;
     std::string type = r.content_type.empty() ? "no content type" : r.content_type;
     throw OAuthError(kind, std::string(what) + " at " + r.url + " answered HTTP " + std::to_string(r.status) + " with " +
                                type + " instead of a JSON object");

@@ -1,5 +1,7 @@
 #include "metadata.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 
 namespace mcph::oauth {
@@ -38,8 +40,7 @@ bool AuthServerMetadata::supports_auth_method(std::string_view method) const {
 
 std::optional<ProtectedResourceMetadata> parse_protected_resource_metadata(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     ProtectedResourceMetadata m;
     m.resource = get_string(doc, "resource");
     m.authorization_servers = get_strings(doc, "authorization_servers");
@@ -49,8 +50,7 @@ std::optional<ProtectedResourceMetadata> parse_protected_resource_metadata(std::
 
 std::optional<AuthServerMetadata> parse_auth_server_metadata(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     AuthServerMetadata m;
     m.from_document = true;
     m.issuer = get_string(doc, "issuer");

@@ -4,6 +4,8 @@
 #include "jwt_assertion.hpp"
 #include "scopes.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/document.h>
 
 #include <cctype>
@@ -41,7 +43,7 @@ TokenResponse parse_token_response(const HttpResponse& r, std::string_view what,
     if (r.status < 200 || r.status >= 300)
         throw OAuthError(kind, std::string(what) + " at " + r.url + " answered HTTP " + std::to_string(r.status));
     rapidjson::Document doc;
-    doc.Parse(r.body.data(), r.body.size());
+    json_bounds::parse(doc, r.body);  // require_json above: it parses
     TokenResponse t;
     t.access_token = get_string(doc, "access_token");
     t.refresh_token = get_string(doc, "refresh_token");

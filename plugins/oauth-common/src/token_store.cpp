@@ -2,6 +2,7 @@
 
 #include "encoding.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 
 #include <rapidjson/document.h>
@@ -78,8 +79,7 @@ std::string serialize(const StoredTokens& t) {
 
 std::optional<StoredTokens> deserialize_tokens(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     StoredTokens t;
     t.access_token = get_string(doc, "access_token");
     t.refresh_token = get_string(doc, "refresh_token");
@@ -103,8 +103,7 @@ std::string serialize(const ClientIdentity& c) {
 
 std::optional<ClientIdentity> deserialize_client(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     ClientIdentity c = read_client(doc);
     if (c.client_id.empty()) return std::nullopt;
     return c;

@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -77,10 +78,8 @@ void check_type(const Value& object) {
 
 StdioConfig parse_config(std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError())
-        invalid(std::string("stdio config is not valid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
-                " (at offset " + std::to_string(doc.GetErrorOffset()) + ")");
+    if (const auto outcome = json_bounds::parse(doc, json); !outcome)
+        invalid("stdio config is not valid JSON: " + outcome.message());
     if (!doc.IsObject()) invalid("stdio config must be a JSON object");
 
     StdioConfig c;

@@ -1,0 +1,168 @@
+// Issue #9 item 4 / #10 items 3 and 4: a hostile server flooding the client.
+//  - 100,000 server→client requests (sampling, elicitation, roots) sent without waiting for the
+//    answers once grew the client by 4.1 GB in 16 s (each queued on an unbounded pool): now at most
+//    32 are in flight per session, the rest are refused at once, and prompts reaching the
+//    application are rate-limited.
+//  - 20,000 tools/list_changed once queued 20,000 full tools/list: now one refresh runs and the
+//    notifications meanwhile cost one more.
+#include "hostile_peer_support.hpp"
+
+#include <mcph/host.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <future>
+#include <memory>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace mcph;
+using namespace mcph::test;
+
+// How much the client may grow while 100,000 requests go by (the unbounded queue took 4.1 GB in
+// 16 s). ASan's quarantine (256 MB by default) keeps freed memory resident, hence more room there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long kRssGrowthBoundKiB = 320 * 1024;
+#else
+constexpr long kRssGrowthBoundKiB = 64 * 1024;
+#endif
+
+// Samples this process's RSS every 10 ms while alive; peak() is the largest seen.
+class RssSampler {
+public:
+    RssSampler() : thread_([this] {
+        while (!stop_) {
+            peak_ = std::max(peak_.load(), rss_kib());
+            std::this_thread::sleep_for(10ms);
+        }
+    }) {}
+    ~RssSampler() {
+        stop_ = true;
+        thread_.join();
+    }
+    long peak() const { return std::max(peak_.load(), rss_kib()); }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::atomic<long> peak_{0};
+    std::thread thread_;
+};
+
+TEST(ServerFlood, ServerRequestsBeyondTheInFlightCapAreRefusedAndMemoryStaysBounded) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    std::atomic<int> prompts{0};
+    // An application that takes a while per prompt, like a model or a person (20 ms here): the
+    // unbounded queue of old piled up every request behind it.
+    options.callbacks.sampling = [&](const std::string&, const JsonValue&) {
+        ++prompts;
+        std::this_thread::sleep_for(20ms);
+        return parse_json(R"({"role":"assistant","content":{"type":"text","text":"ok"},"model":"test"})");
+    };
+    options.callbacks.elicitation = [&](const ElicitationRequest&) {
+        ++prompts;
+        std::this_thread::sleep_for(20ms);
+        return ElicitationResponse{};
+    };
+    Host host(options);
+    ASSERT_TRUE(has_stdio_plugin(host));
+    host.add_server("flood", fake_config("request-flood"));
+    host.connect("flood");
+
+    const long before = rss_kib();
+    const auto t0 = std::chrono::steady_clock::now();
+    long peak = 0;
+    CallToolResult result;
+    {
+        RssSampler rss;
+        result = host.call_tool("mcp__flood__work", parse_json("{}"));  // answered after the 100,000 requests
+        peak = rss.peak();
+    }
+    const double seconds = static_cast<double>(elapsed_ms(t0)) / 1000.0;
+    EXPECT_EQ(result.text(), "work done") << "the client's own call completes through the flood";
+    EXPECT_LT(peak - before, kRssGrowthBoundKiB) << "RSS grew from " << before << " KiB to " << peak << " KiB";
+    ::testing::Test::RecordProperty("rss_growth_kib", static_cast<int>(peak - before));
+    EXPECT_TRUE(logs.contains(LogLevel::Warn, "32 server requests are already in flight")) << logs.dump();
+    EXPECT_TRUE(logs.contains(LogLevel::Warn, "(the client's prompt rate limit)")) << logs.dump();
+    // The prompt budget: 10 at once, then one a second (the flood asks 66,000 times).
+    EXPECT_LE(prompts.load(), 10 + static_cast<int>(std::ceil(seconds)) + 1) << "in " << seconds << " s";
+    EXPECT_GE(prompts.load(), 1) << "prompts within the budget still reach the application";
+}
+
+// The issue's own server: it floods and never reads its stdin again. The refusals back up in the
+// pipe, so the session stalls (back-pressure, not a queue): memory stays flat, the call ends at
+// its timeout, and closing the host still works.
+TEST(ServerFlood, AServerThatFloodsAndNeverReadsStallsOnlyItsOwnSession) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    auto host = std::make_unique<Host>(options);
+    ASSERT_TRUE(has_stdio_plugin(*host));
+    host->add_server("deaf", fake_config("deaf-flood"));
+    host->connect("deaf");
+    const long before = rss_kib();
+    RequestOptions ro;
+    ro.timeout = 2s;
+    const auto t0 = std::chrono::steady_clock::now();
+    long peak = 0;
+    {
+        RssSampler rss;
+        try {
+            host->call_tool("mcp__deaf__work", parse_json("{}"), ro);
+            ADD_FAILURE() << "the answer cannot get through a stalled pipe";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+        }
+        peak = rss.peak();
+    }
+    EXPECT_LT(elapsed_ms(t0), 6000);
+    EXPECT_LT(peak - before, kRssGrowthBoundKiB) << "RSS grew from " << before << " KiB to " << peak << " KiB";
+
+    // The stalled session's cancel notice cannot be written; the host's timer loop must still
+    // serve the other sessions: a request to a server that never answers times out on time.
+    host->add_server("mute", fake_config("never-answer"));
+    auto mute = host->connect("mute");
+    ro.timeout = 1s;
+    mcph::PendingRequest call = mute->request("tools/call", parse_json(R"({"name":"work","arguments":{}})"), ro);
+    const bool timed_out_on_time = call.future().wait_for(4s) == std::future_status::ready;
+    EXPECT_TRUE(timed_out_on_time) << "a 1 s timeout of another session had not fired after 4 s: the timer loop is blocked";
+    if (!timed_out_on_time) call.cancel("test over");
+    EXPECT_THROW(call.get(), Error);
+    const auto t1 = std::chrono::steady_clock::now();
+    host.reset();
+    EXPECT_LT(elapsed_ms(t1), 5000) << "closing a stalled session must not hang";
+}
+
+TEST(ServerFlood, AListChangedFloodCostsAFewRefreshesNotOneEach) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    TempDir dir("mcph-list-flood");
+    const auto trace = dir / "trace";
+    Host host(options);
+    ASSERT_TRUE(has_stdio_plugin(host));
+    host.add_server("lists", fake_server_config({"--mode", "list-flood", "--trace", trace.string()}));
+    auto session = host.connect("lists");
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(host.call_tool("mcp__lists__work", parse_json("{}")).text(), "work done");
+
+    // The list changed for real after the 20,000th notification: the refresh that follows the
+    // flood must see it (the dirty flag), which also proves the refreshing is over.
+    ASSERT_TRUE(wait_until([&] { return has_tool(session->cached_tools(), "fresh-tool"); }, 15s)) << logs.dump();
+    const long long took = elapsed_ms(t0);
+    const auto list_events = trace_events(read_trace(trace), "tools-list");
+    const std::size_t lists = list_events.size();
+    std::string when;  // for a failure message: the monotonic times of the tools/list
+    for (const auto& e : list_events) when += " " + std::to_string(e.t_ms);
+    // One refresh at a time, starts 200 ms apart: the connect's list, then one per 200 ms at most
+    // (with one to spare). Without coalescing: one per notification, 20,001.
+    const auto most = static_cast<std::size_t>(3 + took / 200);
+    EXPECT_LE(lists, most) << "20,001 list_changed notifications over " << took << " ms cost " << lists << " tools/list, at" << when;
+    EXPECT_LT(lists, 100u) << lists;
+    EXPECT_GE(lists, 2u) << "the connect's list and at least one refresh";
+}
+
+}  // namespace
