@@ -2,7 +2,8 @@
 
 #include "json/json_access.hpp"
 
-#include <rapidjson/error/en.h>
+#include <mcph/bounded_json.hpp>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -227,11 +228,11 @@ void RpcEngine::send_cancelled(std::int64_t id, const std::string& reason) {
 }
 
 void RpcEngine::handle_message(std::string_view text) {
+    // Bounded: Document::Parse recursed once per nesting level, so one line of nested '[' from a
+    // server overflowed the stack (found by fuzz/rpc_engine_fuzz.cpp).
     Json doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError()) {
-        log(kLogWarn, "ignored malformed JSON from server: " + std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
-                          " at offset " + std::to_string(doc.GetErrorOffset()) + ": " + excerpt(text));
+    if (const json_bounds::ParseOutcome parsed = json_bounds::parse(doc, text); !parsed) {
+        log(kLogWarn, "ignored malformed JSON from server: " + parsed.message() + ": " + excerpt(text));
         return;
     }
     if (doc.IsArray()) {  // a JSON-RPC batch (2025-03-26 allows servers to send them)

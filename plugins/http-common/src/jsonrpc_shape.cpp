@@ -123,7 +123,10 @@ MessageShape inspect_message(std::string_view json) {
     ShapeHandler handler(shape);
     rapidjson::MemoryStream stream(json.data(), json.size());
     rapidjson::Reader reader;
-    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseDefaultFlags>(stream, handler);
+    // Iterative: the recursive parser uses a stack frame per nesting level, so a body of nested
+    // '[' overflowed the transport thread's stack (found by fuzz/jsonrpc_shape_fuzz.cpp). The
+    // handler keeps only a depth counter, so nesting costs nothing here.
+    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseIterativeFlag>(stream, handler);
     // MemoryStream reports '\0' at its end, so an embedded NUL would end the parse early: refuse it.
     shape.valid = ok && handler.root_ok() && stream.Tell() == json.size();
     if (!shape.valid) {

@@ -27,6 +27,15 @@ TEST(JsonRpcShape, RequestNotificationResponse) {
     EXPECT_EQ(s.response_ids, Ids{R"("a\"b")"});
 }
 
+// Found by fuzz/jsonrpc_shape_fuzz.cpp: the recursive SAX parse overflowed the stack.
+TEST(JsonRpcShape, DeepNestingDoesNotExhaustTheStack) {
+    constexpr size_t kLevels = 1000000;
+    auto deep = inspect_message(R"({"id":3,"result":)" + std::string(kLevels, '[') + std::string(kLevels, ']') + "}");
+    EXPECT_TRUE(deep.valid);
+    EXPECT_EQ(deep.response_ids, Ids{"3"});
+    EXPECT_FALSE(inspect_message(std::string(kLevels, '[')).valid);
+}
+
 TEST(JsonRpcShape, MemberOrderAndNestingDoNotConfuseIt) {
     auto r = inspect_message(R"({"params":{"id":5,"method":"m"},"method":"tools/call","id":"x-1","jsonrpc":"2.0"})");
     EXPECT_EQ(r.request_ids, Ids{R"("x-1")"});
