@@ -52,7 +52,7 @@ while kill -0 "$timer" 2>/dev/null; do
   [ -n "$pid" ] || pid="$(pgrep -P "$timer" | head -1 || true)"
   if [ -n "$pid" ] && [ -r "/proc/$pid/status" ]; then
     t="$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)"
-    f="$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)"
+    f="$( (ls "/proc/$pid/fd" 2>/dev/null || true) | wc -l)"  # the process may just have exited
     [ "${t:-0}" -gt "$peak_threads" ] && peak_threads="$t"
     [ "${f:-0}" -gt "$peak_fds" ] && peak_fds="$f"
   fi
