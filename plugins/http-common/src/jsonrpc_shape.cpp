@@ -1,5 +1,6 @@
 #include "jsonrpc_shape.hpp"
 
+#include <mcph/bounded_json.hpp>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
@@ -123,10 +124,11 @@ MessageShape inspect_message(std::string_view json) {
     ShapeHandler handler(shape);
     rapidjson::MemoryStream stream(json.data(), json.size());
     rapidjson::Reader reader;
-    // Iterative: the recursive parser uses a stack frame per nesting level, so a body of nested
-    // '[' overflowed the transport thread's stack (found by fuzz/jsonrpc_shape_fuzz.cpp). The
-    // handler keeps only a depth counter, so nesting costs nothing here.
-    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseIterativeFlag>(stream, handler);
+    // Iterative (constant stack) and depth-bounded: the recursive parser used a stack frame per
+    // nesting level, so a body of nested '[' overflowed the transport thread's stack (found by
+    // fuzz/jsonrpc_shape_fuzz.cpp); past the bound the message is not a valid one.
+    mcph::json_bounds::DepthLimitedHandler<ShapeHandler> limited(handler, mcph::json_bounds::kMaxDepth);
+    rapidjson::ParseResult ok = reader.Parse<rapidjson::kParseDefaultFlags | rapidjson::kParseIterativeFlag>(stream, limited);
     // MemoryStream reports '\0' at its end, so an embedded NUL would end the parse early: refuse it.
     shape.valid = ok && handler.root_ok() && stream.Tell() == json.size();
     if (!shape.valid) {
