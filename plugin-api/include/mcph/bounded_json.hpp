@@ -20,6 +20,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -39,6 +40,7 @@ public:
     DepthLimitedHandler(Inner& inner, unsigned max_depth) : inner_(inner), max_depth_(max_depth) {}
 
     bool too_deep() const { return too_deep_; }
+    bool not_finite() const { return not_finite_; }
 
     bool Null() { return inner_.Null(); }
     bool Bool(bool b) { return inner_.Bool(b); }
@@ -46,7 +48,17 @@ public:
     bool Uint(unsigned u) { return inner_.Uint(u); }
     bool Int64(int64_t i) { return inner_.Int64(i); }
     bool Uint64(uint64_t u) { return inner_.Uint64(u); }
-    bool Double(double d) { return inner_.Double(d); }
+    // RapidJSON reads some over-long numbers (many digits and a large exponent) as infinity without
+    // an error, and its Writer then refuses the value, leaving half a document: such a number is
+    // refused here as too big, so every parsed tree can be written back (found by
+    // fuzz/bounded_json_fuzz.cpp).
+    bool Double(double d) {
+        if (!std::isfinite(d)) {
+            not_finite_ = true;
+            return false;
+        }
+        return inner_.Double(d);
+    }
     bool RawNumber(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.RawNumber(s, n, copy); }
     bool String(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.String(s, n, copy); }
     bool Key(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.Key(s, n, copy); }
@@ -73,6 +85,7 @@ private:
     unsigned max_depth_;
     unsigned depth_ = 0;
     bool too_deep_ = false;
+    bool not_finite_ = false;
 };
 
 // Why a parse failed, typed (the message is for people).
@@ -107,7 +120,7 @@ inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsig
             reader.Parse<ExtraFlags | rapidjson::kParseIterativeFlag>(stream, limited);
         if (result) return true;
         out.status = limited.too_deep() ? ParseOutcome::Status::TooDeep : ParseOutcome::Status::Malformed;
-        out.code = result.Code();
+        out.code = limited.not_finite() ? rapidjson::kParseErrorNumberTooBig : result.Code();
         out.offset = result.Offset();
         return false;
     };

@@ -1,5 +1,7 @@
 #include "child_process.hpp"
 
+#include "resource_limits.hpp"
+
 #include <mcph/plugin_helper.hpp>
 
 #include <boost/process/args.hpp>
@@ -49,14 +51,14 @@ int above_stdio(int fd) {
 // our child from ever seeing EOF). The child gets its ends through dup2(), which clears the flag.
 bp::pipe make_pipe() {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw_system_error(errno, "pipe2");
     int read_end = above_stdio(fds[0]);
     int write_end = above_stdio(fds[1]);
     if (read_end < 0 || write_end < 0) {
         int saved = errno;
         if (read_end >= 0) ::close(read_end);
         if (write_end >= 0) ::close(write_end);
-        throw std::system_error(saved, std::generic_category(), "fcntl(F_DUPFD_CLOEXEC)");
+        throw_system_error(saved, "fcntl(F_DUPFD_CLOEXEC)");
     }
     return bp::pipe(read_end, write_end);
 }
@@ -72,12 +74,14 @@ int descriptor_limit() {
 struct ChildSetup : bp::extend::handler {
     const char* cwd;  // nullptr: inherit
     int fd_limit;
+    rlim_t nofile_soft;  // 0: keep the host's; else the soft RLIMIT_NOFILE the mcph CLI started with
 
     template <class Executor>
     void on_exec_setup(Executor& exec) const {
         ::setpgid(0, 0);  // own process group, so shutdown can signal the server and its children
         reset_signals();
         mark_inherited_cloexec(fd_limit);
+        restore_nofile_soft(nofile_soft);
         if (cwd && ::chdir(cwd) != 0) {
             // Boost 1.74's start_dir ignores chdir failures; report it through Boost's error pipe
             // and stop here instead of running the server in the wrong directory.
@@ -105,6 +109,15 @@ struct ChildSetup : bp::extend::handler {
         if (::syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec) == 0) return;
 #endif
         for (int fd = STDERR_FILENO + 1; fd < fd_limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+
+    // The CLI raised its own soft limit for its many pipes; the server gets the limit the user
+    // gave mcph (see resource_limits.hpp). Failure is harmless: the server just keeps more.
+    static void restore_nofile_soft(rlim_t soft) {
+        rlimit lim{};
+        if (soft == 0 || ::getrlimit(RLIMIT_NOFILE, &lim) != 0 || soft >= lim.rlim_cur) return;
+        lim.rlim_cur = soft;
+        ::setrlimit(RLIMIT_NOFILE, &lim);
     }
 
     // Ignored dispositions and the signal mask survive execve. The host ignores SIGPIPE (see
@@ -191,12 +204,25 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec& spec) {
     ChildSetup setup;
     setup.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
     setup.fd_limit = descriptor_limit();
+    setup.nofile_soft = static_cast<rlim_t>(child_nofile_soft_limit());
     std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
 
+    // The child's ends, which Boost's redirections take over from the bp::pipe objects below.
+    const int child_ends[] = {in.native_source(), out.native_sink(), err.native_sink()};
     std::error_code ec;
     bp::child child(bp::exe = spec.program, bp::args = args, to_boost_environment(spec.env), bp::std_in < in,
                     bp::std_out > out, bp::std_err > err, setup, ec);
-    if (ec) cannot_start(spec, ec.message());
+    const int spawn_errno = errno;
+    // fork() fails with EAGAIN at the process limit.
+    if (ec) cannot_start(spec, ec.message() + limit_hint(ec.value()));
+    if (!child.valid() || child.id() <= 0) {
+        // Boost.Process 1.74 returns an empty child *without* setting `ec` when it cannot create
+        // its own exec-error pipe (EMFILE at the descriptor limit): nothing was forked and no
+        // handler ran, so the child's pipe ends are still open and ours to close. Taken for a
+        // started server, this hung the handshake forever and later signalled pid -(-1).
+        for (int fd : child_ends) ::close(fd);
+        cannot_start(spec, std::string("no process was started: ") + std::strerror(spawn_errno) + limit_hint(spawn_errno));
+    }
     // From here on we own the pid: bp::child would otherwise SIGKILL it in its destructor, and its
     // running()/wait() would reap behind our back.
     child.detach();
@@ -261,7 +287,9 @@ std::optional<ExitStatus> ChildProcess::wait_exit(std::chrono::milliseconds time
 
 void ChildProcess::signal_group(int sig) noexcept {
     std::lock_guard lock(mutex_);
-    if (reaped_ || lost_) return;
+    // spawn() never builds one with pid_ <= 1, but kill(-pid_) with such a pid would signal far
+    // more than a server (a process group of the host's, or every process): never let it through.
+    if (reaped_ || lost_ || pid_ <= 1) return;
     ::kill(-pid_, sig);  // ESRCH (group already gone) is fine
 }
 

@@ -3,6 +3,7 @@
 #include "command_line.hpp"
 #include "environment.hpp"
 #include "pipe_io.hpp"
+#include "resource_limits.hpp"
 #include "signals.hpp"
 
 #include <signal.h>
@@ -61,8 +62,11 @@ void StdioTransport::start_threads() {
     try {
         stderr_thread_ = std::thread([this] { drain_stderr(); });
         stdout_thread_ = std::thread([this] { read_stdout(); });
-    } catch (const std::exception& e) {
+    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
         close();  // kills the child and joins whichever thread did start
+        throw Error(MCPH_ERR_IO, std::string("cannot start reader threads: ") + e.what() + limit_hint(e.code().value()));
+    } catch (const std::exception& e) {
+        close();
         throw Error(MCPH_ERR_IO, std::string("cannot start reader threads: ") + e.what());
     }
 }

@@ -1,5 +1,7 @@
 #include "wakeup.hpp"
 
+#include "resource_limits.hpp"
+
 #include <sys/eventfd.h>
 
 #include <cerrno>
@@ -9,7 +11,7 @@
 namespace mcph::stdio {
 
 Wakeup::Wakeup() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (!fd_) throw std::system_error(errno, std::generic_category(), "eventfd");
+    if (!fd_) throw_system_error(errno, "eventfd");
 }
 
 void Wakeup::signal() noexcept {

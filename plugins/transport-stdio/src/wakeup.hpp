@@ -11,7 +11,7 @@ namespace mcph::stdio {
 
 class Wakeup {
 public:
-    Wakeup();  // throws std::system_error if no descriptor is available
+    Wakeup();  // throws mcph::plugin::Error(MCPH_ERR_IO) naming the limit if no descriptor is available
     int fd() const noexcept { return fd_.get(); }
     void signal() noexcept;
 

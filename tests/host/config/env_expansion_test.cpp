@@ -133,6 +133,26 @@ TEST(EnvExpansion, ServerEntryErrorsNameServerAndField) {
     }
 }
 
+// Found by fuzz/env_expansion_fuzz.cpp: every nested default was a level of recursion, unbounded.
+TEST(EnvExpansion, NestedDefaultsAreBounded) {
+    auto nested = [](size_t levels) {
+        std::string s;
+        for (size_t i = 0; i < levels; ++i) s += "${UNSET_" + std::to_string(i) + ":-";
+        return s + "end" + std::string(levels, '}');
+    };
+    const VariableLookup none = [](std::string_view) { return std::optional<std::string>(); };
+    EXPECT_EQ(mcph::config::expand_variables(nested(32), none), "end");
+    for (size_t levels : {33u, 100000u}) {
+        try {
+            mcph::config::expand_variables(nested(levels), none);
+            ADD_FAILURE() << "no error for " << levels << " levels";
+        } catch (const mcph::Error& e) {
+            EXPECT_EQ(e.kind(), mcph::ErrorKind::Usage);
+            EXPECT_NE(std::string(e.what()).find("nested deeper than 32 levels"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(EnvExpansion, ProcessEnvironmentLookup) {
     EXPECT_FALSE(mcph::config::lookup_process_environment("MCPH_TEST_SURELY_UNSET_VARIABLE_42").has_value());
     if (const char* path = std::getenv("PATH")) {

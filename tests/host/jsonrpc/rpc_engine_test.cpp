@@ -234,6 +234,15 @@ const IgnoredCase kIgnored[] = {
     {"fractional id", R"({"jsonrpc":"2.0","id":0.5,"result":{}})", "unknown id"},
 };
 
+// Found by fuzz/rpc_engine_fuzz.cpp: one line of nested '[' overflowed the stack of the parser.
+TEST(RpcEngine, DeeplyNestedMessageIsRefusedNamingTheBound) {
+    Recorder r;
+    auto pending = r.request("still-waiting");
+    ASSERT_NO_THROW(r.engine->handle_message(std::string(200000, '[')));
+    EXPECT_NE(r.last_log().find("nested deeper than 128 levels"), std::string::npos) << r.last_log();
+    EXPECT_EQ(r.engine->pending_count(), 1u);
+}
+
 TEST(RpcEngine, UnexpectedMessagesAreLoggedAndIgnored) {
     for (const IgnoredCase& c : kIgnored) {
         SCOPED_TRACE(c.name);

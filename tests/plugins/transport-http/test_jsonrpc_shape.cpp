@@ -27,6 +27,18 @@ TEST(JsonRpcShape, RequestNotificationResponse) {
     EXPECT_EQ(s.response_ids, Ids{R"("a\"b")"});
 }
 
+// Found by fuzz/jsonrpc_shape_fuzz.cpp: the recursive SAX parse overflowed the stack.
+TEST(JsonRpcShape, DeepNestingIsRefusedWithoutExhaustingTheStack) {
+    auto nested = [](size_t levels) {
+        return R"({"id":3,"result":)" + std::string(levels, '[') + std::string(levels, ']') + "}";
+    };
+    auto ok = inspect_message(nested(100));
+    EXPECT_TRUE(ok.valid);
+    EXPECT_EQ(ok.response_ids, Ids{"3"});
+    EXPECT_FALSE(inspect_message(nested(1000000)).valid);
+    EXPECT_FALSE(inspect_message(std::string(1000000, '[')).valid);
+}
+
 TEST(JsonRpcShape, MemberOrderAndNestingDoNotConfuseIt) {
     auto r = inspect_message(R"({"params":{"id":5,"method":"m"},"method":"tools/call","id":"x-1","jsonrpc":"2.0"})");
     EXPECT_EQ(r.request_ids, Ids{R"("x-1")"});

@@ -3,12 +3,16 @@
 #include "config.hpp"
 #include "environment.hpp"
 #include "line_reader.hpp"
+#include "resource_limits.hpp"
 #include "stderr_buffer.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <random>
 
@@ -174,6 +178,45 @@ TEST(Config, ParsesAllFieldsAndDefaults) {
     EXPECT_EQ(d.shutdown_grace.count(), 2000);
     EXPECT_TRUE(d.args.empty());
     EXPECT_TRUE(d.cwd.empty());
+}
+
+// ---- resource_limits ------------------------------------------------------------------------
+
+TEST(ResourceLimits, HintNamesTheLimitItsValuesAndHowToRaiseIt) {
+    rlimit lim{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+    if (lim.rlim_cur == RLIM_INFINITY) GTEST_SKIP() << "soft RLIMIT_NOFILE is unlimited here";
+    const std::string files = limit_hint(EMFILE);
+    EXPECT_NE(files.find("RLIMIT_NOFILE is reached (soft " + std::to_string(lim.rlim_cur)), std::string::npos) << files;
+    EXPECT_NE(files.find("ulimit -Hn"), std::string::npos) << files;
+    EXPECT_NE(limit_hint(ENFILE).find("fs.file-max"), std::string::npos);
+    EXPECT_NE(limit_hint(EAGAIN).find("RLIMIT_NPROC"), std::string::npos);
+    EXPECT_EQ(limit_hint(ENOENT), "");
+    try {
+        throw_system_error(EMFILE, "pipe2");
+        ADD_FAILURE() << "no throw";
+    } catch (const mcph::plugin::Error& e) {
+        EXPECT_EQ(e.status(), MCPH_ERR_IO);
+        EXPECT_EQ(std::string(e.what()).rfind("pipe2: Too many open files; ", 0), 0u) << e.what();
+    }
+}
+
+TEST(ResourceLimits, ChildSoftLimitComesFromTheCliOnlyWhenLower) {
+    rlimit lim{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+    if (lim.rlim_cur < 3) GTEST_SKIP() << "soft RLIMIT_NOFILE too small to test";
+    const char* saved = std::getenv(kInheritedNofileVariable);
+    const std::string saved_value = saved ? saved : "";
+    ::setenv(kInheritedNofileVariable, std::to_string(lim.rlim_cur - 1).c_str(), 1);
+    EXPECT_EQ(child_nofile_soft_limit(), lim.rlim_cur - 1);
+    for (const char* bad : {"", "0", "12x", "-5", "99999999999999999999999"}) {
+        ::setenv(kInheritedNofileVariable, bad, 1);
+        EXPECT_EQ(child_nofile_soft_limit(), 0u) << bad;
+    }
+    ::setenv(kInheritedNofileVariable, std::to_string(lim.rlim_cur).c_str(), 1);
+    EXPECT_EQ(child_nofile_soft_limit(), 0u) << "not lower than ours: nothing to restore";
+    if (saved) ::setenv(kInheritedNofileVariable, saved_value.c_str(), 1);
+    else ::unsetenv(kInheritedNofileVariable);
 }
 
 }  // namespace

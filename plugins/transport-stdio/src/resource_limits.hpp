@@ -1,0 +1,28 @@
+// Which process limit a failed system call ran into, said so that a user can raise it.
+//
+// Each stdio server costs the host about 5 descriptors (three pipe ends and two eventfds) and two
+// threads (stdout reader, stderr drain), so a config with a few hundred servers meets the common
+// `ulimit -n 1024` and sometimes `ulimit -u`. errno alone ("Too many open files") does not say
+// which limit, its current value, or how to raise it; these errors do.
+#pragma once
+
+#include <string>
+
+namespace mcph::stdio {
+
+// For EMFILE, ENFILE and EAGAIN (threads, fork): "; <limit> is reached (<values>): <how to raise
+// it>". Empty for any other errno. Reads the limits at the time of the call.
+std::string limit_hint(int error_number);
+
+// Throws mcph::plugin::Error(MCPH_ERR_IO): "<what>: <strerror>" plus limit_hint().
+[[noreturn]] void throw_system_error(int error_number, const std::string& what);
+
+// The environment variable in which the mcph CLI leaves the soft RLIMIT_NOFILE it started with,
+// before raising its own to the hard limit: children get the original back, since programs that
+// use select() break on descriptors above 1023 (the advice of systemd's authors, too).
+inline constexpr const char* kInheritedNofileVariable = "MCPH_CHILD_NOFILE_SOFT";
+
+// That value when the variable is set and a valid number below the current soft limit; else 0.
+unsigned long long child_nofile_soft_limit();
+
+}  // namespace mcph::stdio
