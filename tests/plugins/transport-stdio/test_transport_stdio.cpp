@@ -96,11 +96,11 @@ TEST_F(StdioTransportTest, EchoRoundTripThroughCat) {
 
 TEST_F(StdioTransportTest, SendFromInsideOnMessage) {
     Transport t(Config{"cat"});
-    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     std::atomic<int> status{-1};
-    t.recorder.on_message_hook = [&](std::string_view m) {
+    t.recorder.on_message_hook = [&](std::string_view m) {  // set before the reader thread starts
         if (m == R"({"id":1})") status = t.send(R"({"id":2})");
     };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
     ASSERT_TRUE(t.recorder.wait_messages(2));
     EXPECT_EQ(status.load(), MCPH_OK);
