@@ -97,10 +97,11 @@ void StdioTransport::send(std::string_view message) {
     if (!stdin_ || closing_.load() || ended_.load() || !write_failure_.empty()) refuse_send_locked();
     const size_t size = message.size() + 1;
     if (queue_.bytes() + size > queue_limit_bytes_)
-        throw Error(MCPH_ERR_IO, "the server is not reading its stdin: " + std::to_string(queue_.bytes()) +
-                                     " bytes are already queued and this message of " + std::to_string(size) +
-                                     " bytes would pass the bound of " + mib(queue_limit_bytes_) +
-                                     " (max(2 x maxMessageBytes, 16 MiB))");
+        throw Error(MCPH_ERR_IO, (queue_.empty() ? std::string("a message of ")
+                                                 : "the server is not reading its stdin: " + std::to_string(queue_.bytes()) +
+                                                       " bytes are already queued and this message of ") +
+                                     std::to_string(size) + " bytes would pass the outgoing bound of " +
+                                     mib(queue_limit_bytes_) + " (max(2 x maxMessageBytes, 16 MiB))");
     if (queue_.messages() >= kMaxQueuedMessages)
         throw Error(MCPH_ERR_IO, "the server is not reading its stdin: " + std::to_string(kMaxQueuedMessages) +
                                      " messages are already queued (the bound on queued messages)");
@@ -142,6 +143,7 @@ void StdioTransport::write_stdin() noexcept {
         }
     } catch (...) {
         // Only allocation can throw here (the failure message); fail the writes without one.
+        if (!lock.owns_lock()) lock.lock();
         queue_.clear();
         if (write_failure_.empty()) write_failure_ = "internal error in the stdin writer";
     }

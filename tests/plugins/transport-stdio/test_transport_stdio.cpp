@@ -543,6 +543,18 @@ TEST_F(StdioTransportTest, SendToAServerThatNeverReadsReturnsAtOnceUpToTheQueueB
     EXPECT_EQ(t.recorder.closed_count(), 0);
 }
 
+TEST_F(StdioTransportTest, AMessageLargerThanTheQueueBoundIsRefusedBeforeAnyByteIsWritten) {
+    Transport t(Config{"cat", {}, {}, std::nullopt, "\"maxMessageBytes\":1024"});  // bound: 16 MiB
+    ASSERT_EQ(t.start(), MCPH_OK);
+    EXPECT_EQ(send_within(t, std::string((16 << 20) + 1, 'x')), MCPH_ERR_IO);
+    EXPECT_NE(t.error().find("a message of 16777218 bytes would pass the outgoing bound of 16 MiB"), std::string::npos)
+        << t.error();
+    ASSERT_EQ(t.send(R"({"after":1})"), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.recorder.messages()[0], R"({"after":1})") << "no byte of the refused message reached the server";
+    expect_clean_shutdown(t);
+}
+
 TEST_F(StdioTransportTest, AServerThatStopsReadingIsClosedAfterTheStallDeadline) {
     Transport t(sh("exec sleep 30", "\"shutdownGraceMs\":200,\"writeStallTimeoutMs\":300"));
     ASSERT_EQ(t.start(), MCPH_OK);
