@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"normal", Mode::Normal},          {"invalid-json", Mode::InvalidJson}, {"unknown-id", Mode::UnknownId},
-    {"exit-mid-call", Mode::ExitMidCall}, {"never-answer", Mode::NeverAnswer}, {"stderr-flood", Mode::StderrFlood},
+    {"exit-mid-call", Mode::ExitMidCall}, {"never-answer", Mode::NeverAnswer}, {"deaf-call", Mode::DeafCall}, {"stderr-flood", Mode::StderrFlood},
     {"big-message", Mode::BigMessage}, {"bad-version", Mode::BadVersion},   {"no-init", Mode::NoInit},
     {"progress", Mode::Progress},      {"list-changed", Mode::ListChanged}, {"paginate", Mode::Paginate},
     {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
@@ -125,7 +125,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 }
 
 const char* mode_names() {
-    return "normal invalid-json unknown-id exit-mid-call never-answer stderr-flood big-message bad-version "
+    return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
            "progress-forever";
 }
@@ -360,6 +360,8 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             std::_Exit(kExitMidCallCode);
         case Mode::NeverAnswer:
             return;  // logged by main, never answered
+        case Mode::DeafCall:
+            for (;;) ::pause();  // the main loop stops here: stdin is never read again (SIGTERM ends us)
         case Mode::StderrFlood:
             flood_stderr(size_argument(params, "bytes", kDefaultStderrFloodBytes));
             return answer_work(id, name + " done");

@@ -94,10 +94,13 @@ TEST(ServerFlood, ServerRequestsBeyondTheInFlightCapAreRefusedAndMemoryStaysBoun
     EXPECT_GE(prompts.load(), 1) << "prompts within the budget still reach the application";
 }
 
-// The issue's own server: it floods and never reads its stdin again. The refusals back up in the
-// pipe, so the session stalls (back-pressure, not a queue): memory stays flat, the call ends at
-// its timeout, and closing the host still works.
-TEST(ServerFlood, AServerThatFloodsAndNeverReadsStallsOnlyItsOwnSession) {
+// The issue's own server: it floods and reads nothing until it has answered. The refusals back up
+// in the pipe and then in the stdio plugin's bounded queue (65,536 messages; beyond, they are
+// dropped with MCPH_ERR_IO), no write of ours blocks, so the reader keeps up with the flood, the
+// answer gets through, memory stays flat, the other sessions keep working and closing the host
+// still works. (Before the queue, the first write into the full pipe blocked and the call could
+// only end at its timeout.)
+TEST(ServerFlood, AServerThatFloodsAndNeverReadsCannotStallTheClient) {
     LogCapture logs;
     HostOptions options = test_options(logs);
     auto host = std::make_unique<Host>(options);
@@ -106,24 +109,22 @@ TEST(ServerFlood, AServerThatFloodsAndNeverReadsStallsOnlyItsOwnSession) {
     host->connect("deaf");
     const long before = rss_kib();
     RequestOptions ro;
-    ro.timeout = 2s;
+    ro.timeout = 10s;
     const auto t0 = std::chrono::steady_clock::now();
     long peak = 0;
     {
         RssSampler rss;
         try {
-            host->call_tool("mcp__deaf__work", parse_json("{}"), ro);
-            ADD_FAILURE() << "the answer cannot get through a stalled pipe";
+            CallToolResult result = host->call_tool("mcp__deaf__work", parse_json("{}"), ro);
+            EXPECT_EQ(result.text(), "work done") << "the answer comes through: our writes never stall the reader";
         } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+            ADD_FAILURE() << "the call failed: " << e.what();
         }
         peak = rss.peak();
     }
-    EXPECT_LT(elapsed_ms(t0), 6000);
+    EXPECT_LT(elapsed_ms(t0), 10000);
     EXPECT_LT(peak - before, kRssGrowthBoundKiB) << "RSS grew from " << before << " KiB to " << peak << " KiB";
 
-    // The stalled session's cancel notice cannot be written; the host's timer loop must still
-    // serve the other sessions: a request to a server that never answers times out on time.
     host->add_server("mute", fake_config("never-answer"));
     auto mute = host->connect("mute");
     ro.timeout = 1s;
@@ -134,7 +135,58 @@ TEST(ServerFlood, AServerThatFloodsAndNeverReadsStallsOnlyItsOwnSession) {
     EXPECT_THROW(call.get(), Error);
     const auto t1 = std::chrono::steady_clock::now();
     host.reset();
-    EXPECT_LT(elapsed_ms(t1), 5000) << "closing a stalled session must not hang";
+    EXPECT_LT(elapsed_ms(t1), 5000) << "closing the flooded session must not hang";
+}
+
+// A server that stops reading its stdin for good (#10): the stdio plugin queues what the pipe does
+// not take, send returns at once, the call ends at its own timeout, and once the server's stdin has
+// accepted nothing for writeStallTimeoutMs the plugin closes the transport with an error saying so
+// (the host loses that session with the reason); another session keeps working throughout.
+TEST(ServerFlood, AServerThatStopsReadingIsClosedAtTheStallDeadline) {
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    auto host = std::make_unique<Host>(options);
+    ASSERT_TRUE(has_stdio_plugin(*host));
+    Json deaf = fake_config("deaf-call");
+    // Longer than the second call's timeout (2 s): that call times out first, then the stall.
+    deaf.AddMember("writeStallTimeoutMs", 4000, deaf.GetAllocator());
+    host->add_server("deaf", deaf);
+    host->connect("deaf");
+    host->add_server("mute", fake_config("never-answer"));
+    auto mute = host->connect("mute");
+
+    RequestOptions ro;
+    ro.timeout = 1s;
+    // The first call makes the server deaf; the second carries 1 MiB, which the pipe cannot hold.
+    EXPECT_THROW(host->call_tool("mcp__deaf__work", parse_json("{}"), ro), Error);
+    ro.timeout = 2s;
+    const std::string big = R"({"text":")" + std::string(1 << 20, 'x') + R"("})";
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        host->call_tool("mcp__deaf__work", parse_json(big), ro);
+        ADD_FAILURE() << "a server that reads nothing cannot answer";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Timeout) << e.what();
+    }
+    EXPECT_LT(elapsed_ms(t0), 6000) << "the call must end at its timeout, not wait for the pipe";
+
+    // The other session's timeouts still fire while the deaf one holds queued bytes.
+    ro.timeout = 1s;
+    mcph::PendingRequest call = mute->request("tools/call", parse_json(R"({"name":"work","arguments":{}})"), ro);
+    EXPECT_EQ(call.future().wait_for(4s), std::future_status::ready) << "the timer loop is blocked";
+    EXPECT_THROW(call.get(), Error);
+
+    const auto stalled = [&] {
+        return logs.contains(LogLevel::Warn, "connection lost") &&
+               logs.contains(LogLevel::Warn, "the server stopped reading its input");
+    };
+    for (int i = 0; i < 1500 && !stalled(); ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(stalled()) << "no stall error 15 s after the write:\n" << logs.dump();
+    EXPECT_TRUE(logs.contains(LogLevel::Warn, "4000 ms (writeStallTimeoutMs)")) << logs.dump();
+
+    const auto t1 = std::chrono::steady_clock::now();
+    host.reset();
+    EXPECT_LT(elapsed_ms(t1), 5000) << "closing a deaf session must not hang";
 }
 
 TEST(ServerFlood, AListChangedFloodCostsAFewRefreshesNotOneEach) {

@@ -96,6 +96,8 @@ StdioConfig parse_config(std::string_view json) {
     c.shutdown_grace = std::chrono::milliseconds(
         integer_field(doc, "shutdownGraceMs", 0, 600000, static_cast<uint64_t>(c.shutdown_grace.count())));
     c.stderr_cap_bytes = static_cast<size_t>(integer_field(doc, "stderrCapBytes", 4096, uint64_t{1} << 30, c.stderr_cap_bytes));
+    c.write_stall_timeout = std::chrono::milliseconds(
+        integer_field(doc, "writeStallTimeoutMs", 1, 3600000, static_cast<uint64_t>(c.write_stall_timeout.count())));
     return c;
 }
 

@@ -19,6 +19,9 @@ struct StdioConfig {
     size_t max_message_bytes = size_t{128} << 20;
     std::chrono::milliseconds shutdown_grace{2000};
     size_t stderr_cap_bytes = size_t{64} << 20;  // "stderrCapBytes": newest stderr kept for diagnostics
+    // "writeStallTimeoutMs": how long bytes may wait for a server that accepts none before the
+    // transport gives up on it (it stopped reading its stdin).
+    std::chrono::milliseconds write_stall_timeout{30000};
 };
 
 // Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.

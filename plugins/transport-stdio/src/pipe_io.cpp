@@ -9,18 +9,20 @@
 namespace mcph::stdio {
 namespace {
 
-enum class Ready { fd, wake, error };
+enum class Ready { fd, wake, timeout, error };
 
-// Waits for `events` on `fd` or for the wake-up. Readiness of the wake-up wins: once it fired the
-// caller is shutting down and must not block again.
-Ready wait_for(int fd, short events, int wake_fd) {
+// Waits for `events` on `fd` or for the wake-up, at most `timeout_ms` (-1: forever). Readiness of
+// the wake-up wins: once it fired the caller is shutting down and must not block again.
+// (EINTR restarts the full timeout; callers with a deadline recompute it and wait again.)
+Ready wait_for(int fd, short events, int wake_fd, int timeout_ms = -1) {
     for (;;) {
         pollfd fds[2] = {{fd, events, 0}, {wake_fd, POLLIN, 0}};
-        int n = ::poll(fds, 2, -1);
+        int n = ::poll(fds, 2, timeout_ms);
         if (n < 0) {
             if (errno == EINTR) continue;
             return Ready::error;
         }
+        if (n == 0) return Ready::timeout;
         if (fds[1].revents) return Ready::wake;
         if (fds[0].revents) return Ready::fd;  // includes POLLHUP/POLLERR: the next call reports it
     }
@@ -40,32 +42,32 @@ void advance(iovec*& iov, int& count, size_t written) {
 
 }  // namespace
 
-WriteResult write_all(int fd, std::string_view head, std::string_view tail, int wake_fd, int& error_code) {
-    iovec parts[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<char*>(tail.data()), tail.size()}};
-    iovec* iov = parts;
-    int count = 2;
+WriteResult write_some(int fd, iovec* iov, int count, size_t& written, int& error_code) {
     advance(iov, count, 0);  // skips empty parts
     while (count > 0) {
         ssize_t n = ::writev(fd, iov, count);
         if (n >= 0) {
+            written += static_cast<size_t>(n);
             advance(iov, count, static_cast<size_t>(n));
             continue;
         }
         if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return WriteResult::would_block;
         if (errno == EPIPE) return WriteResult::closed;
-        if (errno != EAGAIN && errno != EWOULDBLOCK) {
-            error_code = errno;
-            return WriteResult::error;
-        }
-        // Back-pressure: the child is not reading. Block, but stay interruptible by close().
-        Ready r = wait_for(fd, POLLOUT, wake_fd);
-        if (r == Ready::wake) return WriteResult::closed;
-        if (r == Ready::error) {
-            error_code = errno;
-            return WriteResult::error;
-        }
+        error_code = errno;
+        return WriteResult::error;
     }
     return WriteResult::ok;
+}
+
+WaitResult wait_writable(int fd, int wake_fd, int timeout_ms) {
+    switch (wait_for(fd, POLLOUT, wake_fd, timeout_ms)) {
+        case Ready::fd: return WaitResult::ready;
+        case Ready::wake: return WaitResult::woken;
+        case Ready::timeout: return WaitResult::timed_out;
+        case Ready::error: break;
+    }
+    return WaitResult::error;
 }
 
 ssize_t read_or_wake(int fd, char* buffer, size_t size, int wake_fd) {

@@ -24,12 +24,23 @@ constexpr size_t kStderrTailBytes = 4096;
 constexpr auto kStderrSettle = 500ms;
 // At stdout EOF, the shortest wait for the exit status, even with shutdownGraceMs = 0.
 constexpr std::chrono::milliseconds kMinExitWait = 100ms;
+
+// The outgoing queue's bounds. Bytes: room for two messages of the largest size the server may
+// send us (a big answer to a big request), at least 16 MiB. Messages: each costs an allocation
+// beyond its bytes, so a flood of tiny ones (answers to a server's request flood) is capped too.
+constexpr size_t kMinQueueBytes = size_t{16} << 20;
+constexpr size_t kMaxQueuedMessages = size_t{1} << 16;
+// iovecs per writev from the queue (IOV_MAX is 1024; a pipe takes 64 KiB at a time anyway).
+constexpr int kMaxIov = 64;
+
+std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 }  // namespace
 
 StdioTransport::StdioTransport(mcph::plugin::TransportHost host, std::string_view config_json)
     : host_(host),
       config_(parse_config(config_json)),
       log_source_(config_.name.empty() ? "stdio" : "stdio:" + config_.name),
+      queue_limit_bytes_(std::max(2 * config_.max_message_bytes, kMinQueueBytes)),
       lines_(config_.max_message_bytes),
       stderr_buffer_(config_.stderr_cap_bytes) {}
 
@@ -62,31 +73,153 @@ void StdioTransport::start_threads() {
     try {
         stderr_thread_ = std::thread([this] { drain_stderr(); });
         stdout_thread_ = std::thread([this] { read_stdout(); });
+        writer_thread_ = std::thread([this] { write_stdin(); });
     } catch (const std::system_error& e) {  // EAGAIN at the thread limit
         close();  // kills the child and joins whichever thread did start
-        throw Error(MCPH_ERR_IO, std::string("cannot start reader threads: ") + e.what() + limit_hint(e.code().value()));
+        throw Error(MCPH_ERR_IO, std::string("cannot start the I/O threads: ") + e.what() + limit_hint(e.code().value()));
     } catch (const std::exception& e) {
         close();
-        throw Error(MCPH_ERR_IO, std::string("cannot start reader threads: ") + e.what());
+        throw Error(MCPH_ERR_IO, std::string("cannot start the I/O threads: ") + e.what());
     }
 }
 
 // ---- send -----------------------------------------------------------------------------------
 
+// Why a queue and a writer thread rather than a blocking write: a server that stops reading its
+// stdin (deaf, or flooding us and never reading the answers) would block the caller in write(2)
+// once the 64 KiB pipe is full, past any timeout of the host, with the host's locks and threads
+// tied up behind it. So send() never waits: when nothing is queued it writes on the caller's thread
+// (the common case: no hand-off, no copy) and queues only what the pipe did not take; once bytes
+// are queued every later message queues behind them (order is kept), and the writer thread drains
+// the queue with poll(POLLOUT). The queue is bounded (bytes and messages: beyond, send fails with
+// MCPH_ERR_IO naming the bound), and a server that accepts no byte for writeStallTimeoutMs while
+// bytes wait is given up on with a terminal error.
 void StdioTransport::send(std::string_view message) {
     if (message.find('\n') != std::string_view::npos)
         throw Error(MCPH_ERR_INVALID_ARGUMENT, "message contains a newline (stdio frames one message per line)");
     std::lock_guard lock(write_mutex_);
-    if (!stdin_ || closing_.load() || ended_.load()) throw Error(MCPH_ERR_CLOSED, "transport is closed");
+    if (!stdin_ || closing_.load() || ended_.load() || !write_failure_.empty()) refuse_send_locked();
+    const size_t size = message.size() + 1;
+    if (queue_.bytes() + size > queue_limit_bytes_)
+        throw Error(MCPH_ERR_IO, (queue_.empty() ? std::string("a message of ")
+                                                 : "the server is not reading its stdin: " + std::to_string(queue_.bytes()) +
+                                                       " bytes are already queued and this message of ") +
+                                     std::to_string(size) + " bytes would pass the outgoing bound of " +
+                                     mib(queue_limit_bytes_) + " (max(2 x maxMessageBytes, 16 MiB))");
+    if (queue_.messages() >= kMaxQueuedMessages)
+        throw Error(MCPH_ERR_IO, "the server is not reading its stdin: " + std::to_string(kMaxQueuedMessages) +
+                                     " messages are already queued (the bound on queued messages)");
+    if (!queue_.empty()) {
+        queue_.push(message, "\n");  // behind what is queued: the writer thread owns the pipe now
+        return;
+    }
+    iovec iov[2] = {{const_cast<char*>(message.data()), message.size()}, {const_cast<char*>("\n"), 1}};
+    size_t written = 0;
     int error_code = 0;
-    switch (write_all(stdin_.get(), message, "\n", send_wake_.fd(), error_code)) {
+    switch (write_some(stdin_.get(), iov, 2, written, error_code)) {
         case WriteResult::ok:
             return;
         case WriteResult::closed:
             throw Error(MCPH_ERR_CLOSED, "the server closed its stdin");
         case WriteResult::error:
             throw Error(MCPH_ERR_IO, std::string("write to the server's stdin failed: ") + std::strerror(error_code));
+        case WriteResult::would_block:
+            break;
     }
+    // The pipe is full: queue the rest and let the writer thread wait for room.
+    if (written < message.size()) queue_.push(message.substr(written), "\n");
+    else queue_.push({}, "\n");
+    last_progress_ = std::chrono::steady_clock::now();  // the stall clock starts when bytes start waiting
+    write_cv_.notify_all();
+}
+
+void StdioTransport::refuse_send_locked() const {
+    if (!write_failure_.empty()) throw Error(MCPH_ERR_CLOSED, write_failure_);
+    throw Error(MCPH_ERR_CLOSED, "transport is closed");
+}
+
+// ---- the stdin writer thread ----------------------------------------------------------------
+
+void StdioTransport::write_stdin() noexcept {
+    std::unique_lock lock(write_mutex_);
+    try {
+        while (write_queued(lock)) {
+        }
+    } catch (...) {
+        // Only allocation can throw here (the failure message); fail the writes without one.
+        if (!lock.owns_lock()) lock.lock();
+        queue_.clear();
+        if (write_failure_.empty()) write_failure_ = "internal error in the stdin writer";
+    }
+    writer_exited_ = true;
+    write_cv_.notify_all();
+}
+
+// One round of the writer: waits for bytes, writes what the pipe takes, waits for room up to the
+// stall deadline. Returns false when the thread should end. `lock` is held on entry and exit.
+bool StdioTransport::write_queued(std::unique_lock<std::mutex>& lock) {
+    using Clock = std::chrono::steady_clock;
+    write_cv_.wait(lock, [this] { return writer_stop_ || !queue_.empty(); });
+    if (queue_.empty()) return false;  // told to stop, and everything was flushed
+
+    iovec iov[kMaxIov];
+    size_t written = 0;
+    int error_code = 0;
+    WriteResult r = write_some(stdin_.get(), iov, queue_.gather(iov, kMaxIov), written, error_code);
+    if (written > 0) {
+        queue_.consume(written);
+        last_progress_ = Clock::now();
+        if (queue_.empty()) write_cv_.notify_all();  // close() may be waiting for the flush
+    }
+    switch (r) {
+        case WriteResult::ok:
+            return true;
+        case WriteResult::closed:
+            // The reader reports how the server ended; sends from now on are refused.
+            fail_writes(lock, "the server closed its stdin", false);
+            return false;
+        case WriteResult::error:
+            fail_writes(lock, std::string("write to the server's stdin failed: ") + std::strerror(error_code), true);
+            return false;
+        case WriteResult::would_block:
+            break;
+    }
+    const auto deadline = last_progress_ + config_.write_stall_timeout;
+    const auto now = Clock::now();
+    if (now >= deadline) {
+        fail_writes(lock,
+                    "the server stopped reading its input: its stdin accepted no byte for " +
+                        std::to_string(config_.write_stall_timeout.count()) + " ms (writeStallTimeoutMs) while " +
+                        std::to_string(queue_.bytes()) + " bytes were waiting",
+                    true);
+        return false;
+    }
+    const auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+    const int fd = stdin_.get();  // stays open: close() resets it only after joining this thread
+    lock.unlock();
+    WaitResult w = wait_writable(fd, send_wake_.fd(), static_cast<int>(std::min<long long>(wait_ms, 1 << 30)));
+    const int wait_errno = errno;
+    lock.lock();
+    if (w == WaitResult::woken) return false;  // close() gave up flushing
+    if (w == WaitResult::error) {
+        fail_writes(lock, std::string("waiting to write to the server's stdin failed: ") + std::strerror(wait_errno), true);
+        return false;
+    }
+    return true;  // room, or the deadline: the next round finds out which
+}
+
+// Writing ended for good: drop what is queued, refuse later sends with `what`, and when `report`,
+// close the transport with a terminal error (unless close() is what is happening).
+void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, std::string what, bool report) {
+    queue_.clear();
+    write_failure_ = what;
+    write_cv_.notify_all();
+    lock.unlock();  // no lock across a callback
+    if (report && !closing_.load()) {
+        log(MCPH_LOG_WARN, what);
+        finish(MCPH_CLOSE_ERROR, what);
+    }
+    lock.lock();
 }
 
 // ---- the stdout reader thread ---------------------------------------------------------------
@@ -119,7 +252,8 @@ void StdioTransport::read_stdout() noexcept {
 void StdioTransport::on_line(std::string_view line) {
     // Delivered right here on the reader thread: no queue, no hand-off. Once close() has begun
     // the host no longer wants messages, and close() joins us before returning.
-    if (!closing_.load(std::memory_order_acquire)) host_.deliver(line);
+    // After on_closed (e.g. the writer gave up on the server) nothing more is delivered either.
+    if (!closing_.load(std::memory_order_acquire) && !ended_.load(std::memory_order_acquire)) host_.deliver(line);
 }
 
 void StdioTransport::on_oversized_line() {
@@ -191,14 +325,29 @@ void StdioTransport::close() noexcept {
         std::lock_guard lock(stderr_mutex_);  // pairs with wait_stderr_eof's predicate
     }
     stderr_cv_.notify_all();
-    send_wake_.signal();
     if (!child_) return;  // never started
+    flush_and_stop_writer();
     {
-        std::lock_guard lock(write_mutex_);  // senders were woken and let go promptly
-        stdin_.reset();                      // EOF on stdin: the polite way to ask a server to exit
+        std::lock_guard lock(write_mutex_);
+        queue_.clear();
+        stdin_.reset();  // EOF on stdin: the polite way to ask a server to exit
     }
     stop_child();
     shut_down_threads();
+}
+
+// What is queued still goes out before stdin is closed (a last notifications/cancelled, say), for
+// at most shutdownGraceMs -- and less if the writer's stall rule gives up first -- so close() keeps
+// its bounded duration against a server that stopped reading.
+void StdioTransport::flush_and_stop_writer() noexcept {
+    {
+        std::unique_lock lock(write_mutex_);
+        writer_stop_ = true;
+        write_cv_.notify_all();
+        write_cv_.wait_for(lock, config_.shutdown_grace, [this] { return queue_.empty() || writer_exited_; });
+    }
+    send_wake_.signal();  // a writer still waiting for room stops now
+    if (writer_thread_.joinable()) writer_thread_.join();
 }
 
 void StdioTransport::stop_child() noexcept {

@@ -4,13 +4,18 @@
 //   stdout reader  poll+read 64 KiB, frame lines, call on_message directly (the hot path);
 //                  at EOF it looks at the exit status and reports on_closed once.
 //   stderr drain   reads stderr into a capped buffer so a chatty server never blocks on it.
-//   callers        send() writes on the calling thread under a mutex (no writer thread).
+//   callers        send() writes on the calling thread under a mutex when nothing is queued and
+//                  the pipe has room (the hot path: no hand-off); otherwise it queues the bytes,
+//                  bounded, and returns at once.
+//   stdin writer   drains that queue with poll(POLLOUT); a server that accepts no byte for
+//                  writeStallTimeoutMs while bytes wait is reported as a terminal error.
 //   host thread    start(), close().
 #pragma once
 
 #include "child_process.hpp"
 #include "config.hpp"
 #include "line_reader.hpp"
+#include "outgoing_queue.hpp"
 #include "stderr_buffer.hpp"
 #include "wakeup.hpp"
 
@@ -39,6 +44,11 @@ private:
     void start_threads();
     void read_stdout() noexcept;
     void drain_stderr() noexcept;
+    void write_stdin() noexcept;
+    bool write_queued(std::unique_lock<std::mutex>& lock);
+    void fail_writes(std::unique_lock<std::mutex>& lock, std::string what, bool report);
+    void flush_and_stop_writer() noexcept;
+    [[noreturn]] void refuse_send_locked() const;
     void on_line(std::string_view line);
     void on_oversized_line();
     void on_stdout_eof();
@@ -55,11 +65,20 @@ private:
     std::string log_source_;
 
     std::unique_ptr<ChildProcess> child_;
-    std::mutex write_mutex_;  // one writer at a time on stdin; guards stdin_
+    // One writer at a time on stdin. Guards stdin_, queue_, last_progress_, the writer_* flags and
+    // write_failure_. Held only across non-blocking writes, never across a wait or a callback.
+    std::mutex write_mutex_;
+    std::condition_variable write_cv_;  // queue became non-empty / empty; writer exited
     UniqueFd stdin_;
+    OutgoingQueue queue_;
+    size_t queue_limit_bytes_;                          // max(2 x maxMessageBytes, 16 MiB)
+    std::chrono::steady_clock::time_point last_progress_;  // the pipe last accepted bytes (or queueing began)
+    bool writer_stop_ = false;    // close(): flush what is queued, then exit
+    bool writer_exited_ = false;  // the writer thread is done (flushed, failed or told to stop)
+    std::string write_failure_;   // non-empty: writing ended for good; later sends are refused with it
     UniqueFd stdout_;
     UniqueFd stderr_;
-    Wakeup send_wake_;  // fired by close(): unblocks senders waiting on a full stdin pipe
+    Wakeup send_wake_;  // fired by close() once flushing is over: the writer stops waiting for room
     Wakeup read_wake_;  // fired by close() once the group is dead: readers stop even without EOF
 
     LineReader lines_;
@@ -70,6 +89,7 @@ private:
 
     std::thread stdout_thread_;
     std::thread stderr_thread_;
+    std::thread writer_thread_;
 
     std::atomic<bool> closing_{false};  // close() began: deliver nothing more
     std::atomic<bool> ended_{false};    // on_closed fired (or will never fire)

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -95,11 +96,11 @@ TEST_F(StdioTransportTest, EchoRoundTripThroughCat) {
 
 TEST_F(StdioTransportTest, SendFromInsideOnMessage) {
     Transport t(Config{"cat"});
-    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     std::atomic<int> status{-1};
-    t.recorder.on_message_hook = [&](std::string_view m) {
+    t.recorder.on_message_hook = [&](std::string_view m) {  // set before the reader thread starts
         if (m == R"({"id":1})") status = t.send(R"({"id":2})");
     };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
     ASSERT_TRUE(t.recorder.wait_messages(2));
     EXPECT_EQ(status.load(), MCPH_OK);
@@ -369,6 +370,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{R"({"command":"cat","maxMessageBytes":0})", "'maxMessageBytes'"},
                       BadConfigCase{R"({"command":"cat","maxMessageBytes":"big"})", "'maxMessageBytes'"},
                       BadConfigCase{R"({"command":"cat","shutdownGraceMs":-1})", "'shutdownGraceMs'"},
+                      BadConfigCase{R"({"command":"cat","writeStallTimeoutMs":0})", "'writeStallTimeoutMs'"},
                       BadConfigCase{R"({"command":"cat","name":[]})", "'name'"},
                       BadConfigCase{R"(["cat"])", "JSON object"},
                       BadConfigCase{R"({"command":"cat",)", "not valid JSON"}));
@@ -506,17 +508,125 @@ TEST_F(StdioTransportTest, NoCallbackAfterCloseEvenWhileFlooded) {
     EXPECT_EQ(t.recorder.closed_count(), 0);
 }
 
-TEST_F(StdioTransportTest, CloseUnblocksASenderStuckOnAFullPipe) {
-    // The server never reads stdin: a large send blocks on back-pressure until close().
-    Transport t(sh("exec sleep 30", "\"shutdownGraceMs\":200"));
+// ---- a server that does not read its stdin --------------------------------------------------------
+
+// Runs `send` on another thread and waits for it with a generous bound: a send that blocks on a
+// full pipe fails the wait instead of hanging the test.
+mcph_status send_within(Transport& t, const std::string& message, std::chrono::seconds bound = 10s) {
+    auto done = std::async(std::launch::async, [&] { return t.send(message); });
+    if (done.wait_for(bound) != std::future_status::ready) {
+        ADD_FAILURE() << "send of " << message.size() << " bytes did not return within " << bound.count() << " s";
+        t.close();  // unblocks it, so the future's destructor can join
+    }
+    return done.get();
+}
+
+TEST_F(StdioTransportTest, SendToAServerThatNeverReadsReturnsAtOnceUpToTheQueueBound) {
+    // maxMessageBytes 1024: the queue bound is its floor, 16 MiB. No stall within the test.
+    Transport t(sh("exec sleep 30", "\"shutdownGraceMs\":200,\"maxMessageBytes\":1024,\"writeStallTimeoutMs\":600000"));
     ASSERT_EQ(t.start(), MCPH_OK);
-    std::atomic<int> status{-1};
-    std::thread sender([&] { status = t.send(std::string(8 << 20, 'x')); });
-    std::this_thread::sleep_for(200ms);
-    EXPECT_EQ(status.load(), -1) << "send should be blocked on the full pipe";
+    ASSERT_EQ(send_within(t, std::string(8 << 20, 'x')), MCPH_OK) << t.error();  // 64 KiB in the pipe, the rest queued
+    mcph_status status = MCPH_OK;
+    int sent = 0;
+    while (status == MCPH_OK && sent < 64) {
+        status = send_within(t, std::string(1 << 20, 'y'));
+        sent += status == MCPH_OK;
+    }
+    EXPECT_EQ(status, MCPH_ERR_IO) << "the 16 MiB bound was never hit";
+    // 8 MiB + 8 x 1 MiB (+ newlines, - what the pipe took, 64 KiB by default) fit in 16 MiB, a 9th does not.
+    EXPECT_GE(sent, 7);
+    EXPECT_LE(sent, 8);
+    EXPECT_NE(t.error().find("16 MiB"), std::string::npos) << t.error();
+    EXPECT_NE(t.error().find("maxMessageBytes"), std::string::npos) << t.error();
+    EXPECT_EQ(send_within(t, "{}"), MCPH_OK) << "a small message still fits: the bound refuses, it does not close";
+    expect_clean_shutdown(t);  // the flush is bounded by shutdownGraceMs
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+}
+
+TEST_F(StdioTransportTest, AMessageLargerThanTheQueueBoundIsRefusedBeforeAnyByteIsWritten) {
+    Transport t(Config{"cat", {}, {}, std::nullopt, "\"maxMessageBytes\":1024"});  // bound: 16 MiB
+    ASSERT_EQ(t.start(), MCPH_OK);
+    EXPECT_EQ(send_within(t, std::string((16 << 20) + 1, 'x')), MCPH_ERR_IO);
+    EXPECT_NE(t.error().find("a message of 16777218 bytes would pass the outgoing bound of 16 MiB"), std::string::npos)
+        << t.error();
+    ASSERT_EQ(t.send(R"({"after":1})"), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.recorder.messages()[0], R"({"after":1})") << "no byte of the refused message reached the server";
     expect_clean_shutdown(t);
-    sender.join();
-    EXPECT_EQ(status.load(), MCPH_ERR_CLOSED);
+}
+
+TEST_F(StdioTransportTest, AServerThatStopsReadingIsClosedAfterTheStallDeadline) {
+    Transport t(sh("exec sleep 30", "\"shutdownGraceMs\":200,\"writeStallTimeoutMs\":300"));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(send_within(t, std::string(1 << 20, 'x')), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed(20s)) << "the stall deadline never fired";
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    const std::string detail = t.recorder.close_detail();
+    EXPECT_NE(detail.find("stopped reading its input"), std::string::npos) << detail;
+    EXPECT_NE(detail.find("300 ms (writeStallTimeoutMs)"), std::string::npos) << detail;
+    EXPECT_EQ(t.send("{}"), MCPH_ERR_CLOSED);
+    EXPECT_NE(t.error().find("stopped reading its input"), std::string::npos) << t.error();
+    expect_clean_shutdown(t);
+    EXPECT_EQ(t.recorder.closed_count(), 1);
+}
+
+TEST_F(StdioTransportTest, OrderIsKeptWhenWritesQueueBehindASlowReader) {
+    // The server reads nothing for a while (the pipe fills, sends queue, partial writes split
+    // messages), then echoes everything: every message arrives whole and in order.
+    Transport t(sh("sleep 0.3; exec cat", "\"writeStallTimeoutMs\":60000"));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    constexpr int kCount = 3000;
+    for (int i = 0; i < kCount; ++i) {
+        std::string m = "{\"n\":" + std::to_string(i) + ",\"pad\":\"" + std::string(static_cast<size_t>(i % 2000), 'p') + "\"}";
+        ASSERT_EQ(t.send(m), MCPH_OK) << t.error();
+    }
+    ASSERT_TRUE(t.recorder.wait_messages(kCount, 30s)) << t.recorder.message_count();
+    int next = 0;
+    for (const std::string& m : t.recorder.messages()) {
+        rapidjson::Document d = parse(m);
+        ASSERT_TRUE(d.IsObject()) << m.substr(0, 80);
+        ASSERT_EQ(d["n"].GetInt(), next) << "out of order";
+        ASSERT_EQ(d["pad"].GetStringLength(), static_cast<unsigned>(next % 2000));
+        ++next;
+    }
+    EXPECT_EQ(next, kCount);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, SendFromOnMessageWhileBothPipesAreFullDoesNotDeadlock) {
+    // cat echoes each ping; on_message answers it with a pong, which cat echoes too. With 4 MB in
+    // flight both pipes fill: a send that blocked inside on_message would stop our reader, cat
+    // would block on its stdout, and neither side would move again.
+    Transport t(Config{"cat", {}, {}, std::nullopt, "\"writeStallTimeoutMs\":60000"});
+    constexpr int kPings = 2000;
+    std::atomic<int> pong_failures{0};
+    t.recorder.on_message_hook = [&](std::string_view m) {
+        if (m.substr(0, 9) == "{\"ping\":\"") {
+            if (t.send("{\"pong\":" + std::string(m.substr(9, m.find('"', 9) - 9)) + "}") != MCPH_OK) ++pong_failures;
+        }
+    };
+    ASSERT_EQ(t.start(), MCPH_OK);
+    for (int i = 0; i < kPings; ++i)
+        ASSERT_EQ(send_within(t, "{\"ping\":\"" + std::to_string(i) + "\",\"pad\":\"" + std::string(2000, 'z') + "\"}"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(2 * kPings, 30s)) << t.recorder.message_count() << " of " << 2 * kPings;
+    EXPECT_EQ(pong_failures.load(), 0);
+    int pongs = 0;
+    for (const std::string& m : t.recorder.messages()) pongs += m.rfind("{\"pong\":", 0) == 0;
+    EXPECT_EQ(pongs, kPings);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, CloseFlushesWhatIsQueuedBeforeClosingStdin) {
+    // The server reads only after a pause, then writes what it got to a file; close() right after
+    // the sends must still deliver every queued byte before stdin's EOF.
+    TempDir dir;
+    const std::string out = (dir.path / "got").string();
+    Transport t(sh("sleep 0.3; exec cat > '" + out + "'", "\"shutdownGraceMs\":5000,\"writeStallTimeoutMs\":60000"));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    const std::string line = "{\"pad\":\"" + std::string(1000, 'q') + "\"}";
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(t.send(line), MCPH_OK) << t.error();  // ~1 MB: most of it queued
+    expect_clean_shutdown(t);
+    EXPECT_EQ(fs::file_size(out), 1000 * (line.size() + 1));
 }
 
 TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
@@ -528,7 +638,7 @@ TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
         ASSERT_EQ(t.send("{}"), MCPH_OK);
         ASSERT_TRUE(t.recorder.wait_messages(1));
         EXPECT_GT(open_fd_count(), fds);
-        EXPECT_EQ(thread_count(), threads + 2) << "one stdout reader and one stderr drain";
+        EXPECT_EQ(thread_count(), threads + 3) << "one stdout reader, one stderr drain, one stdin writer";
     }
     EXPECT_EQ(open_fd_count(), fds);
     EXPECT_EQ(thread_count(), threads);

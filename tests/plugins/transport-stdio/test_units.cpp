@@ -4,6 +4,7 @@
 #include "environment.hpp"
 #include "line_reader.hpp"
 #include "resource_limits.hpp"
+#include "outgoing_queue.hpp"
 #include "stderr_buffer.hpp"
 
 #include <mcph/plugin_helper.hpp>
@@ -163,6 +164,53 @@ TEST(Environment, AllowListPlusConfiguredOverrides) {
     }
 }
 
+// Drains `q` in writes of `step` bytes (a pipe taking a little at a time) and returns the bytes.
+std::string drain(OutgoingQueue& q, size_t step) {
+    std::string out;
+    while (!q.empty()) {
+        iovec iov[3];
+        int n = q.gather(iov, 3);
+        size_t budget = step;
+        for (int i = 0; i < n && budget > 0; ++i) {
+            size_t take = std::min(budget, iov[i].iov_len);
+            out.append(static_cast<const char*>(iov[i].iov_base), take);
+            budget -= take;
+        }
+        q.consume(step - budget);
+    }
+    return out;
+}
+
+TEST(OutgoingQueue, PartialWritesKeepOrderAndCount) {
+    for (size_t step : {1u, 2u, 5u, 7u, 64u}) {
+        OutgoingQueue q;
+        q.push("ab", "\n");
+        q.push("", "\n");
+        q.push("cdefgh", "\n");
+        q.push("", "");  // nothing: not an entry
+        q.push("ij", "\n");
+        EXPECT_EQ(q.messages(), 4u);
+        EXPECT_EQ(q.bytes(), 14u);
+        EXPECT_EQ(drain(q, step), "ab\n\ncdefgh\nij\n") << "step " << step;
+        EXPECT_EQ(q.bytes(), 0u);
+        EXPECT_EQ(q.messages(), 0u);
+    }
+}
+
+TEST(OutgoingQueue, GatherStopsAtTheIovecLimitAndClearEmpties) {
+    OutgoingQueue q;
+    for (int i = 0; i < 10; ++i) q.push(std::to_string(i), "\n");
+    iovec iov[4];
+    ASSERT_EQ(q.gather(iov, 4), 4);
+    q.consume(3);  // "0\n" and the "1"
+    ASSERT_EQ(q.gather(iov, 4), 4);
+    EXPECT_EQ(std::string(static_cast<const char*>(iov[0].iov_base), iov[0].iov_len), "\n");
+    EXPECT_EQ(q.bytes(), 17u);
+    q.clear();
+    EXPECT_TRUE(q.empty());
+    EXPECT_EQ(q.bytes(), 0u);
+}
+
 TEST(Config, ParsesAllFieldsAndDefaults) {
     StdioConfig c = parse_config(R"({"type":"stdio","name":"fs","command":"npx","args":["-y","server"],
         "env":{"A":"1"},"cwd":"/tmp","maxMessageBytes":4096,"shutdownGraceMs":50,"timeout":30})");
@@ -176,6 +224,8 @@ TEST(Config, ParsesAllFieldsAndDefaults) {
     StdioConfig d = parse_config(R"({"command":"x"})");
     EXPECT_EQ(d.max_message_bytes, size_t{128} << 20);
     EXPECT_EQ(d.shutdown_grace.count(), 2000);
+    EXPECT_EQ(d.write_stall_timeout.count(), 30000);
+    EXPECT_EQ(parse_config(R"({"command":"x","writeStallTimeoutMs":250})").write_stall_timeout.count(), 250);
     EXPECT_TRUE(d.args.empty());
     EXPECT_TRUE(d.cwd.empty());
 }
