@@ -26,6 +26,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 
 namespace mcph::detail {
 
@@ -88,6 +89,12 @@ public:
     CallToolResult call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options);
 
     std::vector<Tool> cached_tools() const;
+    // A number that changes whenever the cached tool list does (fetched, refreshed, cleared at a
+    // disconnect), unique across every session of the process, so a new session never repeats an
+    // old one's. The host's tool review (scan, pins, withhold policy) is keyed by it.
+    std::uint64_t tools_generation() const { return tools_generation_.load(std::memory_order_acquire); }
+    // The cached tools and the generation they belong to, read together.
+    std::pair<std::vector<Tool>, std::uint64_t> cached_tools_versioned() const;
     std::vector<Resource> cached_resources() const;
     std::vector<Prompt> cached_prompts() const;
 
@@ -150,6 +157,7 @@ private:
     mutable std::mutex state_mutex_;  // guards the fields below
     std::string last_error_;
     std::vector<Tool> tools_;
+    std::atomic<std::uint64_t> tools_generation_;  // written with tools_, under state_mutex_
     std::vector<Resource> resources_;
     std::vector<Prompt> prompts_;
     OutputSchemaCache output_schemas_;
