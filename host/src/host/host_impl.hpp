@@ -6,6 +6,8 @@
 //   host_config_writes.cpp  mcph add/remove/approve: config files and approvals on disk
 //   overlay.cpp           sub-agent overlays
 //   status_json.cpp       the "/mcp" status view
+//   tool_review.cpp       the rug-pull guard over tools (scan, pins, withhold policy), one snapshot
+//                         per change of its inputs (tool_review.hpp)
 #pragma once
 
 #include "config/approval_store.hpp"
