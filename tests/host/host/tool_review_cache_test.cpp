@@ -12,11 +12,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -307,6 +310,57 @@ TEST_F(ToolReviewCache, ApprovalsReadAgainReleaseAToolWithheldBefore) {
     host.reload_config();
     EXPECT_EQ(outcome(host, "mcp__app__hi"), "ok");
     EXPECT_EQ(first->calls("hi"), 1);
+}
+
+// Calls from several threads while the server flips "hi" between its approved and a changed
+// definition. A flip has a transition (the server changes, the host refreshes) and then a settled
+// phase in which both agree; every call that starts and ends within one settled phase must be
+// judged by that phase's definition, whatever snapshot it meets and however the threads interleave.
+TEST_F(ToolReviewCache, ConcurrentCallsAreJudgedByTheListOfTheirMoment) {
+    auto server = std::make_shared<ScriptedServer>(kPlain);
+    mcph::Host host(options());
+    host.register_sdk_server("app", server);
+    host.approve("app");
+    // Even: settled (0: approved definition; then flip k settles at 2k+2), odd: in transition.
+    std::atomic<int> phase{0};
+    auto changed_in = [](int settled) { return settled > 0 && (settled / 2 - 1) % 2 == 0; };
+    std::atomic<bool> done{false};
+    std::atomic<int> let_through{0}, refused_while_approved{0}, refused_while_changed{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 3; ++t)
+        callers.emplace_back([&, t] {
+            const std::string name = t % 2 == 0 ? "app/hi" : "mcp__app__hi";
+            while (!done) {
+                const int before = phase.load();
+                bool ok = true;
+                try {
+                    call(host, name);
+                } catch (const Error&) {
+                    ok = false;
+                }
+                if (before % 2 != 0 || phase.load() != before) continue;  // spanned a transition: either is right
+                if (changed_in(before)) (ok ? let_through : refused_while_changed)++;
+                else if (!ok) ++refused_while_approved;
+            }
+        });
+    for (int flip = 0; flip < 6; ++flip) {
+        phase = 2 * flip + 1;
+        const int seen = changes.now();
+        server->set_tools(flip % 2 == 0 ? kChanged : kPlain, true);
+        if (!changes.wait_past(seen)) {
+            ADD_FAILURE() << "no tools/list_changed refresh within 5 s";
+            break;
+        }
+        phase = 2 * flip + 2;
+        // Let the callers meet this settled phase: wait for a refused call in a changed one.
+        if (flip % 2 == 0)
+            for (int i = 0; i < 5000 && refused_while_changed.load() == 0; ++i) std::this_thread::yield();
+    }
+    done = true;
+    for (auto& t : callers) t.join();
+    EXPECT_EQ(let_through.load(), 0) << "a call to the changed definition went through after the host had seen it";
+    EXPECT_EQ(refused_while_approved.load(), 0);
+    EXPECT_GT(refused_while_changed.load(), 0) << "no call met a settled changed phase: the test proved nothing";
 }
 
 }  // namespace
