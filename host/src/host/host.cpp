@@ -152,6 +152,7 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.auth = auth_for(config);
     settings.on_disconnected = std::move(hooks.on_disconnected);
     settings.on_transport_problem = std::move(hooks.on_transport_problem);
+    settings.tools_generation = review_generation;
     return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
 }
 
@@ -251,6 +252,7 @@ config::Pins Host::Impl::pins_of(const detail::SessionCore& core) {
 // Nothing is pinned here: a pin set is only ever recorded by Host::approve, with the user (a
 // server approved while unreachable has an empty set, so what it lists later is held back).
 void Host::Impl::on_state_change(const std::string& name, const ConnectionState& state) {
+    review_generation->fetch_add(1, std::memory_order_acq_rel);  // a server went live or stopped being so
     if (options.on_state_change) options.on_state_change(name, state);
 }
 

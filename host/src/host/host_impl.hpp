@@ -24,6 +24,7 @@
 
 #include <mcph/host.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -91,7 +92,7 @@ struct Host::Impl {
     std::vector<Tool> mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const;
     // Marks the tool review out of date: pins, the withhold policy or the server table changed.
     // Call with `mutex` held, in the same critical section as the change.
-    void review_inputs_changed() { ++review_epoch; }
+    void review_inputs_changed() { review_generation->fetch_add(1, std::memory_order_acq_rel); }
 
     struct ReviewInputs;  // what a review reads (tool_review.cpp)
 
@@ -101,7 +102,10 @@ private:
     std::shared_ptr<const ToolReviewSnapshot> build_tool_review() const;
     mutable std::mutex review_mutex;  // guards review_cache only: held for a pointer copy, never for a build
     mutable std::shared_ptr<const ToolReviewSnapshot> review_cache;
-    std::uint64_t review_epoch = 0;  // under `mutex`
+    // Moves whenever an input of the tool review changes: every session's tool list (each session
+    // bumps it, SessionSettings::tools_generation), a server going live or not (on_state_change),
+    // pins, policy and the server table (review_inputs_changed).
+    const std::shared_ptr<std::atomic<std::uint64_t>> review_generation = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 }  // namespace mcph

@@ -6,19 +6,17 @@
 #include "host/host_impl.hpp"
 #include "tools/name_mapping.hpp"
 
-#include <tuple>
 
 namespace mcph {
 
-// What a review reads, taken together: the servers' tools (each with the generation it belongs
-// to), their pins, and whether the policy withholds flagged tools.
+// What a review reads: the servers' tools, their pins, and whether the policy withholds flagged
+// tools.
 struct Host::Impl::ReviewInputs {
     struct Server {
         std::string name;
-        std::uint64_t generation = 0;  // 0: no live session
+        bool live = false;
         std::vector<Tool> tools;
     };
-    std::uint64_t epoch = 0;
     std::vector<Server> servers;
     std::map<std::string, config::Pins> pins;
     bool withhold_flagged = false;
@@ -81,14 +79,16 @@ Host::Impl::ReviewInputs Host::Impl::review_inputs(
     ReviewInputs in;
     {
         std::lock_guard lock(mutex);
-        in.epoch = review_epoch;
         in.pins = pins;
         in.withhold_flagged = options.withhold_flagged_tools || policy.withhold_flagged_tools;
     }
     for (const auto& connection : servers) {
         ReviewInputs::Server s;
         s.name = connection->name();
-        if (auto core = connection->live_core()) std::tie(s.tools, s.generation) = core->cached_tools_versioned();
+        if (auto core = connection->live_core()) {
+            s.live = true;
+            s.tools = core->cached_tools();
+        }
         in.servers.push_back(std::move(s));
     }
     return in;
@@ -117,6 +117,9 @@ void add_mapped(ToolReviewSnapshot& out, const std::string& server, const Server
 }  // namespace
 
 std::shared_ptr<const ToolReviewSnapshot> Host::Impl::build_tool_review() const {
+    auto out = std::make_shared<ToolReviewSnapshot>();
+    // Read before any input: a change made while the inputs are read moves the counter past it.
+    out->generation = review_generation->load(std::memory_order_acquire);
     std::vector<std::shared_ptr<connection::ServerConnection>> table;
     {
         std::lock_guard lock(mutex);
@@ -124,13 +127,10 @@ std::shared_ptr<const ToolReviewSnapshot> Host::Impl::build_tool_review() const 
             if (auto it = connections.find(name); it != connections.end()) table.push_back(it->second);
     }
     const ReviewInputs in = review_inputs(table);
-    auto out = std::make_shared<ToolReviewSnapshot>();
-    out->epoch = in.epoch;
     std::map<std::string, std::string> owner;
     auto log = [this](const std::string& server, const std::string& message) { options.logger(LogLevel::Error, server, message); };
     for (const auto& server : in.servers) {
-        out->generations.push_back(server.generation);
-        if (server.generation == 0) continue;
+        if (!server.live) continue;
         auto pin = in.pins.find(server.name);
         ServerToolReview reviewed = review_server(server.tools, foreign_tools(server.name, in.servers),
                                                   pin == in.pins.end() ? nullptr : &pin->second, in.withhold_flagged);
@@ -142,19 +142,10 @@ std::shared_ptr<const ToolReviewSnapshot> Host::Impl::build_tool_review() const 
     return out;
 }
 
-// Whether nothing the snapshot was built from has changed since: the same epoch (pins, policy,
-// table) and, server by server, the same tool-list generation of the same live session.
+// Whether nothing the snapshot was built from has changed since: the counter every input bumps
+// still reads what it read before the build.
 bool Host::Impl::review_is_current(const ToolReviewSnapshot& snapshot) const {
-    std::lock_guard lock(mutex);
-    if (snapshot.epoch != review_epoch || snapshot.generations.size() != order.size()) return false;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        auto it = connections.find(order[i]);
-        std::uint64_t generation = 0;
-        if (it != connections.end())
-            if (auto core = it->second->live_core()) generation = core->tools_generation();
-        if (generation != snapshot.generations[i]) return false;
-    }
-    return true;
+    return snapshot.generation == review_generation->load(std::memory_order_acquire);
 }
 
 std::shared_ptr<const ToolReviewSnapshot> Host::Impl::tool_review() const {
@@ -165,10 +156,10 @@ std::shared_ptr<const ToolReviewSnapshot> Host::Impl::tool_review() const {
     }
     if (cached && review_is_current(*cached)) return cached;
     // Built outside every lock. Two threads may both build after one change; either result is
-    // right for its moment, and whichever is kept is checked again at its next use.
+    // right for its moment, the newer one is kept, and it is checked again at its next use.
     std::shared_ptr<const ToolReviewSnapshot> fresh = build_tool_review();
     std::lock_guard lock(review_mutex);
-    review_cache = fresh;
+    if (!review_cache || review_cache->generation <= fresh->generation) review_cache = fresh;
     return fresh;
 }
 
@@ -184,7 +175,7 @@ std::vector<Tool> Host::Impl::mapped_tools(const std::vector<std::shared_ptr<con
     std::map<std::string, std::string> owner;
     auto log = [this](const std::string& server, const std::string& message) { options.logger(LogLevel::Error, server, message); };
     for (const auto& server : in.servers) {
-        if (server.generation == 0) continue;
+        if (!server.live) continue;
         auto pin = in.pins.find(server.name);
         add_mapped(out, server.name,
                    review_server(server.tools, foreign_tools(server.name, context.servers),

@@ -5,13 +5,17 @@
 //
 // Why a snapshot: the review costs a scan of every tool and a canonical-JSON SHA-256 per pinned
 // tool; a call_tool that redid it paid that per call (milliseconds for a large description).
-// Inputs and how a change is seen:
-//   a server's tool list     SessionCore::tools_generation() (fetch, list_changed refresh,
-//                            reconnect, the lists cleared at a disconnect; unique per process)
-//   the other servers' lists the same numbers: the snapshot keeps one per server of the table
-//   pins, withhold policy,   Host::Impl::review_epoch, bumped under the host mutex wherever they
-//   the server table         change (load_servers: reload, approvals, settings; approve; disconnect)
-// A snapshot is checked against the current numbers at every use, so a stale one is never served.
+// Inputs and how a change is seen: one counter, Host::Impl::review_generation, moves whenever any
+// of them changes, and a snapshot is served only while the counter still reads what it read
+// before the snapshot was built — one atomic load per call, however many servers:
+//   a server's tool list     every session bumps the counter after each write of its list
+//                            (SessionSettings::tools_generation: fetch, list_changed refresh,
+//                            reconnect, the lists cleared at a disconnect or close)
+//   the other servers' lists the same counter (cross-server shadowing context)
+//   a server going live      Host::Impl::on_state_change
+//   pins, withhold policy,   review_inputs_changed(), under the host mutex with the change
+//   the server table         (load_servers: reload, approvals, settings; approve; disconnect)
+// A change made while a snapshot is being built is seen at its next use: it is rebuilt.
 #pragma once
 
 #include <mcph/host.hpp>
@@ -33,10 +37,7 @@ struct ServerToolReview {
 };
 
 struct ToolReviewSnapshot {
-    // The key: the review epoch, and per server of the table (in order) the tools generation of
-    // its live session, 0 when it has none.
-    std::uint64_t epoch = 0;
-    std::vector<std::uint64_t> generations;
+    std::uint64_t generation = 0;  // Host::Impl::review_generation, read before the inputs
 
     std::map<std::string, ServerToolReview> servers;  // live servers only
     std::vector<Tool> mapped;  // Host::tools(): allowed tools under mapped names, collisions left out

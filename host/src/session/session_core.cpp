@@ -27,13 +27,6 @@ constexpr auto kListRefreshSpacing = std::chrono::milliseconds(200);
 // JSON-RPC error code of a sampling/elicitation refused by the prompt budget.
 constexpr int kPromptRateLimitedCode = -32000;
 
-// The source of tool-list generations for every session of the process: never repeated, so a
-// review keyed by one cannot be mistaken for another session's (no address reuse to alias).
-std::uint64_t next_tools_generation() {
-    static std::atomic<std::uint64_t> next{1};
-    return next.fetch_add(1, std::memory_order_relaxed);
-}
-
 // Set while a thread fetches the lists of a freshly recovered session: a request failing there
 // with an expired session again must not start another recovery (one recovery per call).
 thread_local bool t_in_recovery = false;
@@ -100,7 +93,8 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
       runtime_holder_(std::move(runtime)),
       runtime_(*runtime_holder_),
       ticker_(runtime_.loop()),
-      tools_generation_(next_tools_generation()) {}
+      tools_generation_(settings_.tools_generation ? settings_.tools_generation
+                                                   : std::make_shared<std::atomic<std::uint64_t>>(0)) {}
 
 SessionCore::~SessionCore() {
     closing_ = true;
@@ -251,11 +245,13 @@ void SessionCore::close() {
 }
 
 void SessionCore::clear_cached_lists() {
-    std::lock_guard lock(state_mutex_);
-    tools_.clear();
-    tools_generation_.store(next_tools_generation(), std::memory_order_release);
-    resources_.clear();
-    prompts_.clear();
+    {
+        std::lock_guard lock(state_mutex_);
+        tools_.clear();
+        resources_.clear();
+        prompts_.clear();
+    }
+    tools_generation_->fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool SessionCore::has_capability(const char* name) const {
@@ -352,9 +348,11 @@ std::vector<Tool> SessionCore::fetch_tools() {
         },
         [this](const std::string& warning) { log(LogLevel::Warn, warning); });
     output_schemas_.set_tools(tools);
-    std::lock_guard lock(state_mutex_);
-    tools_ = tools;
-    tools_generation_.store(next_tools_generation(), std::memory_order_release);
+    {
+        std::lock_guard lock(state_mutex_);
+        tools_ = tools;
+    }
+    tools_generation_->fetch_add(1, std::memory_order_acq_rel);
     return tools;
 }
 
@@ -426,10 +424,6 @@ CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& 
 std::vector<Tool> SessionCore::cached_tools() const {
     std::lock_guard lock(state_mutex_);
     return tools_;
-}
-std::pair<std::vector<Tool>, std::uint64_t> SessionCore::cached_tools_versioned() const {
-    std::lock_guard lock(state_mutex_);
-    return {tools_, tools_generation_.load(std::memory_order_relaxed)};
 }
 std::vector<Resource> SessionCore::cached_resources() const {
     std::lock_guard lock(state_mutex_);
