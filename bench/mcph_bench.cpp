@@ -29,6 +29,7 @@ using Clock = std::chrono::steady_clock;
 struct Config {
     std::string server;
     std::string http_url;
+    std::vector<std::string> server_args;  // --server-arg, repeatable (e.g. a fake server's --tools-file)
     int calls = 20000, inflight = 16, echo_calls = 50, connects = 5;
     size_t echo_bytes = 1 << 20;
 };
@@ -62,7 +63,9 @@ mcph::Json server_config(const Config& c) {
     auto& a = cfg.GetAllocator();
     if (c.http_url.empty()) {
         cfg.AddMember("command", mcph::JsonValue(c.server, a), a);
-        cfg.AddMember("args", mcph::JsonValue(rapidjson::kArrayType), a);
+        mcph::JsonValue args(rapidjson::kArrayType);
+        for (const auto& arg : c.server_args) args.PushBack(mcph::JsonValue(arg, a), a);
+        cfg.AddMember("args", args, a);
     } else {
         cfg.AddMember("type", "http", a);
         cfg.AddMember("url", mcph::JsonValue(c.http_url, a), a);
@@ -95,7 +98,7 @@ void check(const mcph::CallToolResult& r, const char* what) {
 
 int usage() {
     std::fprintf(stderr,
-                 "usage: mcph-bench [--server PATH] [--http URL] [--calls N] [--inflight K] [--echo-calls M]\n"
+                 "usage: mcph-bench [--server PATH] [--server-arg ARG]... [--http URL] [--calls N] [--inflight K] [--echo-calls M]\n"
                  "                  [--echo-bytes B] [--connects C]\n");
     return 2;
 }
@@ -132,6 +135,17 @@ int run(const Config& c) {
         lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
     double seq_s = seconds_since(t0);
+
+    // 2b. The same sequential add through Host::call_tool and the mapped name, as an agent loop calls
+    //     it: name resolution and the rug-pull guard (tool review) are in the timed path.
+    std::vector<double> host_lat_us;
+    host_lat_us.reserve(static_cast<size_t>(c.calls));
+    for (long i = 0; i < std::min<long>(1000, c.calls); ++i) check(host.call_tool("mcp__hello__add", add_args(i)), "warm-up (host)");
+    for (long i = 0; i < c.calls; ++i) {
+        auto t = Clock::now();
+        check(host.call_tool("mcp__hello__add", add_args(i)), "host.call_tool add");
+        host_lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+    }
 
     // 3. K requests in flight (the oldest is awaited, then one more is sent), N in total.
     t0 = Clock::now();
@@ -190,11 +204,11 @@ int run(const Config& c) {
 
     std::printf(
         "{\"client\":\"mcph\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
-        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,"
+        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"host_seq_p50_us\":%.2f,\"host_seq_p99_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,\"inflight_async_calls_per_s\":%.0f,"
         "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
         c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls, percentile(lat_us, 0.5),
-        percentile(lat_us, 0.99), c.calls / seq_s, c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
+        percentile(lat_us, 0.99), c.calls / seq_s, percentile(host_lat_us, 0.5), percentile(host_lat_us, 0.99), c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
         c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
     return 0;
 }
@@ -209,6 +223,7 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) return usage();
         std::string v = argv[++i];
         if (a == "--server") c.server = v;
+        else if (a == "--server-arg") c.server_args.push_back(v);
         else if (a == "--http") c.http_url = v;
         else if (a == "--calls") c.calls = std::stoi(v);
         else if (a == "--inflight") c.inflight = std::stoi(v);

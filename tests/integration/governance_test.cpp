@@ -9,6 +9,8 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -462,6 +464,45 @@ TEST_F(GovernanceRugPull, ProjectServerNeedsApprovalAndChangedToolsAreWithheld) 
     EXPECT_EQ(s->state, "connected");
     EXPECT_TRUE(s->withheld_tools.empty()) << withheld_list(s);
     EXPECT_TRUE(has_tool(h3.tools(), "read_data"));
+}
+
+// The tool review is served from a snapshot (host/src/host/tool_review.hpp): a list changed by a
+// real server's notifications/tools/list_changed is judged at the very next call, over stdio.
+TEST_F(Governance, ToolAddedAfterListChangedIsWithheldAtTheNextCallUntilApprovedAgain) {
+    std::mutex m;
+    std::condition_variable cv;
+    int refreshed = 0;
+    options.callbacks.on_list_changed = [&](const std::string& server, const std::string& list) {
+        std::lock_guard lock(m);
+        if (server == "lc" && list == "tools") ++refreshed;
+        cv.notify_all();
+    };
+    const fs::path tr = trace("lc");
+    Host& h = make_host();
+    h.add_server("lc", fake_server_config({"--mode", "list-changed", "--trace", tr.string()}));
+    ASSERT_NO_THROW(h.approve("lc")) << logs.dump();
+    EXPECT_FALSE(has_tool(h.tools(), "fresh-tool")) << tool_list(h.tools());
+    // The first answer to "work" changes the list (work, fresh-tool) and announces it.
+    ASSERT_NO_THROW(h.call_tool("mcp__lc__work", no_arguments())) << logs.dump();
+    {
+        std::unique_lock lock(m);
+        ASSERT_TRUE(cv.wait_for(lock, 5s, [&] { return refreshed > 0; })) << "no list_changed refresh\n" << logs.dump();
+    }
+    try {
+        h.call_tool("mcp__lc__fresh-tool", no_arguments());
+        ADD_FAILURE() << "a tool new since approval was called";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
+        EXPECT_NE(std::string(e.what()).find("new since you approved"), std::string::npos) << e.what();
+    }
+    auto s = status_of(h, "lc");
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(find_withheld(s->withheld_tools, "fresh-tool")) << withheld_list(s);
+    ASSERT_NO_THROW(h.call_tool("mcp__lc__work", no_arguments())) << "the approved tool stays callable";
+
+    ASSERT_NO_THROW(h.approve("lc")) << logs.dump();
+    EXPECT_TRUE(has_tool(h.tools(), "fresh-tool")) << tool_list(h.tools());
+    EXPECT_NO_THROW(h.call_tool("mcp__lc__fresh-tool", no_arguments())) << logs.dump();
 }
 
 }  // namespace

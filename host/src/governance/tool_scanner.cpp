@@ -4,6 +4,7 @@
 
 #include <mcph/bounded_json.hpp>
 
+#include <atomic>
 #include <set>
 
 namespace mcph::governance {
@@ -106,7 +107,14 @@ ToolText tool_text(const Tool& tool) {
     return {tool.name, tool.title, tool.description, tool.input_schema, tool.output_schema, tool.annotations};
 }
 
+namespace {
+std::atomic<std::uint64_t> g_tool_scans{0};
+}  // namespace
+
+std::uint64_t tool_scans() { return g_tool_scans.load(std::memory_order_relaxed); }
+
 std::vector<Finding> scan_tool(const ToolText& tool, const ScanContext& context) {
+    g_tool_scans.fetch_add(1, std::memory_order_relaxed);
     std::vector<Finding> out;
     static const ScanContext kNone;
     // The name is what the host maps and calls; sharing another server's name is not a reference.

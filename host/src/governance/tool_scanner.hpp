@@ -11,6 +11,7 @@
 #include <mcph/findings.hpp>
 #include <mcph/types.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ struct ToolText {
 ToolText tool_text(const Tool& tool);
 
 std::vector<Finding> scan_tool(const ToolText& tool, const ScanContext& context = {});
+// How many times scan_tool has run in this process: an observer for the tests that prove the host
+// scans once per change of a tool list, not once per call (a relaxed counter, nothing more).
+std::uint64_t tool_scans();
 // A server's instructions (and likewise a prompt's or resource's description) as one text.
 std::vector<Finding> scan_instructions(std::string_view text, const ScanContext& context = {});
 

@@ -5,7 +5,6 @@
 #include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
 #include "governance/tool_pins.hpp"
-#include "governance/tool_scanner.hpp"
 #include "tools/name_mapping.hpp"
 
 #include <mcph/host.hpp>
@@ -153,6 +152,7 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.auth = auth_for(config);
     settings.on_disconnected = std::move(hooks.on_disconnected);
     settings.on_transport_problem = std::move(hooks.on_transport_problem);
+    settings.tools_generation = review_generation;
     return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
 }
 
@@ -226,72 +226,6 @@ detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfi
     };
 }
 
-Host::Impl::ReviewedTools Host::Impl::reviewed_tools(const std::string& name, const std::vector<Tool>& tools) const {
-    std::optional<config::Pins> server_pins;
-    {
-        std::lock_guard lock(mutex);
-        if (auto it = pins.find(name); it != pins.end()) server_pins = it->second;
-    }
-    std::vector<Tool> scanned = scanned_tools(name, tools);
-    ReviewedTools out;
-    if (!server_pins) {  // never approved: nothing to compare with, but the scanner policy still applies
-        out.allowed = std::move(scanned);
-        withhold_flagged(out);
-        return out;
-    }
-    auto review = governance::review_tools(std::move(scanned), server_pins->tools);
-    out.allowed = std::move(review.allowed);
-    for (const auto& w : review.withheld) {
-        const bool changed = w.reason == governance::WithheldTool::Reason::Changed;
-        out.withheld.push_back(WithheldTool{w.tool.name, changed ? "changed since approval" : "new since approval",
-                                            changed ? WithheldTool::Why::Changed : WithheldTool::Why::New,
-                                            w.tool.findings});
-    }
-    withhold_flagged(out);
-    return out;
-}
-
-// The tools of every live server but `name`: what `name`'s tools could shadow.
-std::vector<Tool> Host::Impl::foreign_tools(const std::string& name) const {
-    std::vector<std::shared_ptr<connection::ServerConnection>> others;
-    {
-        std::lock_guard lock(mutex);
-        for (const auto& [server, connection] : connections)
-            if (server != name) others.push_back(connection);
-    }
-    std::vector<Tool> out;
-    for (const auto& connection : others)
-        if (auto core = connection->live_core())
-            for (Tool& t : core->cached_tools()) out.push_back(std::move(t));
-    return out;
-}
-
-std::vector<Tool> Host::Impl::scanned_tools(const std::string& name, std::vector<Tool> tools) const {
-    const governance::ScanContext context = governance::foreign_context(tools, foreign_tools(name));
-    for (Tool& tool : tools) tool.findings = governance::scan_tool(governance::tool_text(tool), context);
-    return tools;
-}
-
-// The scanner policy: a flagged tool joins the withheld ones, through the same path as a changed one.
-void Host::Impl::withhold_flagged(ReviewedTools& reviewed) const {
-    bool on = options.withhold_flagged_tools;
-    {
-        std::lock_guard lock(mutex);
-        on = on || policy.withhold_flagged_tools;
-    }
-    if (!on) return;
-    std::vector<Tool> kept;
-    for (Tool& tool : reviewed.allowed) {
-        if (tool.findings.empty()) {
-            kept.push_back(std::move(tool));
-            continue;
-        }
-        reviewed.withheld.push_back(
-            WithheldTool{tool.name, "flagged by the tool scanner", WithheldTool::Why::Flagged, tool.findings});
-    }
-    reviewed.allowed = std::move(kept);
-}
-
 std::vector<UnapprovedChange> Host::Impl::unapproved_changes(const std::string& name, const detail::SessionCore& core) const {
     std::optional<config::Pins> server_pins;
     {
@@ -315,30 +249,10 @@ config::Pins Host::Impl::pins_of(const detail::SessionCore& core) {
     return out;
 }
 
-std::vector<Tool> Host::Impl::mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const {
-    std::vector<Tool> out;
-    std::map<std::string, std::string> owner;  // mapped name -> server/tool, to refuse any collision
-    for (const auto& connection : live) {
-        auto core = connection->live_core();
-        if (!core) continue;
-        for (Tool tool : reviewed_tools(connection->name(), core->cached_tools()).allowed) {
-            tool.mapped_name = tools::map_tool_name(tool.server, tool.name);
-            auto [it, fresh] = owner.emplace(tool.mapped_name, tool.server + "/" + tool.name);
-            if (!fresh) {
-                options.logger(LogLevel::Error, tool.server,
-                               "tool '" + tool.name + "' maps to '" + tool.mapped_name + "', already used by " +
-                                   it->second + "; it is withheld");
-                continue;
-            }
-            out.push_back(std::move(tool));
-        }
-    }
-    return out;
-}
-
 // Nothing is pinned here: a pin set is only ever recorded by Host::approve, with the user (a
 // server approved while unreachable has an empty set, so what it lists later is held back).
 void Host::Impl::on_state_change(const std::string& name, const ConnectionState& state) {
+    review_generation->fetch_add(1, std::memory_order_acq_rel);  // a server went live or stopped being so
     if (options.on_state_change) options.on_state_change(name, state);
 }
 
@@ -410,20 +324,13 @@ std::shared_ptr<ClientSession> Host::session(const std::string& name) const {
     return core ? std::make_shared<ClientSession>(core) : nullptr;
 }
 
-std::vector<Tool> Host::tools() const {
-    std::vector<std::shared_ptr<connection::ServerConnection>> live;
-    {
-        std::lock_guard lock(impl_->mutex);
-        for (const auto& name : impl_->order)
-            if (auto it = impl_->connections.find(name); it != impl_->connections.end()) live.push_back(it->second);
-    }
-    return impl_->mapped_tools(live);
-}
+std::vector<Tool> Host::tools() const { return impl_->tool_review()->mapped; }
 
 std::vector<Tool> Host::tool_definitions(const std::string& server) const {
-    auto s = session(server);
-    if (!s) return {};
-    std::vector<Tool> out = impl_->scanned_tools(server, s->cached_tools());
+    const auto review = impl_->tool_review();
+    auto it = review->servers.find(server);
+    if (it == review->servers.end()) return {};
+    std::vector<Tool> out = it->second.scanned;
     for (Tool& tool : out) tool.mapped_name = tools::map_tool_name(tool.server, tool.name);
     return out;
 }
@@ -443,10 +350,9 @@ std::string withheld_message(const std::string& server, const WithheldTool& w) {
     return who + "its definition changed since you approved the server; review it and run `mcph approve " + server + "`";
 }
 
-// Resolves a mapped name (or "server/tool") among `tools`; {server, original name}.
-std::pair<std::string, std::string> resolve_tool(const std::vector<Tool>& tools, const std::string& mapped_name) {
-    for (const Tool& tool : tools)
-        if (tool.mapped_name == mapped_name) return {tool.server, tool.name};
+// Resolves a mapped name (or "server/tool") among the allowed tools; {server, original name}.
+std::pair<std::string, std::string> resolve_tool(const ToolReviewSnapshot& review, const std::string& mapped_name) {
+    if (auto it = review.by_mapped.find(mapped_name); it != review.by_mapped.end()) return it->second;
     if (auto slash = mapped_name.find('/'); slash != std::string::npos)
         return {mapped_name.substr(0, slash), mapped_name.substr(slash + 1)};  // "server/tool"
     return {};
@@ -457,22 +363,13 @@ std::pair<std::string, std::string> resolve_tool(const std::vector<Tool>& tools,
 // The connected server holding back a tool of this mapped name (withheld tools are not in tools(),
 // yet a call to one should say why it is refused, not "no such tool"). Empty when none.
 std::string Host::Impl::withheld_owner(const std::string& mapped_name) const {
-    std::vector<std::shared_ptr<connection::ServerConnection>> live;
-    {
-        std::lock_guard lock(mutex);
-        for (const auto& [name, connection] : connections) live.push_back(connection);
-    }
-    for (const auto& connection : live) {
-        auto core = connection->live_core();
-        if (!core) continue;
-        for (const auto& w : reviewed_tools(connection->name(), core->cached_tools()).withheld)
-            if (tools::map_tool_name(connection->name(), w.name) == mapped_name) return connection->name();
-    }
-    return {};
+    const auto review = tool_review();
+    auto it = review->withheld_by_mapped.find(mapped_name);
+    return it == review->withheld_by_mapped.end() ? std::string() : it->second;
 }
 
 CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
-    auto [server, original] = resolve_tool(tools(), mapped_name);
+    auto [server, original] = resolve_tool(*impl_->tool_review(), mapped_name);
     if (server.empty()) server = impl_->withheld_owner(mapped_name);
     if (server.empty()) server = impl_->disconnected_owner(mapped_name);
     if (server.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on any connected server");
@@ -490,7 +387,13 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
         throw Error(ErrorKind::Connection, "server '" + server + "' is not connected" + (why.empty() ? "" : ": " + why));
     }
     // The rug-pull guard: a withheld tool cannot be called through the host, even by its raw name.
-    for (const auto& w : impl_->reviewed_tools(server, s->core().cached_tools()).withheld)
+    // The review is taken again now that the session is in hand (checked current, not rebuilt,
+    // when nothing changed), so a list that changed since the name was resolved is the one judged.
+    const auto review = impl_->tool_review();
+    auto reviewed = review->servers.find(server);
+    if (reviewed == review->servers.end())  // the session went away meanwhile: nothing reviewed, nothing called
+        throw Error(ErrorKind::Connection, "server '" + server + "' is not connected");
+    for (const auto& w : reviewed->second.withheld)
         if (w.name == original || (original.empty() && tools::map_tool_name(server, w.name) == mapped_name))
             throw Error(ErrorKind::Usage, withheld_message(server, w));
     if (original.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on server '" + server + "'");

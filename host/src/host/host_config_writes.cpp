@@ -98,6 +98,7 @@ void Host::approve(const std::string& name) {
     impl_->approvals.save(approval);
     std::lock_guard lock(impl_->mutex);
     impl_->pins[name] = approval.pins;
+    impl_->review_inputs_changed();
 }
 
 ServerDefinition Host::definition(const std::string& name) const {

@@ -62,6 +62,7 @@ void Host::disconnect(const std::string& name) {
         connection = it->second;
         // A fresh connection object: the old one is shut down, its session closed on purpose.
         it->second = impl_->make_connection(connection->server());
+        impl_->review_inputs_changed();
     }
     connection->shutdown();
 }
@@ -95,6 +96,7 @@ std::vector<ServerStatus> Host::status() const {
         std::lock_guard lock(impl_->mutex);
         for (const auto& name : impl_->order) connections.push_back(impl_->connections.at(name));
     }
+    const auto review = impl_->tool_review();
     std::vector<ServerStatus> out;
     for (const auto& connection : connections) {
         const auto& server = connection->server();
@@ -109,7 +111,7 @@ std::vector<ServerStatus> Host::status() const {
         s.plugin_source = server.plugin_source;
         s.stderr_tail = connection->stderr_tail();
         if (auto core = connection->live_core()) {
-            s.withheld_tools = impl_->reviewed_tools(s.name, core->cached_tools()).withheld;
+            if (auto it = review->servers.find(s.name); it != review->servers.end()) s.withheld_tools = it->second.withheld;
             s.unapproved_changes = impl_->unapproved_changes(s.name, *core);
         }
         out.push_back(std::move(s));

@@ -6,6 +6,8 @@
 //   host_config_writes.cpp  mcph add/remove/approve: config files and approvals on disk
 //   overlay.cpp           sub-agent overlays
 //   status_json.cpp       the "/mcp" status view
+//   tool_review.cpp       the rug-pull guard over tools (scan, pins, withhold policy), one snapshot
+//                         per change of its inputs (tool_review.hpp)
 #pragma once
 
 #include "config/approval_store.hpp"
@@ -18,9 +20,12 @@
 #include "plugins/plugin_registry.hpp"
 #include "runtime/runtime.hpp"
 #include "session/session_core.hpp"
+#include "host/tool_review.hpp"
 
 #include <mcph/host.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,24 +78,34 @@ struct Host::Impl {
     std::shared_ptr<connection::ServerConnection> make_connection(const config::ConfiguredServer& server);
     void on_state_change(const std::string& name, const ConnectionState& state);
 
-    // The rug-pull guard: the server's tools split into usable and withheld (host.cpp).
-    struct ReviewedTools {
-        std::vector<Tool> allowed;
-        std::vector<WithheldTool> withheld;
-    };
-    ReviewedTools reviewed_tools(const std::string& name, const std::vector<Tool>& tools) const;
-    // The tool scanner (host.cpp): `tools` of server `name` with their findings, other servers'
-    // tools counting as foreign names; and the policy that withholds flagged tools.
-    std::vector<Tool> scanned_tools(const std::string& name, std::vector<Tool> tools) const;
-    std::vector<Tool> foreign_tools(const std::string& name) const;
-    void withhold_flagged(ReviewedTools& reviewed) const;
+    // The rug-pull guard (tool_review.cpp): the review of every live server's tools, rebuilt only
+    // when an input changed (see tool_review.hpp). Never null. Thread-safe; no lock held while
+    // it builds.
+    std::shared_ptr<const ToolReviewSnapshot> tool_review() const;
     std::string withheld_owner(const std::string& mapped_name) const;
     // Instructions, prompts and resources of a live server that differ from its approval (host.cpp).
     std::vector<UnapprovedChange> unapproved_changes(const std::string& name, const detail::SessionCore& core) const;
     // Everything the live server shows now, as an approval would pin it (host.cpp).
     static config::Pins pins_of(const detail::SessionCore& core);
-    // Tools of these connections under mapped names, collisions withheld (host.cpp).
+    // Tools of these connections under mapped names, collisions withheld, reviewed afresh with
+    // the host's servers as cross-server context (a sub-agent overlay's own set; tool_review.cpp).
     std::vector<Tool> mapped_tools(const std::vector<std::shared_ptr<connection::ServerConnection>>& live) const;
+    // Marks the tool review out of date: pins, the withhold policy or the server table changed.
+    // Call with `mutex` held, in the same critical section as the change.
+    void review_inputs_changed() { review_generation->fetch_add(1, std::memory_order_acq_rel); }
+
+    struct ReviewInputs;  // what a review reads (tool_review.cpp)
+
+private:
+    ReviewInputs review_inputs(const std::vector<std::shared_ptr<connection::ServerConnection>>& servers) const;
+    bool review_is_current(const ToolReviewSnapshot& snapshot) const;
+    std::shared_ptr<const ToolReviewSnapshot> build_tool_review() const;
+    mutable std::mutex review_mutex;  // guards review_cache only: held for a pointer copy, never for a build
+    mutable std::shared_ptr<const ToolReviewSnapshot> review_cache;
+    // Moves whenever an input of the tool review changes: every session's tool list (each session
+    // bumps it, SessionSettings::tools_generation), a server going live or not (on_state_change),
+    // pins, policy and the server table (review_inputs_changed).
+    const std::shared_ptr<std::atomic<std::uint64_t>> review_generation = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 }  // namespace mcph

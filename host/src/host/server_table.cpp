@@ -149,6 +149,7 @@ void Host::Impl::load_servers() {
         pins = std::move(next_pins);
         report = std::move(next_report);
         policy = layered.policy;
+        review_inputs_changed();  // pins, policy and table as one change: no review sees half of it
     }
     for (auto& connection : retired) connection->shutdown();
 }

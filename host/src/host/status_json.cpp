@@ -168,6 +168,7 @@ Json Host::status_json() const {
     Json doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     JsonValue servers(rapidjson::kArrayType);
+    const auto review = impl_->tool_review();
     for (const ServerStatus& s : status()) {
         JsonValue o(rapidjson::kObjectType);
         o.AddMember("name", str(s.name, a), a);
@@ -182,8 +183,9 @@ Json Host::status_json() const {
             std::lock_guard lock(impl_->mutex);
             if (auto it = impl_->connections.find(s.name); it != impl_->connections.end()) core = it->second->live_core();
         }
-        if (core)
-            add_session_details(o, *core, impl_->reviewed_tools(s.name, core->cached_tools()).allowed, instructions_changed(s), a);
+        auto reviewed = review->servers.find(s.name);
+        if (core && reviewed != review->servers.end())
+            add_session_details(o, *core, reviewed->second.allowed, instructions_changed(s), a);
         std::shared_ptr<auth::AuthSession> auth;
         {
             std::lock_guard lock(impl_->mutex);

@@ -92,7 +92,9 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
       services_(std::move(services)),
       runtime_holder_(std::move(runtime)),
       runtime_(*runtime_holder_),
-      ticker_(runtime_.loop()) {}
+      ticker_(runtime_.loop()),
+      tools_generation_(settings_.tools_generation ? settings_.tools_generation
+                                                   : std::make_shared<std::atomic<std::uint64_t>>(0)) {}
 
 SessionCore::~SessionCore() {
     closing_ = true;
@@ -243,10 +245,13 @@ void SessionCore::close() {
 }
 
 void SessionCore::clear_cached_lists() {
-    std::lock_guard lock(state_mutex_);
-    tools_.clear();
-    resources_.clear();
-    prompts_.clear();
+    {
+        std::lock_guard lock(state_mutex_);
+        tools_.clear();
+        resources_.clear();
+        prompts_.clear();
+    }
+    tools_generation_->fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool SessionCore::has_capability(const char* name) const {
@@ -343,8 +348,11 @@ std::vector<Tool> SessionCore::fetch_tools() {
         },
         [this](const std::string& warning) { log(LogLevel::Warn, warning); });
     output_schemas_.set_tools(tools);
-    std::lock_guard lock(state_mutex_);
-    tools_ = tools;
+    {
+        std::lock_guard lock(state_mutex_);
+        tools_ = tools;
+    }
+    tools_generation_->fetch_add(1, std::memory_order_acq_rel);
     return tools;
 }
 

@@ -53,6 +53,11 @@ struct SessionSettings {
     // Called (on a transport thread, quickly) with every warning or error the transport reports
     // while connected: the connection's health monitor classifies them (terminal or not).
     std::function<void(const std::string& message)> on_transport_problem;
+    // The tools generation: bumped (after the write) whenever the cached tool list changes —
+    // fetched, refreshed after list_changed, cleared at a disconnect or close. The host shares one
+    // counter among all its sessions and its own inputs, so its tool review checks one number per
+    // call, however many servers there are. Null: the session keeps a counter of its own.
+    std::shared_ptr<std::atomic<std::uint64_t>> tools_generation;
 };
 
 class SessionCore : public std::enable_shared_from_this<SessionCore>, public transport::TransportListener {
@@ -88,6 +93,9 @@ public:
     CallToolResult call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options);
 
     std::vector<Tool> cached_tools() const;
+    // The tools generation (SessionSettings::tools_generation): it has moved whenever this
+    // session's cached tool list changed since it was last read.
+    std::uint64_t tools_generation() const { return tools_generation_->load(std::memory_order_acquire); }
     std::vector<Resource> cached_resources() const;
     std::vector<Prompt> cached_prompts() const;
 
@@ -150,6 +158,7 @@ private:
     mutable std::mutex state_mutex_;  // guards the fields below
     std::string last_error_;
     std::vector<Tool> tools_;
+    std::shared_ptr<std::atomic<std::uint64_t>> tools_generation_;  // bumped after each write of tools_
     std::vector<Resource> resources_;
     std::vector<Prompt> prompts_;
     OutputSchemaCache output_schemas_;
