@@ -10,6 +10,7 @@
 #include <mcph/host.hpp>
 #include <mcph/text.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -397,6 +398,13 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
         if (w.name == original || (original.empty() && tools::map_tool_name(server, w.name) == mapped_name))
             throw Error(ErrorKind::Usage, withheld_message(server, w));
     if (original.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on server '" + server + "'");
+    // Only a tool the server listed and the review let through is called: a "server/tool" name the
+    // listing never showed (a hidden tool, or one added without list_changed) was never reviewed.
+    const auto& allowed = reviewed->second.allowed;
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const Tool& t) { return t.name == original; }))
+        throw Error(ErrorKind::NotFound, "server '" + server + "' did not list a tool named '" + original +
+                                             "' (only listed, reviewed tools are called; if it was added since, the "
+                                             "server must send notifications/tools/list_changed or be reconnected)");
     return s->call_tool(original, arguments, options);
 }
 

@@ -221,6 +221,26 @@ TEST_F(ToolReviewCache, NewToolAfterListChangedIsWithheldAsNew) {
     EXPECT_EQ(server->calls("extra"), 0);
 }
 
+// A tool the server answers but never listed was never reviewed: its raw "server/tool" name does
+// not reach the server either, nor does a tool added without list_changed until the list is read.
+TEST_F(ToolReviewCache, AToolTheServerNeverListedIsNotCalledByItsRawName) {
+    auto server = std::make_shared<ScriptedServer>(kPlain);
+    mcph::Host host(options());
+    host.register_sdk_server("app", server);
+    host.connect("app");
+    ASSERT_EQ(outcome(host, "mcp__app__hi"), "ok");
+    const std::string hidden = outcome(host, "app/hidden");
+    EXPECT_TRUE(starts_with(hidden, "not-found") && contains(hidden, "did not list a tool named 'hidden'")) << hidden;
+    server->set_tools(kPlainPlusNew, false);  // unannounced
+    const std::string unannounced = outcome(host, "app/extra");
+    EXPECT_TRUE(starts_with(unannounced, "not-found")) << unannounced;
+    EXPECT_EQ(server->calls("hidden"), 0);
+    EXPECT_EQ(server->calls("extra"), 0);
+    host.reconnect("app");  // the list is read again: now it is listed, reviewed and callable
+    EXPECT_EQ(outcome(host, "app/extra"), "ok");
+    EXPECT_EQ(server->calls("extra"), 1);
+}
+
 TEST_F(ToolReviewCache, ReconnectWithAChangedListWithholdsItAndDisconnectEndsTheTools) {
     auto server = std::make_shared<ScriptedServer>(kPlain);
     mcph::Host host(options());
