@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -316,8 +317,9 @@ CliResult run_cli(const std::vector<std::string>& args, const std::map<std::stri
         ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill below
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         int status = 0;
+        rusage usage{};
         for (;;) {
-            const pid_t r = ::waitpid(pid, &status, WNOHANG);
+            const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
             if (r == pid) break;
             if (r < 0) {
                 status = -1;
@@ -326,12 +328,13 @@ CliResult run_cli(const std::vector<std::string>& args, const std::map<std::stri
             if (std::chrono::steady_clock::now() >= deadline) {
                 result.timed_out = true;
                 ::kill(-pid, SIGKILL);
-                ::waitpid(pid, &status, 0);
+                ::wait4(pid, &status, 0, &usage);
                 break;
             }
             std::this_thread::sleep_for(10ms);
         }
         if (!result.timed_out && status != -1 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+        if (status != -1) result.max_rss_kb = usage.ru_maxrss;
     }
     for (int fd : {out_fd, err_fd, null_fd})
         if (fd >= 0) ::close(fd);

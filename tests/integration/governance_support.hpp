@@ -132,6 +132,7 @@ StateEvent summarize(const std::string& server, const ConnectionState& state);
 struct CliResult {
     int exit_code = -1;  // -1: killed (timeout) or did not start
     bool timed_out = false;
+    long max_rss_kb = -1;  // run_cli only: the peak resident set of the CLI itself (wait4), in KiB
     std::string out;
     std::string err;
     std::string command_line;
