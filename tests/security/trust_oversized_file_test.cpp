@@ -34,9 +34,10 @@ TEST(TrustOversizedFile, HugeProjectFileIsRefusedBySizeWithoutBeingRead) {
     EXPECT_TRUE(contains(why, "16 MiB")) << why << "\n" << r.describe();
     EXPECT_TRUE(contains(why, "1073741824 bytes")) << why << "\n" << r.describe();
     EXPECT_TRUE(names_in(member_at(doc, "servers")).empty()) << r.describe();
-    // 1 GiB read whole would be over 1 000 000 KiB; the CLI itself needs a few tens of MiB.
+    // 1 GiB read whole would be over 1 048 576 KiB; the CLI itself peaks near 16 MiB (near 150 MiB
+    // under ASan, whose shadow memory counts), so a quarter of the file's size separates the two.
     ASSERT_GT(r.max_rss_kb, 0) << r.describe();
-    EXPECT_LT(r.max_rss_kb, 100 * 1024) << "peak RSS " << r.max_rss_kb << " KiB\n" << r.describe();
+    EXPECT_LT(r.max_rss_kb, 256 * 1024) << "peak RSS " << r.max_rss_kb << " KiB\n" << r.describe();
 }
 
 }  // namespace
