@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "browser.hpp"
+#include "config/file_read.hpp"
 #include "config_commands.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
@@ -9,12 +10,15 @@
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cctype>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 namespace mcph::cli {
 namespace {
@@ -22,11 +26,9 @@ namespace {
 std::string load_config_text(const std::string& source) {
     const auto first = source.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && source[first] == '{') return source;  // inline JSON
-    std::ifstream in(source);
-    if (!in) throw Error(ErrorKind::Usage, "cannot read --mcp-config file '" + source + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    const int fd = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(ErrorKind::Usage, "cannot read --mcp-config file '" + source + "': " + std::strerror(errno));
+    return config::read_to_end_and_close(fd, source);  // bounded like every other config file
 }
 
 Json parse_args_json(const std::vector<std::string>& args, std::size_t index) {

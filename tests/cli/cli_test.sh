@@ -61,6 +61,8 @@ expect unknown-option 2 "unknown option --nope" -- "$MCPH" --nope tools
 expect bad-timeout 2 "invalid duration" -- "$MCPH" --timeout soon tools
 expect malformed-config 2 "malformed MCP config at offset" -- "$MCPH" --mcp-config '{bad' tools
 expect missing-config-file 2 "cannot read --mcp-config file" -- "$MCPH" --mcp-config "$WORK/none.json" tools
+truncate -s 1G "$WORK/huge.json"  # sparse: refused by its size, never read
+expect oversized-config-file 2 "huge.json is 1073741824 bytes, larger than the 16 MiB" -- "$MCPH" --mcp-config "$WORK/huge.json" tools
 expect config-missing-command 2 "server 'x': command (or url )?is required" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"args":[]} }}' tools
 expect no-servers 2 "no servers configured" -- "$MCPH" tools
 expect command-not-found 3 "cannot start|not found" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' tools

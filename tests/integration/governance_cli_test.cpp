@@ -31,10 +31,7 @@ bool contains(std::string_view haystack, std::string_view needle) { return hayst
 class GovernanceCli : public ::testing::Test {
 protected:
     void SetUp() override {
-        fs::create_directories(repo / ".git");
-        fs::create_directories(config_home);
-        fs::create_directories(managed);
-        fs::create_directories(home);
+        locations().create();
     }
 
     void TearDown() override {
@@ -44,12 +41,7 @@ protected:
 
     // Runs mcph in `cwd` (default: the repository root) with the test's config locations.
     CliResult mcph(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-        const std::map<std::string, std::string> env = {
-            {"MCPH_CONFIG_HOME", config_home.string()},
-            {"MCPH_MANAGED_DIR", managed.string()},
-            {"HOME", home.string()},
-        };
-        return run_cli(args, env, cwd.empty() ? repo : cwd, 30s);
+        return run_cli(args, locations().env(), cwd.empty() ? repo : cwd, 30s);
     }
 
     // `mcph [pre...] status --json`, parsed; fails the test on a bad exit code or bad JSON.
@@ -132,6 +124,7 @@ protected:
     fs::path managed = dir / "managed";
     fs::path home = dir / "home";
     fs::path repo = dir / "repo";
+    CliLocations locations() const { return {.repo = repo, .config_home = config_home, .managed = managed, .home = home}; }
     fs::path sub = repo / "packages" / "web";
     fs::path plugin_dir = dir / "plugins";
     std::vector<fs::path> traces;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -267,14 +268,21 @@ std::string CliResult::describe() const {
     return text.str();
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-                  const fs::path& cwd, std::chrono::milliseconds timeout) {
-    CliResult result;
-    std::vector<std::string> argv_s = {cli_path().string()};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    for (const auto& a : argv_s) result.command_line += (result.command_line.empty() ? "" : " ") + a;
+void CliLocations::create() const {
+    fs::create_directories(repo / ".git");
+    fs::create_directories(config_home);
+    fs::create_directories(managed);
+    fs::create_directories(home);
+}
 
-    // The environment, built before fork (the child may only make async-signal-safe calls).
+std::map<std::string, std::string> CliLocations::env() const {
+    return {{"MCPH_CONFIG_HOME", config_home.string()}, {"MCPH_MANAGED_DIR", managed.string()}, {"HOME", home.string()}};
+}
+
+CliExec::CliExec(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+    argv_s_ = {cli_path().string()};
+    argv_s_.insert(argv_s_.end(), args.begin(), args.end());
+    for (const auto& a : argv_s_) command_line_ += (command_line_.empty() ? "" : " ") + a;
     std::map<std::string, std::string> vars;
     for (char** e = environ; e && *e; ++e) {
         const std::string kv = *e;
@@ -288,13 +296,18 @@ CliResult run_cli(const std::vector<std::string>& args, const std::map<std::stri
         else
             vars[k] = v;
     }
-    std::vector<std::string> env_s;
-    for (const auto& [k, v] : vars) env_s.push_back(k + "=" + v);
-    std::vector<char*> argv_p, env_p;
-    for (auto& s : argv_s) argv_p.push_back(s.data());
-    argv_p.push_back(nullptr);
-    for (auto& s : env_s) env_p.push_back(s.data());
-    env_p.push_back(nullptr);
+    for (const auto& [k, v] : vars) env_s_.push_back(k + "=" + v);
+    for (auto& s : argv_s_) argv_p_.push_back(s.data());
+    argv_p_.push_back(nullptr);
+    for (auto& s : env_s_) env_p_.push_back(s.data());
+    env_p_.push_back(nullptr);
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                  const fs::path& cwd, std::chrono::milliseconds timeout) {
+    CliResult result;
+    CliExec exec(args, env);  // built before fork (the child may only make async-signal-safe calls)
+    result.command_line = exec.command_line();
 
     const fs::path out_file = temp_path("cli-stdout");
     const fs::path err_file = temp_path("cli-stderr");
@@ -309,15 +322,16 @@ CliResult run_cli(const std::vector<std::string>& args, const std::map<std::stri
         ::dup2(null_fd, 0);
         ::dup2(out_fd, 1);
         ::dup2(err_fd, 2);
-        ::execve(argv_p[0], argv_p.data(), env_p.data());
+        ::execve(exec.argv()[0], exec.argv(), exec.envp());
         ::_exit(127);
     }
     if (pid > 0) {
         ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill below
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         int status = 0;
+        rusage usage{};
         for (;;) {
-            const pid_t r = ::waitpid(pid, &status, WNOHANG);
+            const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
             if (r == pid) break;
             if (r < 0) {
                 status = -1;
@@ -326,12 +340,13 @@ CliResult run_cli(const std::vector<std::string>& args, const std::map<std::stri
             if (std::chrono::steady_clock::now() >= deadline) {
                 result.timed_out = true;
                 ::kill(-pid, SIGKILL);
-                ::waitpid(pid, &status, 0);
+                ::wait4(pid, &status, 0, &usage);
                 break;
             }
             std::this_thread::sleep_for(10ms);
         }
         if (!result.timed_out && status != -1 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+        if (status != -1) result.max_rss_kb = usage.ru_maxrss;
     }
     for (int fd : {out_fd, err_fd, null_fd})
         if (fd >= 0) ::close(fd);

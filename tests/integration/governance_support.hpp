@@ -132,10 +132,37 @@ StateEvent summarize(const std::string& server, const ConnectionState& state);
 struct CliResult {
     int exit_code = -1;  // -1: killed (timeout) or did not start
     bool timed_out = false;
+    long max_rss_kb = -1;  // run_cli only: the peak resident set of the CLI itself (wait4), in KiB
     std::string out;
     std::string err;
     std::string command_line;
     std::string describe() const;  // for failure messages
+};
+
+// The argv and envp of `mcph args...` for execve: this process's environment minus
+// governance_env_vars(), plus `env` (an empty value unsets). Built before fork, since the child
+// may only make async-signal-safe calls.
+class CliExec {
+public:
+    CliExec(const std::vector<std::string>& args, const std::map<std::string, std::string>& env);
+    CliExec(const CliExec&) = delete;  // argv()/envp() point into the strings
+    CliExec& operator=(const CliExec&) = delete;
+    char* const* argv() { return argv_p_.data(); }
+    char* const* envp() { return env_p_.data(); }
+    const std::string& command_line() const { return command_line_; }
+
+private:
+    std::vector<std::string> argv_s_, env_s_;
+    std::vector<char*> argv_p_, env_p_;
+    std::string command_line_;
+};
+
+// The scratch locations a CLI test runs mcph in: a repository (a git root), the config home, the
+// managed dir and HOME.
+struct CliLocations {
+    std::filesystem::path repo, config_home, managed, home;
+    void create() const;                              // the four folders, and repo/.git
+    std::map<std::string, std::string> env() const;   // MCPH_CONFIG_HOME, MCPH_MANAGED_DIR, HOME
 };
 
 // Runs `mcph args...` in `cwd` with this process's environment minus governance_env_vars(), plus

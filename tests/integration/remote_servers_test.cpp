@@ -2,6 +2,7 @@
 // Streamable HTTP endpoint (tools, resources, prompts, session expiry after a server restart), and
 // the failure paths of remote connects (refused connection, failing headersHelper) plus a
 // headersHelper whose headers must reach the server.
+#include "loopback_listener.hpp"
 #include "peer_process.hpp"
 #include "test_support.hpp"
 
@@ -200,87 +201,53 @@ INSTANTIATE_TEST_SUITE_P(Transports, RemoteConnectRefused, ::testing::Values("ht
 // whatever `response` is), so tests can see which headers a client sent.
 class RecordingHttpServer {
 public:
-    RecordingHttpServer() {
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof addr;
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 8) != 0 ||
-            ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-            return;
-        port_ = ntohs(addr.sin_port);
-        thread_ = std::thread([this] { serve(); });
-    }
-    ~RecordingHttpServer() {
-        stop_ = true;
-        if (thread_.joinable()) thread_.join();
-        if (fd_ >= 0) ::close(fd_);
-    }
-    int port() const { return port_; }
+    RecordingHttpServer() = default;
+    int port() const { return acceptor_.port(); }
     std::vector<std::string> requests() const {
         std::lock_guard lock(mutex_);
         return requests_;
     }
 
 private:
-    void serve() {
-        while (!stop_) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, 50) <= 0) continue;
-            int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (client < 0) continue;
-            std::string head;
-            const auto deadline = std::chrono::steady_clock::now() + 2s;
-            char buf[4096];
-            while (!contains(head, "\r\n\r\n") && std::chrono::steady_clock::now() < deadline && head.size() < 65536) {
-                pollfd c{client, POLLIN, 0};
-                if (::poll(&c, 1, 50) <= 0) continue;
-                ssize_t n = ::recv(client, buf, sizeof buf, 0);
-                if (n <= 0) break;
-                head.append(buf, static_cast<std::size_t>(n));
-            }
-            if (head.empty()) {  // the host's reachability check: a TCP connect, no request
-                ::close(client);
-                continue;
-            }
-            {
-                std::lock_guard lock(mutex_);
-                requests_.push_back(head.substr(0, head.find("\r\n\r\n")));
-            }
-            const std::string response =
-                "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 8\r\nConnection: "
-                "close\r\n\r\nrecorded";
-            (void)!::send(client, response.data(), response.size(), MSG_NOSIGNAL);
-            ::shutdown(client, SHUT_RDWR);
-            ::close(client);
+    void serve(int client) {
+        std::string head;
+        const auto deadline = std::chrono::steady_clock::now() + 2s;
+        char buf[4096];
+        while (!contains(head, "\r\n\r\n") && std::chrono::steady_clock::now() < deadline && head.size() < 65536) {
+            pollfd c{client, POLLIN, 0};
+            if (::poll(&c, 1, 50) <= 0) continue;
+            ssize_t n = ::recv(client, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            head.append(buf, static_cast<std::size_t>(n));
         }
+        if (head.empty()) {  // the host's reachability check: a TCP connect, no request
+            ::close(client);
+            return;
+        }
+        {
+            std::lock_guard lock(mutex_);
+            requests_.push_back(head.substr(0, head.find("\r\n\r\n")));
+        }
+        const std::string response =
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 8\r\nConnection: "
+            "close\r\n\r\nrecorded";
+        (void)!::send(client, response.data(), response.size(), MSG_NOSIGNAL);
+        ::shutdown(client, SHUT_RDWR);
+        ::close(client);
     }
 
-    int fd_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stop_{false};
-    std::thread thread_;
     mutable std::mutex mutex_;
     std::vector<std::string> requests_;
+    LoopbackAcceptor acceptor_{[this](int client) { serve(client); }, 8};  // last: its thread uses the above
 };
 
 class HeadersHelper : public ::testing::Test {
 protected:
     // Connects "helped" at `url` with `helper` as its headersHelper; returns the error, or fails.
     Error connect_error(const std::string& helper, const std::string& url) {
-        Host host(options);
-        EXPECT_TRUE(has_transport_plugin(host, "http"));
         Json config = remote_config("http", url);
         config.AddMember("headersHelper", JsonValue(helper.c_str(), config.GetAllocator()), config.GetAllocator());
-        host.add_server("helped", config);
-        try {
-            host.connect("helped");
-        } catch (const Error& e) {
-            return e;
-        }
-        ADD_FAILURE() << "connect succeeded";
-        return Error(ErrorKind::Usage, "connect succeeded");
+        return failed_connect(options, "helped", config);
     }
 
     LogCapture logs;

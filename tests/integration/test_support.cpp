@@ -123,6 +123,21 @@ Json remote_config(std::string_view type, const std::string& url, std::string_vi
 
 // ---- files ----------------------------------------------------------------------------------------
 
+Error failed_connect(const HostOptions& options, const std::string& name, const Json& config) {
+    Host host(options);
+    if (config.IsObject() && config.HasMember("type") && config["type"].IsString()) {
+        EXPECT_TRUE(has_transport_plugin(host, config["type"].GetString()));
+    }
+    host.add_server(name, config);
+    try {
+        host.connect(name);
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "connect of " << name << " succeeded; it should have failed";
+    return Error(ErrorKind::Usage, "connect of " + name + " succeeded");
+}
+
 fs::path temp_path(std::string_view stem) {
     static std::atomic<int> counter{0};
     return fs::temp_directory_path() /

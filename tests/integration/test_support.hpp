@@ -57,6 +57,11 @@ inline ::testing::AssertionResult has_stdio_plugin(const Host& host) { return ha
 // {"type": type, "url": url} plus the members of `extra` (a JSON object text).
 Json remote_config(std::string_view type, const std::string& url, std::string_view extra = "{}");
 
+// Adds `name` with `config` to a fresh Host(options) and connects it, expecting the connect to fail
+// (the attack and misconfiguration tests): returns the error; when it connected, fails the test and
+// returns a Usage error saying so. Also fails the test when no plugin serves the config's "type".
+Error failed_connect(const HostOptions& options, const std::string& name, const Json& config);
+
 // A fresh path under the temp dir, unique to this process and call; removed by the caller.
 std::filesystem::path temp_path(std::string_view stem);
 // A temp file that removes itself.

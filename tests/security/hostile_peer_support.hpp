@@ -4,6 +4,7 @@
 #pragma once
 
 #include "governance_support.hpp"
+#include "loopback_listener.hpp"
 #include "test_support.hpp"
 
 #include <mcph/json.hpp>
@@ -42,16 +43,12 @@ inline std::string fake_entry(const std::string& mode, const std::vector<std::st
 inline CliResult run_mcph(const std::string& config, const std::vector<std::string>& args,
                           std::chrono::milliseconds bound = std::chrono::seconds(20)) {
     TempDir scratch("mcph-hostile");
-    std::filesystem::create_directories(scratch / "config");
-    std::filesystem::create_directories(scratch / "managed");
-    const std::map<std::string, std::string> env = {
-        {"MCPH_CONFIG_HOME", (scratch / "config").string()},
-        {"MCPH_MANAGED_DIR", (scratch / "managed").string()},
-        {"HOME", scratch.path().string()},
-    };
+    const CliLocations where{.repo = scratch.path(), .config_home = scratch / "config", .managed = scratch / "managed",
+                             .home = scratch.path()};
+    where.create();
     std::vector<std::string> all = {"--strict-mcp-config", "--plugin-dir", plugin_dir().string(), "--mcp-config", config};
     all.insert(all.end(), args.begin(), args.end());
-    return run_cli(all, env, scratch.path(), bound);
+    return run_cli(all, where.env(), where.repo, bound);
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
@@ -77,17 +74,8 @@ struct HttpReply {
 class RawHttpServer {
 public:
     explicit RawHttpServer(std::function<HttpReply(const HttpRequest&)> handler) : handler_(std::move(handler)) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int one = 1;
-        ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-        EXPECT_EQ(::listen(listener_, 16), 0);
-        socklen_t len = sizeof addr;
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-        port_ = ntohs(addr.sin_port);
+        listener_ = listen_on_loopback(port_);
+        EXPECT_GE(listener_, 0) << "cannot listen on 127.0.0.1";
         acceptor_ = std::thread([this] { accept_loop(); });
     }
     ~RawHttpServer() {
@@ -170,6 +158,18 @@ inline Json rpc_message(const HttpRequest& request) {
     } catch (const Error&) {
         return Json();
     }
+}
+
+// A RawHttpServer handler for a JSON-RPC endpoint: anything but a POST gets 405 and a body that is
+// not a JSON object 400; every other request goes to `on_message` with its message and method.
+using RpcHandler = std::function<HttpReply(const HttpRequest&, const Json& message, const std::string& method)>;
+inline std::function<HttpReply(const HttpRequest&)> json_rpc_handler(RpcHandler on_message) {
+    return [on_message = std::move(on_message)](const HttpRequest& request) -> HttpReply {
+        if (!request.is_post()) return {"405 Method Not Allowed", "", ""};
+        const Json message = rpc_message(request);
+        if (!message.IsObject()) return {"400 Bad Request", "", ""};
+        return on_message(request, message, string_at(message, "method"));
+    };
 }
 
 // An initialize answer to `message` (protocol version echoed) with capabilities {"tools":{}}.

@@ -34,16 +34,11 @@ TEST(DeepJson, AToolSchemaNested100000DeepIsRefusedWithTheBoundNamed) {
 
 TEST(DeepJson, ACommittedMcpJsonNestedAMillionDeepIsAClearError) {
     TempDir repo("mcph-deep-repo");
-    std::filesystem::create_directories(repo / ".git");
-    std::filesystem::create_directories(repo / "config");
-    std::filesystem::create_directories(repo / "managed");
+    const CliLocations where{.repo = repo.path(), .config_home = repo / "config", .managed = repo / "managed",
+                             .home = repo.path()};
+    where.create();
     write_file(repo / ".mcp.json", "{\"mcpServers\":" + std::string(1'000'000, '['));
-    const std::map<std::string, std::string> env = {
-        {"MCPH_CONFIG_HOME", (repo / "config").string()},
-        {"MCPH_MANAGED_DIR", (repo / "managed").string()},
-        {"HOME", repo.path().string()},
-    };
-    CliResult r = run_cli({"--plugin-dir", plugin_dir().string(), "servers"}, env, repo.path(), 20s);
+    CliResult r = run_cli({"--plugin-dir", plugin_dir().string(), "servers"}, where.env(), repo.path(), 20s);
     ASSERT_GE(r.exit_code, 0) << "mcph must end by itself, not by a signal: " << r.describe();
     EXPECT_TRUE(contains(r.err + r.out, "nested deeper than 128 levels")) << r.describe();
     EXPECT_TRUE(contains(r.err + r.out, ".mcp.json")) << "the file is named: " << r.describe();
@@ -53,15 +48,13 @@ TEST(DeepJson, ACommittedMcpJsonNestedAMillionDeepIsAClearError) {
 // or as one SSE event. (The plugin's own look at the body is bounded too: transport-http.)
 class DeepSchemaHttpServer {
 public:
-    explicit DeepSchemaHttpServer(bool as_sse) : as_sse_(as_sse), http_([this](const HttpRequest& r) { return reply(r); }) {}
+    explicit DeepSchemaHttpServer(bool as_sse)
+        : as_sse_(as_sse),
+          http_(json_rpc_handler([this](const HttpRequest&, const Json& m, const std::string& method) { return reply(m, method); })) {}
     std::string url() const { return http_.url(); }
 
 private:
-    HttpReply reply(const HttpRequest& request) {
-        if (!request.is_post()) return {"405 Method Not Allowed", "", ""};
-        const Json message = rpc_message(request);
-        if (!message.IsObject()) return {"400 Bad Request", "", ""};
-        const std::string method = string_at(message, "method");
+    HttpReply reply(const Json& message, const std::string& method) {
         if (method == "initialize")
             return {"200 OK", "Content-Type: application/json\r\nMcp-Session-Id: deep\r\n", initialize_result(message)};
         if (!message.HasMember("id")) return {"202 Accepted", "", ""};

@@ -97,10 +97,7 @@ inline std::string read_text(const fs::path& path) {
 class HostileServerTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        fs::create_directories(repo / ".git");
-        fs::create_directories(config_home);
-        fs::create_directories(managed);
-        fs::create_directories(home);
+        locations().create();
         write_file(tools_file, poisoned_tools_json());
         write_file(text_file, hostile_bytes());
     }
@@ -126,12 +123,7 @@ protected:
     }
 
     CliResult mcph(const std::vector<std::string>& args) {
-        const std::map<std::string, std::string> env = {
-            {"MCPH_CONFIG_HOME", config_home.string()},
-            {"MCPH_MANAGED_DIR", managed.string()},
-            {"HOME", home.string()},
-        };
-        return run_cli(args, env, repo, std::chrono::seconds(20));
+        return run_cli(args, locations().env(), repo, std::chrono::seconds(20));
     }
 
     // mcph --strict-mcp-config --mcp-config <evil with args> <command...>
@@ -149,6 +141,7 @@ protected:
     fs::path config_home = dir / "config";
     fs::path managed = dir / "managed";
     fs::path home = dir / "home";
+    CliLocations locations() const { return {.repo = repo, .config_home = config_home, .managed = managed, .home = home}; }
     fs::path tools_file = dir / "tools.json";
     fs::path text_file = dir / "hostile.txt";
     fs::path log_file = dir / "server-received.log";

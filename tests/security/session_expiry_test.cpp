@@ -24,16 +24,13 @@ using namespace mcph::test::hostile;
 class ExpiringServer {
 public:
     explicit ExpiringServer(bool expire_lists)
-        : expire_lists_(expire_lists), http_([this](const HttpRequest& r) { return reply(r); }) {}
+        : expire_lists_(expire_lists),
+          http_(json_rpc_handler([this](const HttpRequest& r, const Json& m, const std::string& method) { return reply(r, m, method); })) {}
     std::string url() const { return http_.url(); }
     int sessions_opened() const { return sessions_.load(); }
 
 private:
-    HttpReply reply(const HttpRequest& request) {
-        if (!request.is_post()) return {"405 Method Not Allowed", "", ""};
-        const Json message = rpc_message(request);
-        if (!message.IsObject()) return {"400 Bad Request", "", ""};
-        const std::string method = string_at(message, "method");
+    HttpReply reply(const HttpRequest& request, const Json& message, const std::string& method) {
         if (!request.has_header("mcp-session-id")) {
             if (method != "initialize") return {"400 Bad Request", "", ""};
             const int n = ++sessions_;

@@ -111,16 +111,7 @@ private:
 class TransportWsAttack : public ::testing::Test {
 protected:
     std::string connect_error(const std::string& url, std::string_view extra) {
-        Host host(options);
-        EXPECT_TRUE(has_transport_plugin(host, "ws"));
-        host.add_server("hostile", remote_config("ws", url, extra));
-        try {
-            host.connect("hostile");
-        } catch (const Error& e) {
-            return e.what();
-        }
-        ADD_FAILURE() << "connect succeeded against a hostile server";
-        return {};
+        return failed_connect(options, "hostile", remote_config("ws", url, extra)).what();
     }
     LogCapture logs;
     HostOptions options = test_options(logs);

@@ -1,6 +1,7 @@
 #include "trust_support.hpp"
 
 #include "config/config_locations.hpp"
+#include "loopback_listener.hpp"
 
 #include <gtest/gtest.h>
 
@@ -61,17 +62,8 @@ std::string marker_server(const fs::path& marker, const std::vector<std::string>
 }
 
 Listener::Listener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 16) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-        ADD_FAILURE() << "cannot listen on 127.0.0.1";
-        return;
-    }
-    port_ = ntohs(addr.sin_port);
+    fd_ = listen_on_loopback(port_, 16, SOCK_NONBLOCK);
+    if (fd_ < 0) ADD_FAILURE() << "cannot listen on 127.0.0.1";
 }
 
 Listener::~Listener() {
@@ -88,27 +80,8 @@ bool Listener::connected() {
 CliResult run_cli_on_tty(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                          const fs::path& cwd, const std::string& input, std::chrono::milliseconds timeout) {
     CliResult result;
-    std::vector<std::string> argv_s = {cli_path().string()};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    for (const auto& a : argv_s) result.command_line += (result.command_line.empty() ? "" : " ") + a;
-    result.command_line += "   (on a terminal, typing " + json_quote(input) + ")";
-    std::map<std::string, std::string> vars;
-    for (char** e = environ; e && *e; ++e) {
-        const std::string kv = *e;
-        if (const auto eq = kv.find('='); eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
-    for (const auto& name : governance_env_vars()) vars.erase(name);
-    for (const auto& [k, v] : env) {
-        if (v.empty()) vars.erase(k);
-        else vars[k] = v;
-    }
-    std::vector<std::string> env_s;
-    for (const auto& [k, v] : vars) env_s.push_back(k + "=" + v);
-    std::vector<char*> argv_p, env_p;
-    for (auto& s : argv_s) argv_p.push_back(s.data());
-    argv_p.push_back(nullptr);
-    for (auto& s : env_s) env_p.push_back(s.data());
-    env_p.push_back(nullptr);
+    CliExec exec(args, env);  // built before fork (the child may only make async-signal-safe calls)
+    result.command_line = exec.command_line() + "   (on a terminal, typing " + json_quote(input) + ")";
     const std::string cwd_s = cwd.string();
 
     int master = -1;
@@ -119,7 +92,7 @@ CliResult run_cli_on_tty(const std::vector<std::string>& args, const std::map<st
     }
     if (pid == 0) {
         if (::chdir(cwd_s.c_str()) != 0) ::_exit(126);
-        ::execve(argv_p[0], argv_p.data(), env_p.data());
+        ::execve(exec.argv()[0], exec.argv(), exec.envp());
         ::_exit(127);
     }
     if (!input.empty()) (void)!::write(master, input.data(), input.size());  // buffered by the line discipline
@@ -145,11 +118,10 @@ CliResult run_cli_on_tty(const std::vector<std::string>& args, const std::map<st
     return result;
 }
 
-TrustTree::TrustTree() {
-    fs::create_directories(repo / ".git");
-    fs::create_directories(config_home);
-    fs::create_directories(managed);
-    fs::create_directories(home);
+TrustTree::TrustTree() { locations().create(); }
+
+CliLocations TrustTree::locations() const {
+    return {.repo = repo, .config_home = config_home, .managed = managed, .home = home};
 }
 
 TrustTree::~TrustTree() {
@@ -159,11 +131,7 @@ TrustTree::~TrustTree() {
 
 CliResult TrustTree::mcph(const std::vector<std::string>& args, const fs::path& cwd,
                           const std::map<std::string, std::string>& env) {
-    std::map<std::string, std::string> all = {
-        {"MCPH_CONFIG_HOME", config_home.string()},
-        {"MCPH_MANAGED_DIR", managed.string()},
-        {"HOME", home.string()},
-    };
+    std::map<std::string, std::string> all = locations().env();
     for (const auto& [k, v] : env) all[k] = v;
     CliResult r = run_cli(args, all, cwd.empty() ? repo : cwd, 20s);
     last = r.describe();
@@ -172,11 +140,7 @@ CliResult TrustTree::mcph(const std::vector<std::string>& args, const fs::path& 
 
 CliResult TrustTree::mcph_on_tty(const std::vector<std::string>& args, const std::string& input, const fs::path& cwd,
                                  const std::map<std::string, std::string>& extra) {
-    std::map<std::string, std::string> env = {
-        {"MCPH_CONFIG_HOME", config_home.string()},
-        {"MCPH_MANAGED_DIR", managed.string()},
-        {"HOME", home.string()},
-    };
+    std::map<std::string, std::string> env = locations().env();
     for (const auto& [k, v] : extra) env[k] = v;
     CliResult r = run_cli_on_tty(args, env, cwd.empty() ? repo : cwd, input);
     last = r.describe();

@@ -74,6 +74,7 @@ public:
     std::filesystem::path home = dir / "home";
     std::filesystem::path repo = dir / "repo";
     std::vector<std::filesystem::path> traces;
+    CliLocations locations() const;
     // The local settings file in the config home for `project` (resolved like the host does).
     std::filesystem::path local_settings(const std::filesystem::path& project) const;
 };

@@ -101,16 +101,15 @@ RedirectResponder::~RedirectResponder() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-CliTree::CliTree() {
-    for (const auto& d : {repo / ".git", config_home, managed, home}) std::filesystem::create_directories(d);
+CliTree::CliTree() { locations().create(); }
+
+CliLocations CliTree::locations() const {
+    return {.repo = repo, .config_home = config_home, .managed = managed, .home = home};
 }
 
 CliResult CliTree::run(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
-    const std::map<std::string, std::string> env = {
-        {"MCPH_CONFIG_HOME", config_home.string()}, {"MCPH_MANAGED_DIR", managed.string()},
-        {"HOME", home.string()},                    {"MCPH_RECONNECT_ATTEMPTS", "1"},
-        {"MCPH_RECONNECT_INITIAL_MS", "50"},        {"MCPH_RECONNECT_MAX_MS", "100"},
-    };
+    std::map<std::string, std::string> env = locations().env();
+    env.insert({{"MCPH_RECONNECT_ATTEMPTS", "1"}, {"MCPH_RECONNECT_INITIAL_MS", "50"}, {"MCPH_RECONNECT_MAX_MS", "100"}});
     return run_cli(args, env, repo, timeout);
 }
 

@@ -83,6 +83,7 @@ struct CliTree {
     std::filesystem::path home = dir / "home";
 
     CliTree();
+    CliLocations locations() const;
     // `mcph args...` in the repository with the tree's locations and one reconnect attempt.
     CliResult run(const std::vector<std::string>& args, std::chrono::milliseconds timeout = std::chrono::seconds(15));
 };

@@ -1,5 +1,7 @@
 #include "config/atomic_write.hpp"
 
+#include "config/file_read.hpp"
+
 #include <mcph/error.hpp>
 
 #include <cerrno>
@@ -141,18 +143,7 @@ std::optional<std::string> read_file_if_exists(const fs::path& path) {
         if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
         throw Error(ErrorKind::Usage, "cannot read " + path.string() + ": " + std::strerror(errno));
     }
-    std::string text;
-    char buffer[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        text.append(buffer, static_cast<size_t>(n));
-    }
-    const int err = errno;
-    ::close(fd);
-    if (n < 0) throw Error(ErrorKind::Usage, "cannot read " + path.string() + ": " + std::strerror(err));
-    return text;
+    return read_to_end_and_close(fd, path);
 }
 
 }  // namespace mcph::config

@@ -1,5 +1,7 @@
 #include "config/file_trust.hpp"
 
+#include "config/file_read.hpp"
+
 #include <mcph/error.hpp>
 
 #include <fcntl.h>
@@ -70,18 +72,7 @@ std::optional<std::string> read_trusted_file(const fs::path& path, TrustRule rul
         ::close(fd);
         throw Error(ErrorKind::Usage, *why);
     }
-    std::string text;
-    char buffer[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        text.append(buffer, static_cast<size_t>(n));
-    }
-    const int err = errno;
-    ::close(fd);
-    if (n < 0) throw Error(ErrorKind::Usage, "cannot read " + path.string() + ": " + std::strerror(err));
-    return text;
+    return read_to_end_and_close(fd, path);
 }
 
 void require_trusted(const fs::path& path, TrustRule rule) {

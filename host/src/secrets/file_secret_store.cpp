@@ -2,6 +2,7 @@
 
 #include "config/atomic_write.hpp"
 #include "config/config_locations.hpp"
+#include "config/file_read.hpp"
 #include "config/file_trust.hpp"
 
 #include <mcph/bounded_json.hpp>
@@ -91,11 +92,11 @@ Json read_all(const fs::path& file) {
         fail(file, std::string("has permissions ") + mode + ", so others may read your tokens; refusing to use it (run: chmod 600 " + file.string() + ")");
     }
     std::string text;
-    char buffer[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
-    ::close(fd);
-    if (n < 0) fail(file, std::string("cannot read it: ") + std::strerror(errno));
+    try {
+        text = config::read_to_end_and_close(fd, file);
+    } catch (const Error& e) {
+        fail(file, e.what());
+    }
     if (!json_bounds::parse(doc, text) || !doc.IsObject())
         fail(file, "is corrupt (not a JSON object); remove it and sign in again with `mcph login <server>`");
     return doc;
