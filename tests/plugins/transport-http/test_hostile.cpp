@@ -147,8 +147,9 @@ TEST_F(HttpHostileTest, HugeSseIdOrEventFieldIsRefusedWithinTheBound) {
         t.close();
         // The bound is checked in the normal build; under ASan, RSS also holds shadow memory and
         // the quarantine of freed chunks, so only the refusal is asserted there.
-        if (!mcph_test::kSanitized)
+        if (!mcph_test::kSanitized) {
             EXPECT_LT(peak_rss_kib() - before, static_cast<long>(2 * kLimit / 1024 + 8 * 1024)) << "KiB";
+        }
     }
 }
 

@@ -47,8 +47,9 @@ TEST_F(SseHostileTest, HugeIdOrEventFieldEndsTheStreamWithinTheBound) {
             << t.recorder.close_detail();
         t.close();
         // Under ASan, RSS also holds shadow memory and the quarantine: only the refusal is asserted there.
-        if (!mcph_test::kSanitized)
+        if (!mcph_test::kSanitized) {
             EXPECT_LT(peak_rss_kib() - before, static_cast<long>(2 * kLimit / 1024 + 8 * 1024)) << "KiB";
+        }
     }
 }
 
