@@ -36,6 +36,22 @@ JsonValue plugin_json(const PluginInfo& p, Alloc& a) {
 
 // Changed instructions are text for the model that the user has not seen: held back (flagged in
 // unapprovedChanges) until the server is approved again.
+// `member`: [{key: id_of(item), "findings": [...]}] for each item whose description the scanner
+// flags; left out when none is.
+template <class Item, class IdOf>
+void add_description_findings(JsonValue& o, const char* member, const char* key, const std::vector<Item>& items,
+                              FindingField field, IdOf id_of, Alloc& a) {
+    JsonValue flagged(rapidjson::kArrayType);
+    for (const Item& item : items)
+        if (auto f = scan_server_text(item.description, field); !f.empty()) {
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember(JsonValue(key, a), str(id_of(item), a), a);
+            entry.AddMember("findings", findings_json(f, a), a);
+            flagged.PushBack(entry, a);
+        }
+    if (!flagged.Empty()) o.AddMember(JsonValue(member, a), flagged, a);
+}
+
 void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vector<Tool>& usable_tools,
                          bool instructions_withheld, Alloc& a) {
     o.AddMember("protocolVersion", str(core.protocol_version(), a), a);
@@ -72,24 +88,10 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
     for (const Prompt& p : core.cached_prompts()) prompts.PushBack(str(p.name, a), a);
     o.AddMember("prompts", prompts, a);
     // The scanner on prompt and resource descriptions: [{"name"|"uri", "findings"}], when any.
-    JsonValue described(rapidjson::kArrayType);
-    for (const Prompt& p : core.cached_prompts())
-        if (auto f = scan_server_text(p.description, FindingField::PromptDescription); !f.empty()) {
-            JsonValue entry(rapidjson::kObjectType);
-            entry.AddMember("name", str(p.name, a), a);
-            entry.AddMember("findings", findings_json(f, a), a);
-            described.PushBack(entry, a);
-        }
-    if (!described.Empty()) o.AddMember("promptFindings", described, a);
-    JsonValue resource_findings(rapidjson::kArrayType);
-    for (const Resource& r : core.cached_resources())
-        if (auto f = scan_server_text(r.description, FindingField::ResourceDescription); !f.empty()) {
-            JsonValue entry(rapidjson::kObjectType);
-            entry.AddMember("uri", str(r.uri, a), a);
-            entry.AddMember("findings", findings_json(f, a), a);
-            resource_findings.PushBack(entry, a);
-        }
-    if (!resource_findings.Empty()) o.AddMember("resourceFindings", resource_findings, a);
+    add_description_findings(o, "promptFindings", "name", core.cached_prompts(), FindingField::PromptDescription,
+                             [](const Prompt& p) -> const std::string& { return p.name; }, a);
+    add_description_findings(o, "resourceFindings", "uri", core.cached_resources(), FindingField::ResourceDescription,
+                             [](const Resource& r) -> const std::string& { return r.uri; }, a);
 }
 
 JsonValue excluded_json(const std::vector<ExcludedServer>& list, Alloc& a) {

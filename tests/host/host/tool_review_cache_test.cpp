@@ -142,6 +142,12 @@ protected:
             return std::string(mcph::to_string(e.kind())) + ": " + e.what();
         }
     }
+    // The server announces a new tool list; true once the host has refreshed it (within 5 s).
+    bool announce(ScriptedServer& server, const char* tools_json) {
+        const int seen = changes.now();
+        server.set_tools(tools_json, true);
+        return changes.wait_past(seen);
+    }
     static bool has_tool(const std::vector<mcph::Tool>& tools, const std::string& mapped) {
         for (const auto& t : tools)
             if (t.mapped_name == mapped) return true;
@@ -173,9 +179,7 @@ TEST_F(ToolReviewCache, ScannerRunsOncePerChangeNotPerCall) {
     EXPECT_EQ(server->calls("hi"), 20);
 
     // A changed list is scanned once, at the next use, and then served again.
-    const int seen = changes.now();
-    server->set_tools(kPlain, true);
-    ASSERT_TRUE(changes.wait_past(seen)) << "no tools/list_changed refresh within 5 s";
+    ASSERT_TRUE(announce(*server, kPlain)) << "no tools/list_changed refresh within 5 s";
     ASSERT_EQ(call(host, "mcp__app__hi").text(), "hi done");
     const auto rescanned = mcph::governance::tool_scans();
     EXPECT_EQ(rescanned, scans + 1) << "one tool listed now: one scan";
@@ -191,9 +195,7 @@ TEST_F(ToolReviewCache, ToolChangedAfterListChangedIsWithheldAtTheNextCallAndApp
     host.approve("app");
     ASSERT_EQ(outcome(host, "mcp__app__hi"), "ok");
 
-    const int seen = changes.now();
-    server->set_tools(kChanged, true);
-    ASSERT_TRUE(changes.wait_past(seen)) << "no tools/list_changed refresh within 5 s";
+    ASSERT_TRUE(announce(*server, kChanged)) << "no tools/list_changed refresh within 5 s";
     const std::string refused = outcome(host, "mcp__app__hi");
     EXPECT_TRUE(starts_with(refused, "usage") && contains(refused, "changed since you approved")) << refused;
     EXPECT_TRUE(starts_with(outcome(host, "app/hi"), "usage")) << "by its raw name too";
@@ -212,9 +214,7 @@ TEST_F(ToolReviewCache, NewToolAfterListChangedIsWithheldAsNew) {
     host.register_sdk_server("app", server);
     host.approve("app");
     ASSERT_EQ(outcome(host, "mcp__app__hi"), "ok");
-    const int seen = changes.now();
-    server->set_tools(kPlainPlusNew, true);
-    ASSERT_TRUE(changes.wait_past(seen));
+    ASSERT_TRUE(announce(*server, kPlainPlusNew));
     const std::string refused = outcome(host, "mcp__app__extra");
     EXPECT_TRUE(starts_with(refused, "usage") && contains(refused, "is new since you approved")) << refused;
     EXPECT_EQ(outcome(host, "mcp__app__hi"), "ok") << "the unchanged tool stays callable";
@@ -282,9 +282,7 @@ TEST_F(ToolReviewCache, ASecondServerAddingAShadowedToolFlagsTheFirstServersTool
     EXPECT_TRUE(cross);
 
     // mail's list changes: send_email is gone, so evil's add names nothing foreign any more.
-    const int seen = changes.now();
-    mail->set_tools(kInbox, true);
-    ASSERT_TRUE(changes.wait_past(seen));
+    ASSERT_TRUE(announce(*mail, kInbox));
     EXPECT_EQ(outcome(host, "mcp__evil__add"), "ok");
     EXPECT_EQ(evil->calls("add"), 3);
 }
@@ -317,9 +315,7 @@ TEST_F(ToolReviewCache, ApprovalsReadAgainReleaseAToolWithheldBefore) {
     mcph::Host host(options());
     host.register_sdk_server("app", first);
     host.approve("app");
-    const int seen = changes.now();
-    first->set_tools(kChanged, true);
-    ASSERT_TRUE(changes.wait_past(seen));
+    ASSERT_TRUE(announce(*first, kChanged));
     ASSERT_TRUE(starts_with(outcome(host, "mcp__app__hi"), "usage"));
 
     {
