@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace mcph;
     jsonrpc::EngineHooks hooks;
-    hooks.send = [](std::string_view message) {
+    hooks.send = [](std::string_view message, const mcph::transport::MessageFacts*) {
         rapidjson::Document doc;
         MCPH_FUZZ_CHECK(json_bounds::parse(doc, message));
         MCPH_FUZZ_CHECK(doc.IsObject());

@@ -27,11 +27,19 @@ public:
     ErrorKind kind() const noexcept { return kind_; }
     int code() const noexcept { return code_; }                       // JSON-RPC error code (Remote)
     const std::string& data_json() const noexcept { return data_json_; }  // JSON-RPC error data, if any
+    // The HTTP status the error arrived with (a Streamable HTTP server refusing a request below
+    // JSON-RPC, e.g. 400 with an UnsupportedProtocolVersion body); 0 when none.
+    int http_status() const noexcept { return http_status_; }
+    Error& set_http_status(int status) noexcept {
+        http_status_ = status;
+        return *this;
+    }
 
 private:
     ErrorKind kind_;
     int code_;
     std::string data_json_;
+    int http_status_ = 0;
 };
 
 }  // namespace mcph

@@ -10,6 +10,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <charconv>
+
 namespace mcph::jsonrpc {
 namespace {
 
@@ -238,8 +240,10 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     }
     if (was_empty && hooks_.arm_timeouts) hooks_.arm_timeouts();
 
+    settings.facts.id = std::to_string(id);
+    settings.facts.method = std::string(method);
     try {
-        send_raw(as_view(buffer));
+        send_raw(as_view(buffer), &settings.facts);
     } catch (const Error& e) {
         if (auto taken = take(id)) fail(*taken, e);
     } catch (const std::exception& e) {  // the contract says Error; anything else still must not leak
@@ -279,6 +283,14 @@ void RpcEngine::cancel(std::int64_t id, const std::string& reason) {
     fail(*taken, Error(ErrorKind::Cancelled, taken->method + " cancelled: " + reason));
 }
 
+void RpcEngine::fail_request(std::string_view id_json, const Error& error) {
+    std::int64_t id = 0;
+    const char* end = id_json.data() + id_json.size();
+    auto [ptr, ec] = std::from_chars(id_json.data(), end, id);
+    if (ec != std::errc() || ptr != end) return;  // not one of ours: the engine only mints integer ids
+    if (auto taken = take(id)) fail(*taken, error);
+}
+
 std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
     std::lock_guard lock(mutex_);
     auto node = pending_.extract(id);
@@ -287,6 +299,10 @@ std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
 }
 
 void RpcEngine::send_cancelled(std::int64_t id, const std::string& reason) {
+    if (cancel_by_stream_ && hooks_.cancel_stream) {
+        hooks_.cancel_stream(std::to_string(id));
+        return;
+    }
     Json params(rapidjson::kObjectType);
     params.AddMember("requestId", rapidjson::Value(static_cast<int64_t>(id)), params.GetAllocator());
     params.AddMember("reason", json::string_value(reason, params.GetAllocator()), params.GetAllocator());
@@ -517,14 +533,14 @@ void RpcEngine::reopen() {
     closed_error_.reset();
 }
 
-void RpcEngine::send_raw(std::string_view message) {
+void RpcEngine::send_raw(std::string_view message, const transport::MessageFacts* facts) {
     // Counted, so a timeout can tell that a write is stuck (see check_timeouts).
     struct Counted {
         std::atomic<int>& n;
         explicit Counted(std::atomic<int>& count) : n(count) { ++n; }
         ~Counted() { --n; }
     } counted(sends_in_progress_);
-    hooks_.send(message);
+    hooks_.send(message, facts);
 }
 
 std::size_t RpcEngine::pending_count() const {

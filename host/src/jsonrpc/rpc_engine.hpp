@@ -7,6 +7,8 @@
 // are found by check_timeouts(), which the owner calls periodically from its event loop.
 #pragma once
 
+#include "transport/transport.hpp"
+
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 #include <mcph/session.hpp>
@@ -59,8 +61,12 @@ inline constexpr int kTooManyInFlightCode = -32000;
 inline constexpr std::size_t kDefaultMaxInboundInFlight = 32;
 
 struct EngineHooks {
-    // Writes one serialized message to the transport; throws mcph::Error on failure.
-    std::function<void(std::string_view message)> send;
+    // Writes one serialized message to the transport; throws mcph::Error on failure. `facts` is
+    // set for requests (id, method, and what the session added), null otherwise.
+    std::function<void(std::string_view message, const transport::MessageFacts* facts)> send;
+    // Ends one request's stream on the transport (modern Streamable HTTP cancellation); used
+    // instead of notifications/cancelled while set_cancel_by_stream(true).
+    std::function<void(std::string_view id_json)> cancel_stream;
     // An inbound request other than ping. Runs on the transport thread: hand off slow work.
     std::function<void(const std::string& method, Json params, std::shared_ptr<Responder> responder)> on_request;
     // An inbound notification other than progress/cancelled. Runs on the transport thread.
@@ -82,6 +88,9 @@ struct RequestSettings {
     bool reset_timeout_on_progress = false;
     std::optional<std::chrono::milliseconds> max_total_timeout;
     std::function<void(const Progress&)> on_progress;
+    // Facts for the transport (name, x-mcp-header params, version, flags); the engine fills in
+    // the id and the method.
+    transport::MessageFacts facts;
 };
 
 class RpcEngine : public std::enable_shared_from_this<RpcEngine> {
@@ -109,12 +118,17 @@ public:
     void fail_all(const Error& error);
     // Accepts requests again after fail_all (a fresh connection).
     void reopen();
+    // Fails one pending request (by its id as JSON text) with `error`: the transport lost it or
+    // the server refused it below JSON-RPC (an HTTP error status). Unknown ids are ignored.
+    void fail_request(std::string_view id_json, const Error& error);
+    // Modern Streamable HTTP: a request is cancelled by closing its stream, not by a notice.
+    void set_cancel_by_stream(bool on) { cancel_by_stream_ = on; }
 
     std::size_t pending_count() const;
     // Server→client requests handed to on_request and not yet answered.
     std::size_t inbound_in_flight() const { return inbound_in_flight_.load(); }
     // Writes one message through hooks.send (every write of the engine goes through here).
-    void send_raw(std::string_view message);
+    void send_raw(std::string_view message, const transport::MessageFacts* facts = nullptr);
 
 private:
     struct Pending {
@@ -154,6 +168,7 @@ private:
     std::atomic<std::size_t> inbound_in_flight_{0};
     std::atomic<std::uint64_t> inbound_refused_{0};
     std::atomic<int> sends_in_progress_{0};
+    std::atomic<bool> cancel_by_stream_{false};
 };
 
 // Serializes an id value (number or string) as JSON text, for echoing it back.

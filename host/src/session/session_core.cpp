@@ -83,6 +83,39 @@ Json cursor_params(const std::string& cursor) {
 
 LogLevel to_log_level(mcph_log_level level) { return static_cast<LogLevel>(level); }
 
+// A request the transport lost or the server refused below JSON-RPC. An HTTP error whose body is a
+// JSON-RPC error is the server's answer (modern servers say -32022 with a 400): keep its code and
+// data, and the status. Otherwise the category says what it was.
+Error request_failure_error(const transport::Failure& failure) {
+    Json body;
+    if (!failure.body.empty() && json_bounds::parse(body, failure.body) && body.IsObject()) {
+        if (const JsonValue* error = json::object_member(body, "error")) {
+            const JsonValue* code = json::member(*error, "code");
+            const JsonValue* data = json::member(*error, "data");
+            Error e(ErrorKind::Remote,
+                    json::string_or(*error, "message", "server refused the request") + " (HTTP " +
+                        std::to_string(failure.http_status) + ", JSON-RPC error " +
+                        std::to_string(code && code->IsInt() ? code->GetInt() : 0) + ")",
+                    code && code->IsInt() ? code->GetInt() : 0, data ? to_json(*data) : std::string());
+            e.set_http_status(failure.http_status);
+            return e;
+        }
+    }
+    switch (failure.category) {
+        case MCPH_FAILURE_HTTP_STATUS: {
+            Error e(ErrorKind::Remote, failure.message, -32000,
+                    "{\"httpStatus\":" + std::to_string(failure.http_status) + "}");
+            e.set_http_status(failure.http_status);
+            return e;
+        }
+        case MCPH_FAILURE_SESSION_EXPIRED: return Error(ErrorKind::Connection, failure.message, kSessionExpiredCode);
+        case MCPH_FAILURE_RESET: return Error(ErrorKind::Connection, failure.message, kResponseStreamBrokenCode);
+        case MCPH_FAILURE_TIMEOUT: return Error(ErrorKind::Timeout, failure.message);
+        case MCPH_FAILURE_AUTH: return Error(ErrorKind::Connection, failure.message);
+        default: return Error(ErrorKind::Connection, failure.message);
+    }
+}
+
 }  // namespace
 
 SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transport,
@@ -115,11 +148,15 @@ void SessionCore::connect() {
 void SessionCore::create_engine() {
     std::weak_ptr<SessionCore> weak = weak_from_this();
     jsonrpc::EngineHooks hooks;
-    hooks.send = [this](std::string_view message) {
+    hooks.send = [this](std::string_view message, const transport::MessageFacts* facts) {
         // Shared: many senders at once; a reconnect swaps the transport under the exclusive lock.
         std::shared_lock lock(channel_mutex_);
         if (!channel_) throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' is not connected");
-        channel_->send(message);
+        channel_->send(message, facts);
+    };
+    hooks.cancel_stream = [this](std::string_view id_json) {
+        std::shared_lock lock(channel_mutex_);
+        if (channel_) channel_->cancel(id_json);
     };
     hooks.on_request = [weak](const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder) {
         if (auto self = weak.lock()) self->on_server_request(method, std::move(params), std::move(responder));
@@ -578,7 +615,13 @@ void SessionCore::on_server_notification(const std::string& method, const JsonVa
 
 void SessionCore::on_transport_message(std::string_view message) { engine_->handle_message(message); }
 
-void SessionCore::on_transport_closed(mcph_close_reason reason, std::string_view detail) {
+void SessionCore::on_transport_request_failed(std::string_view request_id, const transport::Failure& failure) {
+    if (engine_) engine_->fail_request(request_id, request_failure_error(failure));
+}
+
+void SessionCore::on_transport_closed(mcph_close_reason reason, const transport::Failure& failure) {
+    const std::string detail =
+        failure.stderr_tail.empty() ? failure.message : failure.message + "; stderr:\n" + failure.stderr_tail;
     std::string why = reason == MCPH_CLOSE_CLEAN ? "closed the connection"
                       : reason == MCPH_CLOSE_SESSION_EXPIRED ? "expired the session"
                       : reason == MCPH_CLOSE_AUTH_REQUIRED   ? "requires authentication"

@@ -36,6 +36,9 @@ using TransportFactory = std::function<std::unique_ptr<transport::Transport>(tra
 // The code carried by a Connection error when the server expired our session (HTTP 404); the
 // seed's systems see the same condition as JSON-RPC -32001.
 inline constexpr int kSessionExpiredCode = -32001;
+// The code carried by a Connection error when a request's own response stream broke (modern
+// Streamable HTTP): the request is lost and may be re-issued once with a new id. Host-internal.
+inline constexpr int kResponseStreamBrokenCode = -32010;
 
 struct SessionSettings {
     std::string server_name;
@@ -101,7 +104,8 @@ public:
 
     // TransportListener
     void on_transport_message(std::string_view message) override;
-    void on_transport_closed(mcph_close_reason reason, std::string_view detail) override;
+    void on_transport_closed(mcph_close_reason reason, const transport::Failure& failure) override;
+    void on_transport_request_failed(std::string_view request_id, const transport::Failure& failure) override;
     void on_transport_diagnostic(mcph_log_level level, std::string_view message) override;
     transport::HeaderList request_headers() override;
     bool auth_challenge(int http_status, std::string_view www_authenticate) override;

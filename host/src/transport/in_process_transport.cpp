@@ -22,7 +22,7 @@ void InProcessTransport::start() {
     if (!server_) throw Error(ErrorKind::Connection, "no in-process server is registered under this name");
 }
 
-void InProcessTransport::send(std::string_view message) {
+void InProcessTransport::send(std::string_view message, const MessageFacts* /*facts*/) {
     {
         std::lock_guard lock(link_->mutex);
         if (!link_->open) throw Error(ErrorKind::Connection, "in-process connection is closed");

@@ -20,8 +20,10 @@ public:
     ~InProcessTransport() override;
 
     void start() override;
-    void send(std::string_view message) override;
+    using Transport::send;
+    void send(std::string_view message, const MessageFacts* facts) override;
     void set_option(std::string_view, std::string_view) override {}
+    std::uint32_t traits() const override { return 0; }
     void close() override;
 
 private:

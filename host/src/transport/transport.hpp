@@ -1,18 +1,76 @@
 // What a session needs from a transport, whether a loaded plugin (TransportChannel) or the
-// in-process one (InProcessTransport).
+// in-process one (InProcessTransport), and what a transport tells its listener.
 #pragma once
 
+#include <mcph/plugin_api.h>
+
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace mcph::transport {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// What the host knows about one outgoing message (ABI v1.1 mcph_message_facts), so a transport
+// never re-parses the JSON: the id as JSON text, method, the name Mcp-Name mirrors, the version,
+// and the x-mcp-header parameters (annotation name → value as text).
+struct MessageFacts {
+    std::string id;
+    std::string method;
+    std::string name;
+    std::string protocol_version;
+    HeaderList params;
+    std::uint32_t flags = 0;  // MCPH_MESSAGE_*
+};
+
+// A typed transport failure (ABI v1.1 mcph_failure), owning its text. The host decides on the
+// category, the OS error and the HTTP status — never on `message`, which is for people.
+struct Failure {
+    mcph_failure_category category = MCPH_FAILURE_OTHER;
+    int os_error = 0;
+    int http_status = 0;
+    std::string message;
+    std::string stderr_tail;
+    std::string body;
+};
 
 class Transport {
 public:
     virtual ~Transport() = default;
-    virtual void start() = 0;                                                // throws Error(Connection)
-    virtual void send(std::string_view message) = 0;                         // throws Error(Connection)
+    virtual void start() = 0;  // throws Error(Connection)
+    // Throws Error(Connection). `facts` may be null (a notification or response the host has no
+    // facts for; an ABI 1.0 plugin ignores them anyway).
+    virtual void send(std::string_view message, const MessageFacts* facts) = 0;
+    void send(std::string_view message) { send(message, nullptr); }
     virtual void set_option(std::string_view key, std::string_view value) = 0;  // unknown keys ignored
+    // The host gave up on one request: a transport with MCPH_TRAIT_PER_REQUEST_CANCEL ends that
+    // request's stream. Others ignore it (the session sends notifications/cancelled instead).
+    virtual void cancel(std::string_view request_id) { (void)request_id; }
+    // MCPH_TRAIT_* flags.
+    virtual std::uint32_t traits() const = 0;
     virtual void close() = 0;  // idempotent; no callbacks after it returns
+};
+
+class TransportListener {
+public:
+    virtual ~TransportListener() = default;
+    virtual void on_transport_message(std::string_view message) = 0;                           // plugin thread
+    virtual void on_transport_closed(mcph_close_reason reason, const Failure& failure) = 0;      // plugin thread
+    virtual void on_transport_diagnostic(mcph_log_level level, std::string_view message) = 0;    // human log line
+    // A typed, non-fatal problem (the health monitor decides what it means).
+    virtual void on_transport_failure(const Failure& failure) { (void)failure; }
+    // One request failed without a JSON-RPC response (HTTP error status, broken response stream).
+    virtual void on_transport_request_failed(std::string_view request_id, const Failure& failure) = 0;
+    // Auth hook. Default: no headers, challenges not handled.
+    virtual HeaderList request_headers() { return {}; }
+    virtual bool auth_challenge(int http_status, std::string_view www_authenticate) {
+        (void)http_status;
+        (void)www_authenticate;
+        return false;
+    }
 };
 
 }  // namespace mcph::transport

@@ -4,7 +4,9 @@
 #include <mcph/error.hpp>
 #include <mcph/plugin_helper.hpp>
 
+#include <cstddef>
 #include <cstring>
+#include <vector>
 
 namespace mcph::transport {
 namespace {
@@ -14,6 +16,32 @@ using mcph::plugin::str;
 using mcph::plugin::view;
 
 TransportListener* listener_of(void* ud) { return static_cast<TransportListener*>(ud); }
+
+// A plugin's texts name the endpoint they failed on; the URL may carry a key (url/redact.hpp).
+Failure from_c(const mcph_failure* f) {
+    Failure out;
+    if (!f) return out;
+    auto has = [f](size_t offset) { return f->struct_size > offset; };
+    if (has(offsetof(mcph_failure, category))) out.category = f->category;
+    if (has(offsetof(mcph_failure, os_error))) out.os_error = f->os_error;
+    if (has(offsetof(mcph_failure, http_status))) out.http_status = f->http_status;
+    if (has(offsetof(mcph_failure, message))) out.message = url::redact_urls_in_text(view(f->message));
+    if (has(offsetof(mcph_failure, stderr_tail))) out.stderr_tail = std::string(view(f->stderr_tail));
+    if (has(offsetof(mcph_failure, body))) out.body = std::string(view(f->body));
+    return out;
+}
+
+// An ABI 1.0 plugin declares no traits. Its type is then the only evidence there is: a remote
+// transport may lose its session, stdio cannot; "sse" speaks only the 2024-11-05 generation.
+std::uint32_t traits_of_v10_plugin(const mcph_transport_vtable_v1* vtable) {
+    std::uint32_t traits = MCPH_TRAIT_SESSION_CAN_EXPIRE;
+    for (const char* const* type = vtable->config_types; type && *type; ++type) {
+        const std::string_view t(*type);
+        if (t == "stdio") traits &= ~MCPH_TRAIT_SESSION_CAN_EXPIRE;
+        if (t == "sse" || t == "sse-ide") traits |= MCPH_TRAIT_LEGACY_ONLY;
+    }
+    return traits;
+}
 
 }  // namespace
 
@@ -28,6 +56,10 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     callbacks_.on_diagnostic = &TransportChannel::on_diagnostic;
     callbacks_.get_request_headers = &TransportChannel::get_request_headers;
     callbacks_.on_auth_challenge = &TransportChannel::on_auth_challenge;
+    callbacks_.on_request_failed = &TransportChannel::on_request_failed;
+    callbacks_.on_failure = &TransportChannel::on_failure;
+    callbacks_.on_closed_ex = &TransportChannel::on_closed_ex;
+    traits_ = has_v11(offsetof(mcph_transport_vtable_v1, traits)) ? vtable_->traits : traits_of_v10_plugin(vtable_);
 
     mcph_error err = make_error();
     mcph_status status = vtable_->create(services, str(config_json), &callbacks_, &transport_, &err);
@@ -54,12 +86,35 @@ void TransportChannel::start() {
     if (vtable_->start(transport_, &err) != MCPH_OK) throw Error(ErrorKind::Connection, err.message);
 }
 
-void TransportChannel::send(std::string_view message) {
+void TransportChannel::send(std::string_view message, const MessageFacts* facts) {
     mcph_error err = make_error();
-    mcph_status status = vtable_->send(transport_, str(message), &err);
+    mcph_status status;
+    if (facts && has_v11(offsetof(mcph_transport_vtable_v1, send_ex)) && vtable_->send_ex) {
+        std::vector<mcph_header> params;
+        params.reserve(facts->params.size());
+        for (const auto& [name, value] : facts->params) params.push_back({str(name), str(value)});
+        mcph_message_facts c{};
+        c.struct_size = sizeof c;
+        c.id = str(facts->id);
+        c.method = str(facts->method);
+        c.name = str(facts->name);
+        c.protocol_version = str(facts->protocol_version);
+        c.params = params.empty() ? nullptr : params.data();
+        c.param_count = params.size();
+        c.flags = facts->flags;
+        status = vtable_->send_ex(transport_, str(message), &c, &err);
+    } else {
+        status = vtable_->send(transport_, str(message), &err);
+    }
     if (status == MCPH_OK) return;
     throw Error(status == MCPH_ERR_INVALID_ARGUMENT ? ErrorKind::Usage : ErrorKind::Connection,
                 std::string("send failed: ") + (err.message[0] ? err.message : "transport closed"));
+}
+
+void TransportChannel::cancel(std::string_view request_id) {
+    if (!has_v11(offsetof(mcph_transport_vtable_v1, cancel)) || !vtable_->cancel) return;
+    mcph_error err = make_error();
+    vtable_->cancel(transport_, str(request_id), &err);
 }
 
 void TransportChannel::set_option(std::string_view key, std::string_view value) {
@@ -74,13 +129,32 @@ void TransportChannel::close() {
 
 void TransportChannel::on_message(void* ud, mcph_str message) { listener_of(ud)->on_transport_message(view(message)); }
 
-// A transport's texts name the endpoint it failed on; the URL may carry a key (url/redact.hpp).
+// An ABI 1.0 plugin's close detail: the message, then (stdio) "; stderr:\n" and the child's last
+// lines. That marker is the 1.0 convention; a 1.1 plugin sends the tail as its own field.
 void TransportChannel::on_closed(void* ud, mcph_close_reason reason, mcph_str detail) {
-    listener_of(ud)->on_transport_closed(reason, url::redact_urls_in_text(view(detail)));
+    Failure failure;
+    const std::string text(view(detail));
+    const std::string marker = "; stderr:\n";
+    const auto at = text.find(marker);
+    failure.message = url::redact_urls_in_text(at == std::string::npos ? text : text.substr(0, at));
+    if (at != std::string::npos) failure.stderr_tail = text.substr(at + marker.size());
+    listener_of(ud)->on_transport_closed(reason, failure);
+}
+
+void TransportChannel::on_closed_ex(void* ud, mcph_close_reason reason, const mcph_failure* failure) {
+    listener_of(ud)->on_transport_closed(reason, from_c(failure));
 }
 
 void TransportChannel::on_diagnostic(void* ud, mcph_log_level level, mcph_str message) {
     listener_of(ud)->on_transport_diagnostic(level, url::redact_urls_in_text(view(message)));
+}
+
+void TransportChannel::on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure) {
+    listener_of(ud)->on_transport_request_failed(view(request_id), from_c(failure));
+}
+
+void TransportChannel::on_failure(void* ud, const mcph_failure* failure) {
+    listener_of(ud)->on_transport_failure(from_c(failure));
 }
 
 mcph_status TransportChannel::get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err) {

@@ -16,23 +16,6 @@
 
 namespace mcph::transport {
 
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
-
-class TransportListener {
-public:
-    virtual ~TransportListener() = default;
-    virtual void on_transport_message(std::string_view message) = 0;                        // plugin thread
-    virtual void on_transport_closed(mcph_close_reason reason, std::string_view detail) = 0;  // plugin thread
-    virtual void on_transport_diagnostic(mcph_log_level level, std::string_view message) = 0;
-    // Auth hook. Default: no headers, challenges not handled.
-    virtual HeaderList request_headers() { return {}; }
-    virtual bool auth_challenge(int http_status, std::string_view www_authenticate) {
-        (void)http_status;
-        (void)www_authenticate;
-        return false;
-    }
-};
-
 class TransportChannel : public Transport {
 public:
     // Builds the plugin object from the server's config JSON. Throws mcph::Error(Usage) when the
@@ -44,14 +27,21 @@ public:
     TransportChannel& operator=(const TransportChannel&) = delete;
 
     void start() override;                        // throws Error(Connection)
-    void send(std::string_view message) override;  // throws Error(Connection) when closed or failing
+    using Transport::send;
+    void send(std::string_view message, const MessageFacts* facts) override;  // throws Error(Connection)
     void set_option(std::string_view key, std::string_view value) override;  // unsupported options are ignored
+    void cancel(std::string_view request_id) override;
+    std::uint32_t traits() const override { return traits_; }
     void close() override;                        // idempotent; no callbacks after it returns
 
 private:
     static void on_message(void* ud, mcph_str message);
     static void on_closed(void* ud, mcph_close_reason reason, mcph_str detail);
     static void on_diagnostic(void* ud, mcph_log_level level, mcph_str message);
+    static void on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure);
+    static void on_failure(void* ud, const mcph_failure* failure);
+    static void on_closed_ex(void* ud, mcph_close_reason reason, const mcph_failure* failure);
+    bool has_v11(size_t offset) const { return vtable_->struct_size > offset; }
     static mcph_status get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err);
     static mcph_status on_auth_challenge(void* ud, int status, mcph_str challenge, mcph_str resource, mcph_error* err);
 
@@ -60,6 +50,7 @@ private:
     TransportListener* listener_;
     mcph_transport_callbacks callbacks_;
     mcph_transport* transport_ = nullptr;
+    std::uint32_t traits_ = 0;
     std::once_flag closed_;
 };
 

@@ -1,5 +1,7 @@
 /*
- * mcph plugin ABI, version 1 — the only contract between the mcph host and its plugins.
+ * mcph plugin ABI, version 1.1 — the only contract between the mcph host and its plugins.
+ * (1.1 appended: per-message facts for `send_ex`, typed failures, transport traits. A plugin
+ * built against 1.0 still loads: the host only reads fields inside each struct_size.)
  *
  * Rules (see docs/plugin-abi.md for the reasoning):
  *  - A plugin exports exactly one symbol, `mcph_plugin_entry`, returning a const descriptor.
@@ -30,7 +32,7 @@ extern "C" {
 #endif
 
 #define MCPH_ABI_MAJOR 1u
-#define MCPH_ABI_MINOR 0u
+#define MCPH_ABI_MINOR 1u
 
 #define MCPH_ENTRY_SYMBOL "mcph_plugin_entry"
 #define MCPH_TRANSPORT_INTERFACE_V1 "mcph.transport/1"
@@ -103,6 +105,62 @@ typedef struct mcph_string_sink {
     void (*set)(void* user_data, mcph_str value);
 } mcph_string_sink;
 
+/* [v1.1] What kind of failure a transport met: the host decides on this, never on message text. */
+typedef enum mcph_failure_category {
+    MCPH_FAILURE_OTHER = 0,           /* none of the below; the message says what */
+    MCPH_FAILURE_RESET = 1,           /* an established connection or stream broke (EPIPE, ECONNRESET, EOF mid-message) */
+    MCPH_FAILURE_TIMEOUT = 2,         /* no answer within a transport-level deadline */
+    MCPH_FAILURE_REFUSED = 3,         /* connection refused, or the process could not be started */
+    MCPH_FAILURE_UNREACHABLE = 4,     /* DNS failure, no route, host down */
+    MCPH_FAILURE_TLS = 5,             /* certificate or handshake failure */
+    MCPH_FAILURE_PROTOCOL = 6,        /* the peer broke the wire protocol (bad framing, wrong content type, bad status) */
+    MCPH_FAILURE_SESSION_EXPIRED = 7, /* the server forgot our session (HTTP 404 with a session id) */
+    MCPH_FAILURE_AUTH = 8,            /* credentials required or refused (HTTP 401/403 not recovered) */
+    MCPH_FAILURE_HTTP_STATUS = 9,     /* the server answered with an HTTP error status; see http_status and body */
+    MCPH_FAILURE_PROCESS_EXITED = 10  /* a stdio child exited; os_error holds its exit status or signal */
+} mcph_failure_category;
+
+/* [v1.1] A typed failure. Borrowed for the call. */
+typedef struct mcph_failure {
+    uint32_t struct_size;
+    mcph_failure_category category;
+    int os_error;            /* errno (or exit status for PROCESS_EXITED); 0 when none */
+    int http_status;         /* the HTTP status the server answered with; 0 when none */
+    mcph_str message;        /* for people; never parsed by the host */
+    mcph_str stderr_tail;    /* stdio: the last lines the child wrote to stderr; may be empty */
+    mcph_str body;           /* HTTP: the (bounded) response body of an error status; may be empty */
+} mcph_failure;
+
+/* [v1.1] One HTTP-style header the host wants on one message (name and value as given). */
+typedef struct mcph_header {
+    mcph_str name;
+    mcph_str value;
+} mcph_header;
+
+/* [v1.1] Flags of mcph_message_facts. */
+#define MCPH_MESSAGE_LISTEN_STREAM 1u /* a subscriptions/listen request: its response stream stays open */
+
+/* [v1.1] What the host already knows about one outgoing message, so a plugin never re-parses the
+ * JSON to learn it. All views are borrowed for the `send_ex` call. */
+typedef struct mcph_message_facts {
+    uint32_t struct_size;
+    mcph_str id;              /* the JSON-RPC id as JSON text (`7`, `"a"`); empty for notifications and responses */
+    mcph_str method;          /* the JSON-RPC method; empty for responses */
+    mcph_str name;            /* params.name (tools/call, prompts/get) or params.uri (resources/read); may be empty */
+    mcph_str protocol_version;/* the protocol version this message is written in; may be empty before negotiation */
+    const mcph_header* params;/* tool parameters to mirror (x-mcp-header): name = the annotation ("Region"),
+                                 value = the value converted to text (string as-is, integer decimal,
+                                 boolean true/false). The plugin encodes and prefixes as its wire needs. */
+    size_t param_count;
+    uint32_t flags;           /* MCPH_MESSAGE_* */
+} mcph_message_facts;
+
+/* [v1.1] Traits a transport declares about itself (mcph_transport_vtable_v1.traits). */
+#define MCPH_TRAIT_SESSION_CAN_EXPIRE 1u /* the server may forget our session; the host may start a fresh one */
+#define MCPH_TRAIT_LEGACY_ONLY 2u        /* speaks only the 2024-11-05 generation (HTTP+SSE): never probe a modern era */
+#define MCPH_TRAIT_HTTP_HEADERS 4u       /* carries message facts as HTTP headers (Streamable HTTP) */
+#define MCPH_TRAIT_PER_REQUEST_CANCEL 8u /* `cancel` ends one request's stream (modern Streamable HTTP) */
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Host services: the table the host hands to every plugin (SQLite style).                       */
 /* Owned by the host; valid from `init` until `shutdown` returns.                                */
@@ -172,6 +230,23 @@ typedef struct mcph_transport_callbacks {
      * anything else means give up (report MCPH_CLOSE_AUTH_REQUIRED or fail the message). May be NULL. */
     mcph_status (*on_auth_challenge)(void* user_data, int http_status, mcph_str www_authenticate,
                                      mcph_str resource_url, mcph_error* err);
+
+    /* ---- v1.1 (present when struct_size covers them) ---- */
+
+    /* [any plugin thread] One request (by its JSON-RPC id as JSON text, as in mcph_message_facts)
+     * failed without a JSON-RPC response: an HTTP error status, a broken response stream, a
+     * timeout. The host fails or re-issues that request. Replaces synthesizing a JSON-RPC error
+     * for it. An HTTP error whose body is a JSON-RPC error response is reported here too, with
+     * the body, so the host sees both the status and the server's error. */
+    void (*on_request_failed)(void* user_data, mcph_str request_id, const mcph_failure* failure);
+
+    /* [any plugin thread] A typed connection-level problem (not fatal by itself; the host's
+     * health monitor decides). Sent alongside on_diagnostic, which stays the human log line. */
+    void (*on_failure)(void* user_data, const mcph_failure* failure);
+
+    /* [any plugin thread] The transport ended, typed (called instead of on_closed when present:
+     * at most one of the two fires). `reason` as for on_closed. */
+    void (*on_closed_ex)(void* user_data, mcph_close_reason reason, const mcph_failure* failure);
 } mcph_transport_callbacks;
 
 typedef struct mcph_transport_vtable_v1 {
@@ -196,7 +271,9 @@ typedef struct mcph_transport_vtable_v1 {
 
     /* [thread-safe] Set a run-time option. Keys used by the host today:
      *   "protocol-version"  the negotiated MCP version (HTTP sends it as MCP-Protocol-Version)
-     *   "initialized"       the lifecycle finished (HTTP opens its GET stream now)
+     *   "initialized"       the lifecycle finished (HTTP opens its GET stream now; 2025 era only)
+     *   "era"               [v1.1] "modern" (2026-07-28 and later: stateless — no session id, no GET
+     *                       stream, no Last-Event-ID resumption) or "legacy" (the default)
      * Unknown keys return MCPH_ERR_UNSUPPORTED, which the host ignores. May be NULL. */
     mcph_status (*set_option)(mcph_transport* transport, mcph_str key, mcph_str value, mcph_error* err);
 
@@ -207,6 +284,21 @@ typedef struct mcph_transport_vtable_v1 {
 
     /* [host-thread] Release the object (closing it first if needed). */
     void (*destroy)(mcph_transport* transport);
+
+    /* ---- v1.1 (present when struct_size covers them) ---- */
+
+    /* MCPH_TRAIT_* flags. Static. */
+    uint32_t traits;
+
+    /* [thread-safe] `send` with the facts the host knows about the message (may be NULL: then it
+     * is exactly `send`). An HTTP transport sends Mcp-Method, Mcp-Name and Mcp-Param-* from them. */
+    mcph_status (*send_ex)(mcph_transport* transport, mcph_str message, const mcph_message_facts* facts,
+                           mcph_error* err);
+
+    /* [thread-safe] The host gave up on one request (id as JSON text): a transport with
+     * MCPH_TRAIT_PER_REQUEST_CANCEL ends that request's response stream. No callback for that
+     * request fires after it returns. May be NULL. */
+    mcph_status (*cancel)(mcph_transport* transport, mcph_str request_id, mcph_error* err);
 } mcph_transport_vtable_v1;
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -14,6 +14,8 @@
 
 #include <mcph/plugin_api.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -75,6 +77,57 @@ inline mcph_error make_error() noexcept {
     return e;
 }
 
+// A typed failure (ABI v1.1 mcph_failure), owning its text.
+struct Failure {
+    mcph_failure_category category = MCPH_FAILURE_OTHER;
+    int os_error = 0;
+    int http_status = 0;
+    std::string message;      // for people
+    std::string stderr_tail;  // stdio child's last stderr lines
+    std::string body;         // HTTP error body (bounded by the plugin)
+
+    mcph_failure view_c() const noexcept {
+        mcph_failure f;
+        std::memset(&f, 0, sizeof f);
+        f.struct_size = sizeof f;
+        f.category = category;
+        f.os_error = os_error;
+        f.http_status = http_status;
+        f.message = mcph_str_from(message.data(), message.size());
+        f.stderr_tail = mcph_str_from(stderr_tail.data(), stderr_tail.size());
+        f.body = mcph_str_from(body.data(), body.size());
+        return f;
+    }
+    // One line for a host that predates typed failures (ABI 1.0): message, then the stderr tail.
+    std::string legacy_text() const {
+        return stderr_tail.empty() ? message : message + "; stderr:\n" + stderr_tail;
+    }
+};
+
+// The facts of one outgoing message (ABI v1.1 mcph_message_facts), as views valid for the call.
+struct MessageFacts {
+    std::string_view id;                 // JSON text of the id; empty for notifications/responses
+    std::string_view method;
+    std::string_view name;               // params.name / params.uri where the method has one
+    std::string_view protocol_version;
+    std::vector<std::pair<std::string_view, std::string_view>> params;  // x-mcp-header name → text
+    std::uint32_t flags = 0;             // MCPH_MESSAGE_*
+};
+
+inline MessageFacts facts_from(const mcph_message_facts* f) {
+    MessageFacts out;
+    if (!f) return out;
+    auto has = [f](size_t offset) { return f->struct_size > offset; };
+    if (has(offsetof(mcph_message_facts, id))) out.id = view(f->id);
+    if (has(offsetof(mcph_message_facts, method))) out.method = view(f->method);
+    if (has(offsetof(mcph_message_facts, name))) out.name = view(f->name);
+    if (has(offsetof(mcph_message_facts, protocol_version))) out.protocol_version = view(f->protocol_version);
+    if (has(offsetof(mcph_message_facts, param_count)) && f->params)
+        for (size_t i = 0; i < f->param_count; ++i) out.params.emplace_back(view(f->params[i].name), view(f->params[i].value));
+    if (has(offsetof(mcph_message_facts, flags))) out.flags = f->flags;
+    return out;
+}
+
 // The host side of one transport, as a plugin sees it. Cheap to copy.
 class TransportHost {
 public:
@@ -108,6 +161,40 @@ public:
         return cb_->on_auth_challenge(cb_->user_data, http_status, str(www_authenticate), str(resource_url), &err) ==
                MCPH_OK;
     }
+    // The transport ended, with a typed failure (a 1.0 host gets on_closed with the text).
+    void closed(mcph_close_reason reason, const Failure& failure) const {
+        if (has(offsetof(mcph_transport_callbacks, on_closed_ex)) && cb_->on_closed_ex) {
+            const mcph_failure f = failure.view_c();
+            cb_->on_closed_ex(cb_->user_data, reason, &f);
+            return;
+        }
+        closed(reason, failure.legacy_text());
+    }
+    // A typed, non-fatal connection problem; the human line goes to `diagnostic` as well.
+    void failure(mcph_log_level level, const Failure& failure) const {
+        diagnostic(level, failure.message);
+        if (has(offsetof(mcph_transport_callbacks, on_failure)) && cb_->on_failure) {
+            const mcph_failure f = failure.view_c();
+            cb_->on_failure(cb_->user_data, &f);
+        }
+    }
+    // One request failed without a JSON-RPC response. A 1.0 host is given what it expected then: a
+    // JSON-RPC error -32000 for that id, with data.httpStatus.
+    void request_failed(std::string_view request_id, const Failure& failure) const {
+        if (has(offsetof(mcph_transport_callbacks, on_request_failed)) && cb_->on_request_failed) {
+            const mcph_failure f = failure.view_c();
+            cb_->on_request_failed(cb_->user_data, str(request_id), &f);
+            return;
+        }
+        if (request_id.empty()) return;
+        std::string text;
+        for (char c : failure.message) {
+            if (c == '"' || c == '\\') text += '\\';
+            if (static_cast<unsigned char>(c) >= 0x20) text += c;
+        }
+        deliver("{\"jsonrpc\":\"2.0\",\"id\":" + std::string(request_id) + ",\"error\":{\"code\":-32000,\"message\":\"" + text +
+                "\",\"data\":{\"httpStatus\":" + std::to_string(failure.http_status) + "}}}");
+    }
     void log(mcph_log_level level, std::string_view source, std::string_view message) const {
         if (services_ && services_->log) services_->log(services_->host_data, level, str(source), str(message));
     }
@@ -131,6 +218,13 @@ public:
         throw Error(MCPH_ERR_UNSUPPORTED, "option not supported");
     }
     virtual void close() noexcept = 0;                     // [host-thread], idempotent
+    // [thread-safe] ABI v1.1: send with the host's facts about the message. Default: plain send.
+    virtual void send_ex(std::string_view message, const MessageFacts& facts) {
+        (void)facts;
+        send(message);
+    }
+    // [thread-safe] ABI v1.1: the host gave up on one request (JSON text of its id).
+    virtual void cancel(std::string_view request_id) { (void)request_id; }
 };
 
 namespace detail {
@@ -139,11 +233,19 @@ T* as(mcph_transport* t) { return reinterpret_cast<T*>(t); }
 }  // namespace detail
 
 // Builds the C vtable for transport class T, constructible as T(TransportHost, std::string_view config).
+// `traits` are MCPH_TRAIT_* flags (ABI v1.1).
 template <class T>
-constexpr mcph_transport_vtable_v1 make_transport_vtable(const char* const* config_types) {
+constexpr mcph_transport_vtable_v1 make_transport_vtable(const char* const* config_types, std::uint32_t traits = 0) {
     mcph_transport_vtable_v1 v{};
     v.struct_size = sizeof(mcph_transport_vtable_v1);
     v.config_types = config_types;
+    v.traits = traits;
+    v.send_ex = [](mcph_transport* t, mcph_str message, const mcph_message_facts* facts, mcph_error* err) noexcept {
+        return guarded(err, [&] { detail::as<Transport>(t)->send_ex(view(message), facts_from(facts)); });
+    };
+    v.cancel = [](mcph_transport* t, mcph_str request_id, mcph_error* err) noexcept {
+        return guarded(err, [&] { detail::as<Transport>(t)->cancel(view(request_id)); });
+    };
     v.create = [](const mcph_host_services* host, mcph_str config, const mcph_transport_callbacks* cb,
                   mcph_transport** out, mcph_error* err) noexcept {
         return guarded(err, [&] {

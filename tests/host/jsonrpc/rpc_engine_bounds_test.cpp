@@ -28,7 +28,7 @@ using mcph::jsonrpc::RpcEngine;
 struct Harness {
     explicit Harness(std::size_t max_inbound = mcph::jsonrpc::kDefaultMaxInboundInFlight) {
         EngineHooks hooks;
-        hooks.send = [this](std::string_view m) {
+        hooks.send = [this](std::string_view m, const mcph::transport::MessageFacts*) {
             std::lock_guard lock(mutex);
             sent.emplace_back(m);
         };

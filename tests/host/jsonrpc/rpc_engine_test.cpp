@@ -43,7 +43,7 @@ class Recorder {
 public:
     explicit Recorder(bool with_on_request = true) {
         EngineHooks hooks;
-        hooks.send = [this](std::string_view message) {
+        hooks.send = [this](std::string_view message, const mcph::transport::MessageFacts*) {
             if (send_error) throw *send_error;
             std::lock_guard lock(mutex);
             sent.emplace_back(message);
@@ -696,7 +696,7 @@ TEST(RpcEngine, ManyThreadsManyRequestsAllComplete) {
     bool done = false;
 
     EngineHooks hooks;
-    hooks.send = [&](std::string_view message) {
+    hooks.send = [&](std::string_view message, const mcph::transport::MessageFacts*) {
         std::lock_guard lock(queue_mutex);
         queue.emplace_back(message);
         queue_cv.notify_one();

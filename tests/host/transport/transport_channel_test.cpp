@@ -36,13 +36,14 @@ public:
         cv_.notify_all();
         if (hook) hook(message);
     }
-    void on_transport_closed(mcph_close_reason reason, std::string_view detail) override {
+    void on_transport_closed(mcph_close_reason reason, const mcph::transport::Failure& failure) override {
         std::lock_guard lock(mutex_);
         closed_ = true;
         reason_ = reason;
-        detail_ = std::string(detail);
+        detail_ = failure.stderr_tail.empty() ? failure.message : failure.message + "; stderr:\n" + failure.stderr_tail;
         cv_.notify_all();
     }
+    void on_transport_request_failed(std::string_view, const mcph::transport::Failure&) override {}
     void on_transport_diagnostic(mcph_log_level, std::string_view message) override {
         std::lock_guard lock(mutex_);
         diagnostics_.emplace_back(message);
