@@ -80,7 +80,7 @@ int run_demo(const Options& options) {
     step("connect: hello (stdio, via the transport-stdio plugin)");
     auto session = host->connect("hello");
     std::cout << "connected to " << one_line(session->server_info().name) << " " << one_line(session->server_info().version)
-              << ", protocol " << one_line(session->protocol_version()) << "\n";
+              << ", protocol " << one_line(session->protocol_version()) << " (" << session->era() << " era)\n";
     if (!session->instructions().empty()) std::cout << "instructions: " << terminal_safe(session->instructions()) << "\n";
 
     step("tools");

@@ -20,8 +20,9 @@ struct Root {
 
 struct ElicitationRequest {
     std::string server;
-    std::string mode;     // "form" (the only mode offered by mcph today)
+    std::string mode;     // "form", or "url": the server wants the user to visit `url` (never fetched by mcph)
     std::string message;
+    std::string url;      // url mode: the full URL, to be shown to the user, who decides whether to open it
     Json requested_schema;  // the requestedSchema object
 };
 

@@ -26,6 +26,7 @@ struct Connected {
     Implementation server_info;
     std::string instructions;
     std::string protocol_version;
+    std::string era;  // "modern" (2026-07-28 on) or "legacy"
 };
 
 struct Failed {

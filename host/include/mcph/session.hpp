@@ -50,11 +50,13 @@ public:
 
     const std::string& server_name() const;
     bool connected() const;
-    // After connect: what the server said about itself.
-    const std::string& protocol_version() const;
-    const Implementation& server_info() const;
-    const Json& server_capabilities() const;
-    const std::string& instructions() const;
+    // After connect: what the server said about itself (copies: a reconnect may replace them).
+    std::string protocol_version() const;
+    // "modern" (2026-07-28 on: stateless, no initialize) or "legacy" (2025-11-25 and earlier).
+    std::string era() const;
+    Implementation server_info() const;
+    Json server_capabilities() const;
+    std::string instructions() const;
     bool has_capability(const char* name) const;
 
     // Generic JSON-RPC.
@@ -78,6 +80,7 @@ public:
     Json get_prompt(const std::string& name, const JsonValue& arguments);
     // ref: {"type":"ref/prompt","name":...} or {"type":"ref/resource","uri":...}
     Json complete(const JsonValue& ref, const std::string& argument_name, const std::string& argument_value);
+    // Legacy era: logging/setLevel. Modern era: the level sent with every later request.
     void set_logging_level(const std::string& level);
     void ping();
 

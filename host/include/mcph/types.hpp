@@ -80,6 +80,13 @@ struct RequestOptions {
     // Called for each notifications/progress of this request, on a transport thread. Setting it
     // makes the request carry a progressToken.
     std::function<void(const Progress&)> on_progress;
+    // Modern era (2026-07-28): the level of notifications/message the server may send for this
+    // request (empty: the session's level from set_logging_level, or none).
+    std::string log_level;
+    // OpenTelemetry trace context, passed through in the request's _meta when set (both eras).
+    std::string traceparent;
+    std::string tracestate;
+    std::string baggage;
 };
 
 // A tools/call result. `raw` is the whole result object; the accessors below read it.

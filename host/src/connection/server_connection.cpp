@@ -225,10 +225,12 @@ void ServerConnection::mark_connected() {
     }
     state::Connected connected;
     connected.client = std::make_shared<ClientSession>(core);
-    connected.capabilities_json = to_json(core->server_capabilities());
-    connected.server_info = core->server_info();
-    connected.instructions = core->instructions();
-    connected.protocol_version = core->protocol_version();
+    const auto facts = core->facts();
+    connected.capabilities_json = to_json(facts->capabilities);
+    connected.server_info = facts->server_info;
+    connected.instructions = facts->instructions;
+    connected.protocol_version = facts->protocol_version;
+    connected.era = session::to_string(facts->era);
     set_state(std::move(connected));
 }
 

@@ -236,7 +236,7 @@ std::vector<UnapprovedChange> Host::Impl::unapproved_changes(const std::string& 
     std::vector<UnapprovedChange> out;
     if (!server_pins) return out;
     for (const auto& c : governance::review_pinned_items(server_pins->prompts, server_pins->resources, server_pins->instructions,
-                                                         core.cached_prompts(), core.cached_resources(), core.instructions()))
+                                                         core.cached_prompts(), core.cached_resources(), core.facts()->instructions))
         out.push_back({std::string(governance::kind_name(c.kind)), c.name, c.is_new ? "new since approval" : "changed since approval"});
     return out;
 }
@@ -246,7 +246,7 @@ config::Pins Host::Impl::pins_of(const detail::SessionCore& core) {
     out.tools = governance::pin_tools(core.cached_tools());
     out.prompts = governance::pin_prompts(core.cached_prompts());
     out.resources = governance::pin_resources(core.cached_resources());
-    out.instructions = governance::instructions_pin_hash(core.instructions());
+    out.instructions = governance::instructions_pin_hash(core.facts()->instructions);
     return out;
 }
 

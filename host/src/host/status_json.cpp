@@ -54,15 +54,17 @@ void add_description_findings(JsonValue& o, const char* member, const char* key,
 
 void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vector<Tool>& usable_tools,
                          bool instructions_withheld, Alloc& a) {
-    o.AddMember("protocolVersion", str(core.protocol_version(), a), a);
+    const auto facts = core.facts();
+    o.AddMember("era", str(session::to_string(facts->era), a), a);
+    o.AddMember("protocolVersion", str(facts->protocol_version, a), a);
     JsonValue info(rapidjson::kObjectType);
-    info.AddMember("name", str(core.server_info().name, a), a);
-    info.AddMember("version", str(core.server_info().version, a), a);
+    info.AddMember("name", str(facts->server_info.name, a), a);
+    info.AddMember("version", str(facts->server_info.version, a), a);
     o.AddMember("serverInfo", info, a);
-    o.AddMember("capabilities", JsonValue(core.server_capabilities(), a), a);
-    if (!core.instructions().empty() && !instructions_withheld) {
-        o.AddMember("instructions", str(core.instructions(), a), a);
-        const auto findings = governance::scan_instructions(core.instructions());
+    o.AddMember("capabilities", JsonValue(facts->capabilities, a), a);
+    if (!facts->instructions.empty() && !instructions_withheld) {
+        o.AddMember("instructions", str(facts->instructions, a), a);
+        const auto findings = governance::scan_instructions(facts->instructions);
         if (!findings.empty()) o.AddMember("instructionsFindings", findings_json(findings, a), a);
     }
     JsonValue tools(rapidjson::kArrayType);

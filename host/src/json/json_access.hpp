@@ -21,6 +21,12 @@ inline const rapidjson::Value* member(const rapidjson::Value& obj, const char* k
     return it == obj.MemberEnd() ? nullptr : &it->value;
 }
 
+inline rapidjson::Value* member_mut(rapidjson::Value& obj, const char* key) {
+    if (!obj.IsObject()) return nullptr;
+    auto it = obj.FindMember(key);
+    return it == obj.MemberEnd() ? nullptr : &it->value;
+}
+
 inline std::string string_or(const rapidjson::Value& obj, const char* key, std::string fallback = {}) {
     const rapidjson::Value* v = member(obj, key);
     return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::move(fallback);

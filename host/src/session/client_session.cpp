@@ -27,10 +27,11 @@ ClientSession::~ClientSession() = default;
 
 const std::string& ClientSession::server_name() const { return core_->settings().server_name; }
 bool ClientSession::connected() const { return core_->connected(); }
-const std::string& ClientSession::protocol_version() const { return core_->protocol_version(); }
-const Implementation& ClientSession::server_info() const { return core_->server_info(); }
-const Json& ClientSession::server_capabilities() const { return core_->server_capabilities(); }
-const std::string& ClientSession::instructions() const { return core_->instructions(); }
+std::string ClientSession::protocol_version() const { return core_->facts()->protocol_version; }
+std::string ClientSession::era() const { return session::to_string(core_->facts()->era); }
+Implementation ClientSession::server_info() const { return core_->facts()->server_info; }
+Json ClientSession::server_capabilities() const { return clone_json(core_->facts()->capabilities); }
+std::string ClientSession::instructions() const { return core_->facts()->instructions; }
 bool ClientSession::has_capability(const char* name) const { return core_->has_capability(name); }
 
 PendingRequest ClientSession::request(const std::string& method, Json params, const RequestOptions& options) {
@@ -85,8 +86,9 @@ Json ClientSession::complete(const JsonValue& ref, const std::string& argument_n
     return core_->call("completion/complete", std::move(params));
 }
 
-void ClientSession::set_logging_level(const std::string& level) { core_->call("logging/setLevel", object_with("level", level)); }
-void ClientSession::ping() { core_->call("ping", Json()); }
+void ClientSession::set_logging_level(const std::string& level) { core_->set_log_level(level); }
+// The modern revision has no ping: server/discover is the cheapest request every server answers.
+void ClientSession::ping() { core_->call(core_->facts()->era == session::Era::Modern ? "server/discover" : "ping", Json()); }
 
 std::vector<Tool> ClientSession::cached_tools() const { return core_->cached_tools(); }
 std::vector<Resource> ClientSession::cached_resources() const { return core_->cached_resources(); }

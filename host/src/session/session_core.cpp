@@ -2,8 +2,10 @@
 
 #include "json/json_access.hpp"
 #include "session/feature_parsing.hpp"
+#include "session/input_required.hpp"
 #include "session/pagination.hpp"
 #include "session/protocol_version.hpp"
+#include "session/request_meta.hpp"
 #include "session/server_requests.hpp"
 
 #include <mcph/bounded_json.hpp>
@@ -47,22 +49,30 @@ std::chrono::milliseconds remaining(std::chrono::steady_clock::time_point deadli
     return std::max(left, std::chrono::milliseconds(1));
 }
 
-Json initialize_params(const Implementation& client) {
+Json initialize_params(const std::string& version, const JsonValue& capabilities, const JsonValue& client_info) {
     Json params(rapidjson::kObjectType);
     auto& a = params.GetAllocator();
-    params.AddMember("protocolVersion", json::string_value(session::kLatestProtocolVersion, a), a);
-    JsonValue caps(rapidjson::kObjectType);
-    caps.AddMember("roots", JsonValue(rapidjson::kObjectType), a);
-    caps.AddMember("sampling", JsonValue(rapidjson::kObjectType), a);
-    // Exactly {}: the richer {form:{},url:{}} form crashes some server SDKs (seed 000, §18.4).
-    caps.AddMember("elicitation", JsonValue(rapidjson::kObjectType), a);
-    params.AddMember("capabilities", caps, a);
-    JsonValue info(rapidjson::kObjectType);
-    info.AddMember("name", json::string_value(client.name, a), a);
-    info.AddMember("version", json::string_value(client.version, a), a);
-    if (!client.title.empty()) info.AddMember("title", json::string_value(client.title, a), a);
-    params.AddMember("clientInfo", info, a);
+    params.AddMember("protocolVersion", json::string_value(version, a), a);
+    params.AddMember("capabilities", JsonValue(capabilities, a), a);
+    params.AddMember("clientInfo", JsonValue(client_info, a), a);
     return params;
+}
+
+// How long a stdio server may stay silent on server/discover before it counts as legacy (a legacy
+// server may ignore an unknown request sent before initialize). A modern one answers at once.
+constexpr auto kStdioProbeWait = std::chrono::milliseconds(5000);
+
+// The name Mcp-Name mirrors: params.name (tools/call, prompts/get) or params.uri (resources/read).
+std::string routed_name(const std::string& method, const JsonValue& params) {
+    if (method == "tools/call" || method == "prompts/get") return json::string_or(params, "name");
+    if (method == "resources/read") return json::string_or(params, "uri");
+    return {};
+}
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
 }
 
 // HTTP-family transports answer a request that never got an HTTP response (refused, DNS, TLS) with
@@ -127,7 +137,24 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
       runtime_(*runtime_holder_),
       ticker_(runtime_.loop()),
       tools_generation_(settings_.tools_generation ? settings_.tools_generation
-                                                   : std::make_shared<std::atomic<std::uint64_t>>(0)) {}
+                                                   : std::make_shared<std::atomic<std::uint64_t>>(0)) {
+    Json config;
+    if (!settings_.config_json.empty()) json_bounds::parse(config, settings_.config_json);
+    const std::string configured = config.IsObject() ? json::string_or(config, "protocolVersion") : std::string();
+    preference_ = session::parse_protocol_preference(
+        configured, settings_.transport_type == "sse" || settings_.transport_type == "sse-ide");
+    if (const JsonValue* rounds = config.IsObject() ? json::member(config, "maxInputRounds") : nullptr) {
+        if (!rounds->IsInt() || rounds->GetInt() < 1 || rounds->GetInt() > 1000)
+            throw Error(ErrorKind::Usage, "server '" + settings_.server_name + "': maxInputRounds must be an integer from 1 to 1000");
+        max_input_rounds_ = rounds->GetInt();
+    } else {
+        max_input_rounds_ = session::kDefaultMaxInputRounds;
+    }
+    Json extensions(rapidjson::kObjectType);
+    if (!settings_.client_extensions_json.empty()) json_bounds::parse(extensions, settings_.client_extensions_json);
+    client_capabilities_ = session::client_capabilities(extensions);
+    client_info_json_ = session::implementation_json(settings_.client_info);
+}
 
 SessionCore::~SessionCore() {
     closing_ = true;
@@ -184,6 +211,7 @@ void SessionCore::establish() {
             std::unique_lock lock(channel_mutex_);
             channel_ = std::move(transport);
         }
+        transport_traits_ = channel_->traits();
         channel_->start();
         if (std::chrono::steady_clock::now() >= deadline)
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not connect within the connect timeout (" +
@@ -216,7 +244,10 @@ void SessionCore::drop_transport() {
     }
 }
 
-bool SessionCore::session_can_expire() const { return settings_.transport_type != "stdio" && settings_.transport_type != "sdk"; }
+// Modern servers keep no sessions; a legacy remote one may forget ours.
+bool SessionCore::session_can_expire() const {
+    return (transport_traits_.load() & MCPH_TRAIT_SESSION_CAN_EXPIRE) != 0 && !modern();
+}
 
 // A remote server forgot our session (HTTP 404): start a fresh one, once per expiry, however many
 // callers noticed it at the same time.
@@ -238,12 +269,100 @@ void SessionCore::recover_expired_session(std::uint64_t seen_generation) {
     refresh_lists();
 }
 
+// Finds the server's era and opens the conversation in it: a modern server is probed with
+// server/discover (no handshake follows); a legacy one gets initialize. "auto" tries modern first
+// unless the transport speaks only the legacy generation or this server was legacy last time.
 void SessionCore::handshake(std::chrono::milliseconds budget) {
+    const auto deadline = std::chrono::steady_clock::now() + budget;
+    const bool legacy_only = (channel_->traits() & MCPH_TRAIT_LEGACY_ONLY) != 0;
+    const bool pinned_legacy = !preference_.automatic() && !preference_.pins_modern();
+    if (legacy_only || pinned_legacy) {
+        legacy_handshake(deadline);
+        return;
+    }
+    const bool known_legacy = known_era_.load() == static_cast<int>(session::Era::Legacy) && preference_.automatic();
+    if (known_legacy) {
+        try {
+            legacy_handshake(deadline);
+            return;
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::Remote && e.kind() != ErrorKind::Protocol) throw;
+            log(LogLevel::Info, std::string("initialize failed where it worked before (") + e.what() + "); probing the era again");
+        }
+    }
+    if (probe_modern(deadline)) return;
+    if (preference_.pins_modern())
+        throw Error(ErrorKind::Protocol, "server '" + settings_.server_name + "' does not speak protocol version " +
+                                             preference_.pinned + " (it did not answer server/discover as a modern server); "
+                                             "set \"protocolVersion\": \"auto\" to use its legacy version");
+    legacy_handshake(deadline);
+}
+
+// server/discover at our newest modern version. True when the server is modern (adopted); false
+// when it is legacy. Throws on a connection failure or a modern server we share no version with.
+bool SessionCore::probe_modern(std::chrono::steady_clock::time_point deadline) {
+    const bool stdio = (channel_->traits() & MCPH_TRAIT_SESSION_CAN_EXPIRE) == 0;
+    std::string version = preference_.pins_modern() ? preference_.pinned : std::string(session::kLatestModernProtocolVersion);
+    channel_->set_option("era", "modern");  // no session id, no GET stream while probing
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        RequestOptions options;
+        options.timeout = remaining(deadline);
+        if (stdio) options.timeout = std::min(*options.timeout, std::chrono::milliseconds(kStdioProbeWait));
+        session::ProbeVerdict verdict;
+        try {
+            Json result = send_request("server/discover", Json(rapidjson::kObjectType), options, version).get();
+            verdict = session::classify_probe_result(result, settings_.server_name);
+        } catch (const Error& e) {
+            if (is_transport_failure(e)) throw Error(ErrorKind::Connection, e.what(), e.code(), e.data_json());
+            verdict = session::classify_probe_error(e, stdio, settings_.server_name);
+            if (verdict.kind == session::ProbeVerdict::Legacy)
+                log(LogLevel::Debug, std::string("server/discover: ") + e.what() + " — a legacy server; falling back to initialize");
+        }
+        switch (verdict.kind) {
+            case session::ProbeVerdict::Modern:
+                adopt_modern(verdict.version, verdict.discover);
+                return true;
+            case session::ProbeVerdict::Corrective:
+                version = verdict.version;  // the server named a version we share: ask again, once
+                continue;
+            case session::ProbeVerdict::Failed:
+                throw *verdict.error;
+            case session::ProbeVerdict::Legacy:
+                channel_->set_option("era", "legacy");
+                return false;
+        }
+    }
+    throw Error(ErrorKind::Protocol, "server '" + settings_.server_name + "' refused protocol version " + version +
+                                         " on server/discover although it listed it as supported");
+}
+
+void SessionCore::adopt_modern(const std::string& version, const JsonValue& discover) {
+    auto facts = std::make_shared<ServerFacts>();
+    facts->era = session::Era::Modern;
+    facts->protocol_version = version;
+    if (const JsonValue* caps = json::object_member(discover, "capabilities"))
+        facts->capabilities.CopyFrom(*caps, facts->capabilities.GetAllocator());
+    // serverInfo sits in the result's _meta in the schema; early servers put it at the top level.
+    const JsonValue* meta = json::object_member(discover, "_meta");
+    const JsonValue* info = meta ? json::object_member(*meta, session::kMetaServerInfo) : nullptr;
+    if (!info) info = json::object_member(discover, "serverInfo");
+    if (info) facts->server_info = {json::string_or(*info, "name"), json::string_or(*info, "version"), json::string_or(*info, "title")};
+    facts->instructions = json::string_or(discover, "instructions");
+    publish(std::move(facts));
+    known_era_ = static_cast<int>(session::Era::Modern);
+    channel_->set_option("era", "modern");
+    channel_->set_option("protocol-version", version);
+    engine_->set_cancel_by_stream((channel_->traits() & MCPH_TRAIT_PER_REQUEST_CANCEL) != 0);
+}
+
+void SessionCore::legacy_handshake(std::chrono::steady_clock::time_point deadline) {
     RequestOptions options;
-    options.timeout = budget;
+    options.timeout = remaining(deadline);
+    const std::string offered = preference_.automatic() || preference_.pins_modern() ? std::string(session::kLatestProtocolVersion)
+                                                                                     : preference_.pinned;
     Json result;
     try {
-        result = request("initialize", initialize_params(settings_.client_info), options).get();
+        result = request("initialize", initialize_params(offered, client_capabilities_, client_info_json_), options).get();
     } catch (const Error& e) {
         if (e.kind() == ErrorKind::Timeout)
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not answer initialize within " +
@@ -252,25 +371,52 @@ void SessionCore::handshake(std::chrono::milliseconds budget) {
         throw;
     }
     std::string version = json::string_or(result, "protocolVersion");
-    const bool legacy_sse = settings_.transport_type == "sse" || settings_.transport_type == "sse-ide";
+    const bool legacy_sse = (channel_->traits() & MCPH_TRAIT_LEGACY_ONLY) != 0;
     if (!session::is_supported_protocol_version(version, legacy_sse)) {
         throw Error(ErrorKind::Protocol,
                     "server '" + settings_.server_name + "' chose protocol version '" + version +
-                        "', which mcph does not speak (supported: 2025-11-25, 2025-06-18, 2025-03-26" +
-                        (legacy_sse ? ", 2024-11-05" : "") + "); upgrade the server or mcph");
+                        "' in answer to initialize, which is not a legacy version mcph speaks (supported: 2025-11-25, "
+                        "2025-06-18, 2025-03-26" + (legacy_sse ? ", 2024-11-05" : "") + "); upgrade the server or mcph");
     }
-    protocol_version_ = version;
+    auto facts = std::make_shared<ServerFacts>();
+    facts->era = session::Era::Legacy;
+    facts->protocol_version = version;
     if (const JsonValue* caps = json::object_member(result, "capabilities"))
-        server_capabilities_.CopyFrom(*caps, server_capabilities_.GetAllocator());
-    else
-        server_capabilities_.SetObject();
+        facts->capabilities.CopyFrom(*caps, facts->capabilities.GetAllocator());
     if (const JsonValue* info = json::object_member(result, "serverInfo"))
-        server_info_ = {json::string_or(*info, "name"), json::string_or(*info, "version"), json::string_or(*info, "title")};
-    instructions_ = json::string_or(result, "instructions");
+        facts->server_info = {json::string_or(*info, "name"), json::string_or(*info, "version"), json::string_or(*info, "title")};
+    facts->instructions = json::string_or(result, "instructions");
+    publish(std::move(facts));
+    known_era_ = static_cast<int>(session::Era::Legacy);
+    engine_->set_cancel_by_stream(false);
 
+    channel_->set_option("era", "legacy");
     channel_->set_option("protocol-version", version);
     engine_->notify("notifications/initialized", nullptr);
     channel_->set_option("initialized", "true");
+}
+
+std::shared_ptr<const ServerFacts> SessionCore::facts() const {
+    std::lock_guard lock(facts_mutex_);
+    return facts_;
+}
+
+void SessionCore::publish(std::shared_ptr<const ServerFacts> facts) {
+    std::lock_guard lock(facts_mutex_);
+    facts_ = std::move(facts);
+}
+
+bool SessionCore::modern() const { return facts()->era == session::Era::Modern; }
+
+void SessionCore::set_log_level(const std::string& level) {
+    if (!modern()) {
+        Json params(rapidjson::kObjectType);
+        params.AddMember("level", json::string_value(level, params.GetAllocator()), params.GetAllocator());
+        call("logging/setLevel", std::move(params));
+        return;
+    }
+    std::lock_guard lock(log_level_mutex_);
+    log_level_ = level;
 }
 
 void SessionCore::close() {
@@ -292,7 +438,8 @@ void SessionCore::clear_cached_lists() {
 }
 
 bool SessionCore::has_capability(const char* name) const {
-    return server_capabilities_.IsObject() && server_capabilities_.HasMember(name);
+    const auto f = facts();
+    return f->capabilities.IsObject() && f->capabilities.HasMember(name);
 }
 
 void SessionCore::require_capability(const char* name, const char* feature) const {
@@ -318,7 +465,33 @@ PendingRequest SessionCore::request(const std::string& method, Json params, cons
         failed.set_exception(std::make_exception_ptr(disconnected_error()));
         return PendingRequest(failed.get_future(), {});
     }
+    const auto f = facts();
+    if (f->era == session::Era::Modern) return send_request(method, std::move(params), options, f->protocol_version);
     return engine_->start_request(method, std::move(params), request_settings(options));
+}
+
+// A modern request: the envelope in _meta, and the facts an HTTP transport mirrors in headers.
+PendingRequest SessionCore::send_request(const std::string& method, Json params, const RequestOptions& options,
+                                         const std::string& version) {
+    session::RequestMeta meta;
+    meta.protocol_version = version;
+    meta.capabilities = &client_capabilities_;
+    meta.client_info = &client_info_json_;
+    if (!options.log_level.empty()) {
+        meta.log_level = options.log_level;
+    } else {
+        std::lock_guard lock(log_level_mutex_);
+        meta.log_level = log_level_;
+    }
+    meta.traceparent = options.traceparent;
+    meta.tracestate = options.tracestate;
+    meta.baggage = options.baggage;
+    session::add_request_meta(params, meta);
+    jsonrpc::RequestSettings settings = request_settings(options);
+    settings.facts.protocol_version = version;
+    settings.facts.name = routed_name(method, params);
+    if (method == "subscriptions/listen") settings.facts.flags |= MCPH_MESSAGE_LISTEN_STREAM;
+    return engine_->start_request(method, std::move(params), std::move(settings));
 }
 
 void SessionCore::request_async(const std::string& method, Json params, ResponseHandler done,
@@ -328,7 +501,22 @@ void SessionCore::request_async(const std::string& method, Json params, Response
         done(Json(), &error);
         return;
     }
-    engine_->start_request_async(method, std::move(params), request_settings(options), std::move(done));
+    jsonrpc::RequestSettings settings = request_settings(options);
+    const auto f = facts();
+    if (f->era == session::Era::Modern) {
+        session::RequestMeta meta;
+        meta.protocol_version = f->protocol_version;
+        meta.capabilities = &client_capabilities_;
+        meta.client_info = &client_info_json_;
+        meta.log_level = options.log_level;
+        meta.traceparent = options.traceparent;
+        meta.tracestate = options.tracestate;
+        meta.baggage = options.baggage;
+        session::add_request_meta(params, meta);
+        settings.facts.protocol_version = f->protocol_version;
+        settings.facts.name = routed_name(method, params);
+    }
+    engine_->start_request_async(method, std::move(params), std::move(settings), std::move(done));
 }
 
 jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& options) const {
@@ -345,24 +533,108 @@ jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& opt
 }
 
 Json SessionCore::call(const std::string& method, Json params, const RequestOptions& options) {
-    if (!session_can_expire() || t_in_recovery) return request(method, std::move(params), options).get();
+    if (!session_can_expire() || t_in_recovery) return exchange(method, std::move(params), options);
     // Remote sessions can expire under us: keep a copy of the params to retry once on a fresh one.
     Json retry_params = clone_json(params);
     const std::uint64_t generation = generation_.load();
     try {
-        return request(method, std::move(params), options).get();
+        return exchange(method, std::move(params), options);
     } catch (const Error& e) {
         if (e.code() != kSessionExpiredCode || method == "initialize") throw;
     }
     recover_expired_session(generation);
     try {
-        return request(method, std::move(retry_params), options).get();
+        return exchange(method, std::move(retry_params), options);
     } catch (const Error& e) {
         if (e.code() != kSessionExpiredCode) throw;
         // One recovery per call: a server whose fresh session is gone at once as well (a load
         // balancer without affinity, a restart loop) gets a clear error, not a loop.
         throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' expired a fresh session at once too (" +
                                                e.what() + "); gave up after one session recovery");
+    }
+}
+
+Json SessionCore::exchange(const std::string& method, Json params, const RequestOptions& options) {
+    if (modern()) return modern_exchange(method, std::move(params), options);
+    Json result = request(method, std::move(params), options).get();
+    // Earlier servers omit resultType (= complete); one that says otherwise is not followed.
+    if (result.IsObject() && session::result_type(result, method + " from '" + settings_.server_name + "'") !=
+                                 session::ResultType::Complete)
+        throw Error(ErrorKind::Protocol, method + " from '" + settings_.server_name + "': a " +
+                                             std::string(facts()->protocol_version) +
+                                             " server answered with a multi round-trip result, which that version does not have");
+    return result;
+}
+
+// One modern request to its end: input rounds answered through the application's callbacks
+// (each retry a new id, the original params plus this round's inputResponses and requestState),
+// one retry at a version the server names as shared, one re-issue after a broken response stream.
+Json SessionCore::modern_exchange(const std::string& method, Json params, const RequestOptions& options) {
+    const std::string context = method + " from '" + settings_.server_name + "'";
+    Json original;
+    original.CopyFrom(params, original.GetAllocator());
+    Json current = std::move(params);
+    bool version_retried = false;
+    bool stream_retried = false;
+    int rounds = 0;
+    for (;;) {
+        Json sent;
+        sent.CopyFrom(current, sent.GetAllocator());
+        const auto f = facts();
+        Json result;
+        try {
+            result = send_request(method, std::move(sent), options, f->protocol_version).get();
+        } catch (const Error& e) {
+            if (auto refused = session::unsupported_version(e)) {
+                auto mutual = session::mutual_modern_version(refused->supported);
+                if (mutual && !version_retried) {
+                    version_retried = true;
+                    if (*mutual != f->protocol_version) {
+                        auto changed = std::make_shared<ServerFacts>();
+                        changed->era = f->era;
+                        changed->protocol_version = *mutual;
+                        changed->server_info = f->server_info;
+                        changed->capabilities.CopyFrom(f->capabilities, changed->capabilities.GetAllocator());
+                        changed->instructions = f->instructions;
+                        publish(std::move(changed));
+                    }
+                    continue;
+                }
+                throw Error(ErrorKind::Protocol, context + ": the server refused protocol version " + f->protocol_version +
+                                                     " (it supports " + joined(refused->supported) + ")");
+            }
+            if (e.code() == kResponseStreamBrokenCode && !stream_retried) {
+                stream_retried = true;  // the request was lost with its stream: re-issue it once, new id
+                log(LogLevel::Info, context + ": the response stream broke; re-issuing the request once");
+                continue;
+            }
+            throw;
+        }
+        if (!result.IsObject()) throw Error(ErrorKind::Protocol, context + ": the result is not an object");
+        switch (session::result_type(result, context)) {
+            case session::ResultType::Complete:
+                return result;
+            case session::ResultType::Task:
+                throw Error(ErrorKind::Protocol, context + ": the server answered with a task, which mcph did not ask for "
+                                                           "(the tasks extension is not supported yet)");
+            case session::ResultType::InputRequired:
+                break;
+        }
+        if (!session::supports_input_required(method))
+            throw Error(ErrorKind::Protocol, context + ": input_required is not allowed for " + method);
+        if (++rounds > max_input_rounds_)
+            throw Error(ErrorKind::Protocol, context + ": the server still asked for input after " +
+                                                 std::to_string(max_input_rounds_) +
+                                                 " rounds (the client's round cap, maxInputRounds); gave up");
+        session::InputRound round = session::answer_input_requests(
+            result,
+            [this](const std::string& m, const JsonValue& p) {
+                std::string why;
+                if (!take_prompt_budget(m, &why)) throw Error(ErrorKind::Remote, why, kPromptRateLimitedCode);
+                return answer_input(m, p);
+            },
+            [this](const std::string& warning) { log(LogLevel::Warn, warning); }, context);
+        current = session::retry_params(original, round);
     }
 }
 
@@ -493,15 +765,8 @@ bool SessionCore::refresh_list(const std::string& which) {
 void SessionCore::on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder) {
     // The engine bounds how many of these are in flight; on top, prompts that reach the application
     // (a person or a model) are rate-limited, refused at once when the server asks too fast.
-    const ClientCallbacks& cb = settings_.callbacks;
-    const bool prompts = (method == "sampling/createMessage" && cb.sampling) || (method == "elicitation/create" && cb.elicitation);
-    if (prompts && !prompt_budget_.try_take()) {
-        const std::string why =
-            method + " refused without asking: server '" + settings_.server_name + "' exceeded " +
-            std::to_string(prompt_budget_.burst()) + " prompts at once, then one per " +
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(prompt_budget_.refill()).count()) +
-            " ms (the client's prompt rate limit)";
-        if (prompts_refused_.fetch_add(1) % 1000 == 0) log(LogLevel::Warn, why);  // a flood is not a log flood
+    std::string why;
+    if (!take_prompt_budget(method, &why)) {
         responder->error(kPromptRateLimitedCode, why);
         return;
     }
@@ -522,31 +787,50 @@ void SessionCore::on_server_request(const std::string& method, Json params, std:
     });
 }
 
-void SessionCore::answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder) {
+// Prompts that reach the application (a person or a model) are rate-limited in both eras: false
+// (with the reason) when the server asks too fast.
+bool SessionCore::take_prompt_budget(const std::string& method, std::string* why) {
     const ClientCallbacks& cb = settings_.callbacks;
-    if (method == "roots/list") {
-        responder.result(roots_result(cb.roots ? cb.roots(settings_.server_name) : default_roots()));
-    } else if (method == "sampling/createMessage") {
-        if (!cb.sampling) {
-            responder.error(-1, "sampling declined: this application has no model to sample from");
-            return;
-        }
-        responder.result(cb.sampling(settings_.server_name, params));
-    } else if (method == "elicitation/create") {
+    const bool prompts = (method == "sampling/createMessage" && cb.sampling) || (method == "elicitation/create" && cb.elicitation);
+    if (!prompts || prompt_budget_.try_take()) return true;
+    *why = method + " refused without asking: server '" + settings_.server_name + "' exceeded " +
+           std::to_string(prompt_budget_.burst()) + " prompts at once, then one per " +
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(prompt_budget_.refill()).count()) +
+           " ms (the client's prompt rate limit)";
+    if (prompts_refused_.fetch_add(1) % 1000 == 0) log(LogLevel::Warn, *why);  // a flood is not a log flood
+    return false;
+}
+
+void SessionCore::answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder) {
+    responder.result(answer_input(method, params));
+}
+
+// The answer to one server→client request (legacy era) or input request (modern era), through the
+// application's callbacks. Throws Error(Remote) with the JSON-RPC code to refuse it.
+Json SessionCore::answer_input(const std::string& method, const JsonValue& params) {
+    const ClientCallbacks& cb = settings_.callbacks;
+    if (method == "roots/list") return roots_result(cb.roots ? cb.roots(settings_.server_name) : default_roots());
+    if (method == "sampling/createMessage") {
+        if (!cb.sampling) throw Error(ErrorKind::Remote, "sampling declined: this application has no model to sample from", -1);
+        return cb.sampling(settings_.server_name, params);
+    }
+    if (method == "elicitation/create") {
         ElicitationRequest request;
         request.server = settings_.server_name;
         request.mode = json::string_or(params, "mode", "form");
         request.message = json::string_or(params, "message");
+        request.url = json::string_or(params, "url");
         if (const JsonValue* schema = json::object_member(params, "requestedSchema"))
             request.requested_schema.CopyFrom(*schema, request.requested_schema.GetAllocator());
         else
             request.requested_schema.SetObject();
+        // URL mode is put to the application only with the full URL to show; mcph never fetches it.
+        const bool askable = request.mode == "form" || (request.mode == "url" && !request.url.empty());
         ElicitationResponse response;  // declined unless a callback accepts
-        if (cb.elicitation && request.mode == "form") response = cb.elicitation(request);
-        responder.result(elicitation_result(request, std::move(response)));
-    } else {
-        responder.error(-32601, "method not found: " + method);
+        if (cb.elicitation && askable) response = cb.elicitation(request);
+        return elicitation_result(request, std::move(response));
     }
+    throw Error(ErrorKind::Remote, "method not found: " + method, -32601);
 }
 
 session::ListRefreshGate& SessionCore::refresh_gate(const std::string& which) {

@@ -8,6 +8,7 @@
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "runtime/runtime.hpp"
+#include "session/era.hpp"
 #include "session/list_refresh_gate.hpp"
 #include "session/output_schema.hpp"
 #include "session/prompt_budget.hpp"
@@ -47,6 +48,8 @@ struct SessionSettings {
     std::chrono::milliseconds request_timeout{60000};
     std::chrono::milliseconds connect_timeout{30000};
     Implementation client_info;
+    // The extensions map this client declares in its capabilities (JSON object text; "" = none).
+    std::string client_extensions_json;
     ClientCallbacks callbacks;
     std::function<void(LogLevel, std::string_view, std::string_view)> log;
     // The server's auth backend, if its config names one; kept across reconnects.
@@ -63,6 +66,16 @@ struct SessionSettings {
     std::shared_ptr<std::atomic<std::uint64_t>> tools_generation;
 };
 
+// What a server said about itself at the last connect. Published whole (a new object per
+// connect, never modified after), so a reader on another thread never sees half of a reconnect.
+struct ServerFacts {
+    session::Era era = session::Era::Legacy;
+    std::string protocol_version;
+    Implementation server_info;
+    Json capabilities{rapidjson::kObjectType};
+    std::string instructions;
+};
+
 class SessionCore : public std::enable_shared_from_this<SessionCore>, public transport::TransportListener {
 public:
     // The session shares ownership of the runtime and the services table, so a ClientSession kept
@@ -77,11 +90,12 @@ public:
     bool connected() const { return connected_.load(); }
 
     const SessionSettings& settings() const { return settings_; }
-    const std::string& protocol_version() const { return protocol_version_; }
-    const Implementation& server_info() const { return server_info_; }
-    const Json& server_capabilities() const { return server_capabilities_; }
-    const std::string& instructions() const { return instructions_; }
+    // The facts of the current connection (never null; empty before the first connect).
+    std::shared_ptr<const ServerFacts> facts() const;
     bool has_capability(const char* name) const;
+    // Modern era: the level servers send notifications/message at for every request (the
+    // per-request replacement of logging/setLevel). Legacy: logging/setLevel.
+    void set_log_level(const std::string& level);
     std::string last_error() const;
 
     PendingRequest request(const std::string& method, Json params, const RequestOptions& options);
@@ -119,6 +133,17 @@ private:
     bool session_can_expire() const;
     void recover_expired_session(std::uint64_t seen_generation);
     void handshake(std::chrono::milliseconds budget);
+    bool probe_modern(std::chrono::steady_clock::time_point deadline);
+    void legacy_handshake(std::chrono::steady_clock::time_point deadline);
+    void adopt_modern(const std::string& version, const JsonValue& discover);
+    void publish(std::shared_ptr<const ServerFacts> facts);
+    bool modern() const;
+    PendingRequest send_request(const std::string& method, Json params, const RequestOptions& options,
+                                const std::string& version);
+    Json exchange(const std::string& method, Json params, const RequestOptions& options);
+    Json modern_exchange(const std::string& method, Json params, const RequestOptions& options);
+    Json answer_input(const std::string& method, const JsonValue& params);
+    bool take_prompt_budget(const std::string& method, std::string* why);
     void refresh_lists();
     void clear_cached_lists();
     bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
@@ -154,10 +179,18 @@ private:
     std::atomic<bool> connected_{false};
     std::atomic<bool> closing_{false};
     std::atomic<bool> needs_auth_{false};
-    std::string protocol_version_;
-    Implementation server_info_;
-    Json server_capabilities_;
-    std::string instructions_;
+    mutable std::mutex facts_mutex_;  // guards facts_ (the pointer, not the object: it is immutable)
+    std::shared_ptr<const ServerFacts> facts_ = std::make_shared<const ServerFacts>();
+    session::ProtocolPreference preference_;
+    int max_input_rounds_ = 10;
+    // The era the last connect found (cached per server: a reconnect to a legacy HTTP server goes
+    // straight to initialize and re-probes only if that fails).
+    std::atomic<int> known_era_{-1};
+    std::atomic<std::uint32_t> transport_traits_{0};  // the current transport's MCPH_TRAIT_* flags
+    Json client_capabilities_;
+    Json client_info_json_;
+    mutable std::mutex log_level_mutex_;
+    std::string log_level_;  // modern era: sent in every request's _meta
 
     mutable std::mutex state_mutex_;  // guards the fields below
     std::string last_error_;

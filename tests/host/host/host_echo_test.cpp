@@ -233,7 +233,7 @@ TEST_F(HostEchoTest, DefaultRootsAreTheWorkingDirectory) {
 
 TEST_F(HostEchoTest, UnsupportedProtocolVersionIsAProtocolError) {
     mcph::Host host(options());
-    host.add_config_json(config("old", server_entry(R"(,"protocolVersion":"2024-11-05")")));
+    host.add_config_json(config("old", server_entry(R"(,"answerProtocolVersion":"2024-11-05")")));
     Error e = error_of([&] { host.connect("old"); });
     EXPECT_EQ(e.kind(), ErrorKind::Protocol);
     EXPECT_TRUE(contains(e.what(), "'2024-11-05'")) << e.what();
@@ -247,7 +247,7 @@ TEST_F(HostEchoTest, UnsupportedProtocolVersionIsAProtocolError) {
 
 TEST_F(HostEchoTest, OlderSupportedProtocolVersionIsAccepted) {
     mcph::Host host(options());
-    host.add_config_json(config("echo", server_entry(R"(,"protocolVersion":"2025-03-26")")));
+    host.add_config_json(config("echo", server_entry(R"(,"answerProtocolVersion":"2025-03-26")")));
     auto session = host.connect("echo");
     EXPECT_EQ(session->protocol_version(), "2025-03-26");
     mcph::Json state = parse_json(state_of(host));
@@ -307,7 +307,7 @@ TEST_F(HostEchoTest, ConnectFailuresHaveTheRightKind) {
 
 TEST_F(HostEchoTest, ConnectAllRecordsFailuresWithoutThrowing) {
     mcph::Host host(options());
-    host.add_config_json(R"({"mcpServers":{"a":{"type":"echo"},"b":{"type":"echo","protocolVersion":"1999-01-01"},
+    host.add_config_json(R"({"mcpServers":{"a":{"type":"echo"},"b":{"type":"echo","answerProtocolVersion":"1999-01-01"},
                                           "c":{"type":"echo","disabled":true}}})");
     EXPECT_NO_THROW(host.connect_all());
     std::map<std::string, std::string> states;

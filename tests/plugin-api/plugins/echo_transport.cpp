@@ -4,7 +4,7 @@
 // Config (the server's config object; "type" is "echo"):
 //   "mode": "echo"  — every sent message comes straight back, byte for byte.
 //   "mode": "mcp"   — (default) a tiny in-process MCP server:
-//       initialize   → protocolVersion (config "protocolVersion", else the client's), tools capability
+//       initialize   → protocolVersion (config "answerProtocolVersion", else the client's), tools capability
 //       tools/list   → config "tools", paginated by config "pageSize" (0 = one page)
 //       tools/call   → "fail": JSON-RPC error -32000; "slow": never answered; "crash": the transport
 //                      reports on_closed(ERROR); "roots": asks the client roots/list first and
@@ -55,7 +55,7 @@ public:
             mode_ = m->value.GetString();
             if (mode_ != "echo" && mode_ != "mcp") throw Error(MCPH_ERR_INVALID_ARGUMENT, "echo: unknown mode '" + mode_ + "'");
         }
-        if (auto v = doc.FindMember("protocolVersion"); v != doc.MemberEnd() && v->value.IsString())
+        if (auto v = doc.FindMember("answerProtocolVersion"); v != doc.MemberEnd() && v->value.IsString())
             protocol_version_ = v->value.GetString();
         if (auto t = doc.FindMember("tools"); t != doc.MemberEnd() && t->value.IsArray())
             for (const auto& tool : t->value.GetArray()) tools_.push_back(to_json(tool));
