@@ -36,6 +36,8 @@ namespace hello {
 
 namespace {
 
+constexpr int kHeaderMismatch = -32020;  // schema 2026-07-28 HEADER_MISMATCH
+
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -155,6 +157,16 @@ private:
         if (msg.kind == McpHandler::Kind::Invalid) {
             res_ = {};
             return send_json(http::status::bad_request, error_message(nullptr, msg.error_code, msg.error));
+        }
+        // 2026-07-28: the header, when sent, must agree with the body (HEADER_MISMATCH, 400).
+        if (msg.modern() && !version.empty() && std::string_view(version.data(), version.size()) != msg.envelope_version) {
+            res_ = {};
+            return send_json(http::status::bad_request,
+                             error_message(msg.id, kHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match _meta"));
+        }
+        if (msg.modern() && msg.envelope_version != kModernVersion) {
+            res_ = {};
+            return send_json(http::status::bad_request, unsupported_version_message(msg.id, msg.envelope_version));
         }
 
         if (msg.kind == McpHandler::Kind::Request && msg.method == "initialize") {

@@ -53,6 +53,17 @@ bool is_supported_protocol_version(std::string_view version) {
     return version == kModernVersion || is_legacy_version(version);
 }
 
+std::string unsupported_version_message(const Value* id, std::string_view requested) {
+    Document data(rapidjson::kObjectType);
+    auto& a = data.GetAllocator();
+    Value supported(rapidjson::kArrayType);
+    supported.PushBack(Value(rapidjson::StringRef(kModernVersion.data(), kModernVersion.size())), a);
+    data.AddMember("supported", supported, a);
+    data.AddMember("requested", Value(requested.data(), static_cast<rapidjson::SizeType>(requested.size()), a), a);
+    return error_message(id, kUnsupportedProtocolVersion,
+                         "Unsupported protocol version " + std::string(requested) + "; supported: 2026-07-28", &data);
+}
+
 namespace {
 // envelope_version of `doc` (a parsed request or notification), empty when absent or not a string.
 std::string_view envelope_version_of(const Document& doc) {
@@ -178,6 +189,10 @@ Reply McpHandler::handle(Message& m) {
     const Value& params = p == m.doc.MemberEnd() ? no_params : p->value;
     const Value& id = *m.id;
     const std::string_view method = m.method;
+    if (m.modern() && m.envelope_version != kModernVersion) {
+        reply.response = unsupported_version_message(&id, m.envelope_version);
+        return reply;
+    }
     // A 2025-era result goes out as built; a 2026-07-28 one gets resultType (and cache fields).
     auto raw_reply = [&](std::string_view json) {
         return m.modern() ? raw_result_message(id, modern_result(method, json)) : raw_result_message(id, json);
@@ -187,9 +202,6 @@ Reply McpHandler::handle(Message& m) {
     };
     try {
         if (!params.IsObject()) throw RpcError(rpc::invalid_params, "params must be an object");
-        if (m.modern() && m.envelope_version != kModernVersion)
-            throw RpcError(kUnsupportedProtocolVersion,
-                           "Unsupported protocol version " + std::string(m.envelope_version) + "; supported: 2026-07-28");
         Document result;
         if (method == "tools/call") {
             std::string raw;

@@ -21,6 +21,10 @@ bool is_supported_protocol_version(std::string_view version);
 // params._meta["io.modelcontextprotocol/protocolVersion"] and is served on its own.
 inline constexpr std::string_view kModernVersion = "2026-07-28";
 
+// The UNSUPPORTED_PROTOCOL_VERSION (-32022) error for a request whose _meta names `requested`,
+// with the data the client needs to pick again ({supported, requested}); HTTP sends it with 400.
+std::string unsupported_version_message(const Value* id, std::string_view requested);
+
 class McpHandler {
 public:
     enum class Kind { Request, Notification, Response, Invalid };
