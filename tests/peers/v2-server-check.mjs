@@ -95,7 +95,7 @@ async function main() {
   const tools = await client.listTools();
   const names = tools.tools.map((t) => t.name);
   check('tools/list', ['echo', 'ask_name', 'open_link', 'summarize', 'regional_lookup', 'add_tool',
-    'list_calls', 'slow', 'cancellations'].every((n) => names.includes(n)), names.join(','));
+    'list_calls', 'slow', 'slow_task', 'cancellations'].every((n) => names.includes(n)), names.join(','));
   if (modern) check('tools/list ttlMs', tools.ttlMs === 2000, `ttlMs=${tools.ttlMs} cacheScope=${tools.cacheScope}`);
 
   const echo = await client.callTool({ name: 'echo', arguments: { text: 'hi there' } });

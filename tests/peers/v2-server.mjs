@@ -14,6 +14,22 @@
 // HTTP prints "listening on http://127.0.0.1:PORT/mcp" on stdout once it accepts connections.
 // Diagnostics go to stderr only (stdout is the stdio transport).
 //
+// Tools (text content, plus structuredContent where shown):
+//   echo {text}            -> text unchanged
+//   ask_name               -> MRTR elicitation (form, {name}); "Hello, <name>" {action,name} or "no name: <action>"
+//   open_link              -> MRTR elicitation (URL mode, https://example.com/mcph-consent); "link: <action>"
+//   summarize {text}       -> MRTR sampling ("Summarize: <text>", maxTokens 100); "summary: <model text>" {summary,model}
+//   regional_lookup {region, x-mcp-header Region}
+//                          -> "region=<arg> header=<Mcp-Param-Region seen, or (none)>" {region,header}
+//   add_tool {name}        -> "added <name>"; tool <name> ("I am <name>") appears, tools/list_changed sent
+//   list_calls             -> "<number of tools/list requests answered>" {toolsList}
+//   slow {steps,ms}        -> progress notifications "step i" (with a progressToken), then "done";
+//                             on cancel "cancelled" (and `cancellations` counts it)
+//   slow_task {steps,ms}   -> Tasks extension: a CreateTaskResult (resultType "task") when the request's
+//                             clientCapabilities.extensions declare io.modelcontextprotocol/tasks, else inline "done"
+//   cancellations          -> "<number of cancelled slow calls and tasks>" {cancelled}
+// Prompt greet {name} -> user message "Please greet <name>."; resource info://server -> "mcph-v2-peer (<era> era)".
+//
 // The tools are written once and serve both eras: on 2025-era connections the SDK's legacy
 // shim turns an input_required return into real server->client requests (elicitation/create,
 // sampling/createMessage) and re-enters the handler with the answers.
@@ -59,6 +75,69 @@ const state = {
   notifyToolsChanged: () => {},  // set by the serving entry (HTTP: the handler's notifier)
 };
 
+// The Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28 wire shapes of
+// modelcontextprotocol/ext-tasks): the SDK has no server side for it, so slow_task keeps its tasks
+// here (module state: over HTTP tasks/get arrives at another per-request instance).
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const tasks = new Map();  // taskId -> { status, createdAt, lastUpdatedAt, statusMessage, result, timer }
+let nextTaskNumber = 0;
+const TASK_TTL_MS = 60000;
+const TASK_POLL_MS = 100;
+
+function taskView(id) {
+  const t = tasks.get(id);
+  const view = {
+    taskId: id, status: t.status, createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt,
+    ttlMs: TASK_TTL_MS, pollIntervalMs: TASK_POLL_MS,
+  };
+  if (t.statusMessage !== undefined) view.statusMessage = t.statusMessage;
+  if (t.status === 'completed') view.result = t.result;
+  return view;
+}
+
+function startTask(steps, ms) {
+  const id = `task-${++nextTaskNumber}`;
+  const now = new Date().toISOString();
+  const t = { status: 'working', createdAt: now, lastUpdatedAt: now, statusMessage: `step 0/${steps}` };
+  tasks.set(id, t);
+  let step = 0;
+  const tick = () => {
+    if (t.status !== 'working') return;
+    ++step;
+    t.lastUpdatedAt = new Date().toISOString();
+    t.statusMessage = `step ${step}/${steps}`;
+    if (step < steps) { t.timer = setTimeout(tick, ms); return; }
+    t.status = 'completed';
+    t.result = { resultType: 'complete', content: [{ type: 'text', text: 'done' }], structuredContent: { steps } };
+  };
+  t.timer = setTimeout(tick, ms);
+  return id;
+}
+
+function knownTask(taskId) {
+  if (!tasks.has(taskId)) throw Object.assign(new Error(`Unknown task ${taskId}`), { code: -32602 });
+  return taskId;
+}
+
+function registerTaskHandlers(server) {
+  const byId = { params: fromJsonSchema({ type: 'object', properties: { taskId: { type: 'string' } }, required: ['taskId'] }) };
+  server.server.setRequestHandler('tasks/get', byId, async ({ taskId }) => taskView(knownTask(taskId)));
+  server.server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
+    const t = tasks.get(knownTask(taskId));
+    if (t.status === 'working' || t.status === 'input_required') {
+      clearTimeout(t.timer);
+      t.status = 'cancelled';
+      t.lastUpdatedAt = new Date().toISOString();
+      ++state.slowCancelled;
+    }
+    return {};
+  });
+  // slow_task asks for no input, so there is nothing to update; unknown keys are ignored (spec).
+  server.server.setRequestHandler('tasks/update', {
+    params: fromJsonSchema({ type: 'object', properties: { taskId: { type: 'string' }, inputResponses: { type: 'object' } }, required: ['taskId'] }),
+  }, async ({ taskId }) => { knownTask(taskId); return {}; });
+}
+
 const jsonSchema = (properties, required = []) =>
   fromJsonSchema({ type: 'object', properties, required, additionalProperties: false });
 const text = (value, structuredContent) =>
@@ -80,6 +159,7 @@ function buildServer(ctx) {
         tools: { listChanged: true },
         prompts: { listChanged: true },
         resources: { listChanged: true },
+        extensions: { [TASKS_EXTENSION]: {} },
       },
       cacheHints: {
         'tools/list': cache, 'prompts/list': cache, 'resources/list': cache,
@@ -213,11 +293,30 @@ function buildServer(ctx) {
     return text('done', { steps });
   });
 
+  // Task-returning (Tasks extension) when the request's client capabilities declare it; for any
+  // other client the same work runs inline, like `slow` (a task is never returned unasked).
+  server.registerTool('slow_task', {
+    description: 'Runs `steps` steps `ms` apart as a task (tasks/get shows "step i/n"); cancellable with tasks/cancel',
+    inputSchema: jsonSchema({
+      steps: { type: 'integer', minimum: 1, maximum: 100 },
+      ms: { type: 'integer', minimum: 1, maximum: 10000 },
+    }),
+  }, async ({ steps = 5, ms = 200 }, c) => {
+    const declared = c.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities']?.extensions?.[TASKS_EXTENSION];
+    if (declared === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, steps * ms));
+      return text('done', { steps, task: false });
+    }
+    const id = startTask(steps, ms);
+    return { resultType: 'task', ...taskView(id) };
+  });
+
   server.registerTool('cancellations', {
     description: 'How many `slow` calls were cancelled',
   }, async () => text(String(state.slowCancelled), { cancelled: state.slowCancelled }));
 
   for (const name of state.addedTools) registerAddedTool(server, name);
+  registerTaskHandlers(server);
 
   server.registerPrompt('greet', {
     description: 'A greeting for the given name',
