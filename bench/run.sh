@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/run.sh — runs the raw floor, mcph-bench and the TypeScript SDK script against the same
-# hello-server binary and prints a table. Builds nothing.
+# bench/run.sh — runs the raw floor, mcph-bench and the TypeScript SDK script (v1, and v2 in both
+# eras) against the same hello-server binary and prints a table. Builds nothing.
 #
 # usage: bench/run.sh [BUILD_DIR] [--http] [--skip-mcph] [--calls N] [--echo-calls M] [--connects C]
 #   BUILD_DIR    the CMake build directory (default: build/ in the repository)
@@ -45,8 +45,10 @@ need "$server" "hello-server" "build it: cmake --build $build --target hello-ser
 need "$raw" "bench-raw-pipe" "build it: cmake --build $build --target bench-raw-pipe"
 [[ $skip_mcph == 1 ]] || need "$mcph" "mcph-bench" "build it: cmake --build $build --target mcph-bench transport-stdio (or pass --skip-mcph)"
 need "$node" "the pinned node" "install the test peers: scripts/setup.sh (tests/peers/package-lock.json)"
-[[ -d "$root/tests/peers/node_modules/@modelcontextprotocol/sdk" ]] ||
-  { echo "run.sh: missing @modelcontextprotocol/sdk under tests/peers/node_modules (run scripts/setup.sh)" >&2; exit 1; }
+for pkg in sdk client; do
+  [[ -d "$root/tests/peers/node_modules/@modelcontextprotocol/$pkg" ]] ||
+    { echo "run.sh: missing @modelcontextprotocol/$pkg under tests/peers/node_modules (run scripts/setup.sh)" >&2; exit 1; }
+done
 
 work="$(mktemp -d)"
 server_pid=""
@@ -79,8 +81,12 @@ run_transport() {  # run_transport stdio|http [URL]
   else
     echo '{}' >"$work/$t.mcph"
   fi
-  echo "running $t: TypeScript SDK..." >&2
-  run_client "$work/$t.ts" "$node" "$ts" "${target[@]}" "${pass[@]}"
+  echo "running $t: TypeScript SDK v1..." >&2
+  run_client "$work/$t.ts" "$node" "$ts" --sdk v1 "${target[@]}" "${pass[@]}"
+  echo "running $t: TypeScript SDK v2, 2025 era..." >&2
+  run_client "$work/$t.ts2" "$node" "$ts" --sdk v2 --era legacy "${target[@]}" "${pass[@]}"
+  echo "running $t: TypeScript SDK v2, 2026-07-28 era..." >&2
+  run_client "$work/$t.ts2m" "$node" "$ts" --sdk v2 --era modern "${target[@]}" "${pass[@]}"
 }
 
 cd "$work"  # hello-server reads ./notes.txt only for resources/read, which is not benchmarked
@@ -118,20 +124,25 @@ const metrics = [
 ];
 const fmt = (v) => (v === undefined ? '-' : v >= 100 ? String(Math.round(v)) : String(+v.toFixed(2)));
 const ratio = (a, b) => (a === undefined || b === undefined || !b ? '-' : (a / b).toFixed(2) + 'x');
-const rows = [['transport', 'metric', 'better', 'raw floor', 'mcph', 'TS SDK', 'mcph/TS', 'mcph/floor']];
+// mcph speaks the 2025 era here, so it is paired with v1 and with v2 in the 2025 era.
+const rows = [['transport', 'metric', 'better', 'raw floor', 'mcph', 'TS v1', 'TS v2 2025', 'TS v2 2026',
+  'mcph/TS v1', 'mcph/TS v2 2025', 'mcph/floor']];
 for (const t of transports) {
-  const raw = read(`${t}.raw`), mcph = read(`${t}.mcph`), ts = read(`${t}.ts`);
+  const raw = read(`${t}.raw`), mcph = read(`${t}.mcph`), ts = read(`${t}.ts`), ts2 = read(`${t}.ts2`), ts2m = read(`${t}.ts2m`);
   for (const [key, label, better, peerKey = key] of metrics) {
-    const r = raw[peerKey], m = mcph[key], s = ts[peerKey];
-    rows.push([t, label, better, fmt(r), fmt(m), fmt(s), ratio(m, s), ratio(m, r)]);
+    const r = raw[peerKey], m = mcph[key], s = ts[peerKey], s2 = ts2[peerKey], s2m = ts2m[peerKey];
+    rows.push([t, label, better, fmt(r), fmt(m), fmt(s), fmt(s2), fmt(s2m), ratio(m, s), ratio(m, s2), ratio(m, r)]);
   }
-  if (ts.node_warnings) rows.push([t, `(TS SDK: ${ts.node_warnings} Node warnings suppressed, see README)`, '', '', '', '', '', '']);
+  for (const [name, o] of [['TS v1', ts], ['TS v2 2025', ts2], ['TS v2 2026', ts2m]])
+    if (o.node_warnings) rows.push([t, `(${name}: ${o.node_warnings} Node warnings suppressed, see README)`, '', '', '', '', '', '', '', '', '']);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 const line = (r) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ');
 console.log(line(rows[0]));
 console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
 for (const r of rows.slice(1)) console.log(line(r));
-const any = read(`${transports[0]}.ts`);
-if (any.sdk_version) console.log(`\nTS SDK @modelcontextprotocol/sdk ${any.sdk_version} on node ${any.node_version}`);
+for (const f of ['ts', 'ts2', 'ts2m']) {
+  const o = read(`${transports[0]}.${f}`);
+  if (o.sdk_version) console.log(`${f === 'ts' ? '\n' : ''}${o.client}: ${o.sdk_package} ${o.sdk_version}, ${o.era} era (protocol ${o.protocol_version || 'initialize'}), node ${o.node_version}`);
+}
 JS

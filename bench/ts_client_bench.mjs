@@ -2,11 +2,16 @@
 // StreamableHTTPClientTransport with --http URL) against hello-server. Prints one JSON object with
 // the same keys as bench-raw-pipe and mcph-bench (see README.md).
 //
-// The SDK is loaded from tests/peers/node_modules (pinned by tests/peers/package-lock.json), found
-// relative to this script; its CommonJS build is used (same source as the ESM build).
+// --sdk v1 (default): @modelcontextprotocol/sdk 1.x, the 2025 era only.
+// --sdk v2: @modelcontextprotocol/client 2.x; --era legacy (default) connects with the plain 2025
+// initialize handshake, --era modern pins 2026-07-28 (server/discover, then every request carries
+// the _meta envelope and is served statelessly).
 //
-// usage: node ts_client_bench.mjs [--server PATH] [--http URL] [--calls N] [--inflight K]
-//                                  [--echo-calls M] [--echo-bytes B] [--connects C]
+// The SDKs are loaded from tests/peers/node_modules (pinned by tests/peers/package-lock.json), found
+// relative to this script; their CommonJS builds are used (same source as the ESM builds).
+//
+// usage: node ts_client_bench.mjs [--sdk v1|v2] [--era legacy|modern] [--server PATH] [--http URL]
+//                                  [--calls N] [--inflight K] [--echo-calls M] [--echo-bytes B] [--connects C]
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -14,18 +19,27 @@ import { readFileSync } from 'node:fs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '..', 'tests', 'peers', 'package.json'));
-const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
-const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
-const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
-// (the package's "./*" export maps package.json to dist/cjs/, so read the real one from disk)
-const sdkVersion = JSON.parse(
-  readFileSync(path.join(here, '..', 'tests', 'peers', 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
+// (the packages' exports do not all map package.json, so read the real one from disk)
+const packageVersion = (name) => JSON.parse(
+  readFileSync(path.join(here, '..', 'tests', 'peers', 'node_modules', '@modelcontextprotocol', name, 'package.json'), 'utf8'),
 ).version;
+
+function loadSdk(sdk) {
+  if (sdk === 'v2') {
+    const { Client, StreamableHTTPClientTransport } = require('@modelcontextprotocol/client');
+    const { StdioClientTransport } = require('@modelcontextprotocol/client/stdio');
+    return { Client, StdioClientTransport, StreamableHTTPClientTransport, name: '@modelcontextprotocol/client', version: packageVersion('client') };
+  }
+  const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+  const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  return { Client, StdioClientTransport, StreamableHTTPClientTransport, name: '@modelcontextprotocol/sdk', version: packageVersion('sdk') };
+}
 
 function parseArgs(argv) {
   const o = {
     server: path.join(here, '..', 'build', 'bin', 'hello-server'),
-    http: null, calls: 20000, inflight: 16, echoCalls: 50, echoBytes: 1 << 20, connects: 5,
+    sdk: 'v1', era: 'legacy', http: null, calls: 20000, inflight: 16, echoCalls: 50, echoBytes: 1 << 20, connects: 5,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -33,7 +47,9 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
       return argv[++i];
     };
-    if (a === '--server') o.server = next();
+    if (a === '--sdk') o.sdk = next();
+    else if (a === '--era') o.era = next();
+    else if (a === '--server') o.server = next();
     else if (a === '--http') o.http = next();
     else if (a === '--calls') o.calls = Number(next());
     else if (a === '--inflight') o.inflight = Number(next());
@@ -42,10 +58,14 @@ function parseArgs(argv) {
     else if (a === '--connects') o.connects = Number(next());
     else throw new Error(`unknown argument ${a}`);
   }
+  if (!['v1', 'v2'].includes(o.sdk)) throw new Error('--sdk must be v1 or v2');
+  if (!['legacy', 'modern'].includes(o.era)) throw new Error('--era must be legacy or modern');
+  if (o.sdk === 'v1' && o.era === 'modern') throw new Error('the v1 SDK speaks the 2025 era only');
   return o;
 }
 
 const opts = parseArgs(process.argv.slice(2));
+const { Client, StdioClientTransport, StreamableHTTPClientTransport, ...sdk } = loadSdk(opts.sdk);
 
 // Count Node warnings instead of printing them. Over HTTP the SDK (1.32.2) passes one shared
 // AbortSignal to every fetch and undici adds a listener to it per request, so Node warns
@@ -56,16 +76,20 @@ process.removeAllListeners('warning');
 process.on('warning', () => { nodeWarnings++; });
 
 async function connect() {
-  const client = new Client({ name: 'ts-client-bench', version: '0.1.0' });
+  const options = opts.sdk === 'v2'
+    ? { versionNegotiation: { mode: opts.era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } }
+    : undefined;
+  const client = new Client({ name: 'ts-client-bench', version: '0.1.0' }, options);
   const transport = opts.http
     ? new StreamableHTTPClientTransport(new URL(opts.http))
     : new StdioClientTransport({ command: opts.server, args: [], stderr: 'inherit' });
-  await client.connect(transport);  // initialize + notifications/initialized
+  await client.connect(transport);  // legacy: initialize + notifications/initialized; modern: server/discover
   return { client, transport };
 }
 
 async function disconnect({ client, transport }) {
-  if (opts.http) await transport.terminateSession().catch(() => {});  // DELETE the session
+  // DELETE the session (legacy era; a modern connection has none)
+  if (opts.http && opts.era === 'legacy') await transport.terminateSession().catch(() => {});
   await client.close();
 }
 
@@ -92,6 +116,8 @@ async function main() {
 
   const conn = await connect();
   const { client } = conn;
+  const protocolVersion = client.getNegotiatedProtocolVersion?.() ?? conn.transport.protocolVersion ?? '';
+  if (opts.era === 'modern' && protocolVersion !== '2026-07-28') throw new Error(`modern era asked, got ${protocolVersion}`);
   // tools/list once, so that callTool validates structuredContent against add's outputSchema, as
   // mcph does.
   await client.listTools();
@@ -131,8 +157,11 @@ async function main() {
   await disconnect(conn);
 
   const out = {
-    client: 'ts-sdk',
-    sdk_version: sdkVersion,
+    client: `ts-sdk-${opts.sdk}`,
+    sdk_package: sdk.name,
+    sdk_version: sdk.version,
+    era: opts.era,
+    protocol_version: protocolVersion,
     node_version: process.versions.node,
     transport: opts.http ? 'http' : 'stdio',
     connect_ms_median: +percentile(connectMs, 0.5).toFixed(3),

@@ -6,6 +6,8 @@
 //   POST  initialize    → 200 + a fresh Mcp-Session-Id; later requests must carry it
 //                         (missing → 400, unknown → 404)
 //   GET   → 405 (no server-initiated stream)      DELETE + session id → 200, session forgotten
+//   POST  2026-07-28 message (params._meta names the revision) → served on its own by a fresh
+//         handler, no session (the modern era is stateless); server/discover answers the era probe
 //
 // An Origin header, when present, must be a loopback origin (DNS-rebinding guard; 403 otherwise).
 #include "mcp_handler.hpp"
@@ -33,6 +35,8 @@
 namespace hello {
 
 namespace {
+
+constexpr int kHeaderMismatch = -32020;  // schema 2026-07-28 HEADER_MISMATCH
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -154,6 +158,16 @@ private:
             res_ = {};
             return send_json(http::status::bad_request, error_message(nullptr, msg.error_code, msg.error));
         }
+        // 2026-07-28: the header, when sent, must agree with the body (HEADER_MISMATCH, 400).
+        if (msg.modern() && !version.empty() && std::string_view(version.data(), version.size()) != msg.envelope_version) {
+            res_ = {};
+            return send_json(http::status::bad_request,
+                             error_message(msg.id, kHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match _meta"));
+        }
+        if (msg.modern() && msg.envelope_version != kModernVersion) {
+            res_ = {};
+            return send_json(http::status::bad_request, unsupported_version_message(msg.id, msg.envelope_version));
+        }
 
         if (msg.kind == McpHandler::Kind::Request && msg.method == "initialize") {
             auto handler = std::make_unique<McpHandler>(state_.options);
@@ -167,12 +181,17 @@ private:
             return send_json(http::status::ok, std::move(*reply.response));
         }
 
-        boost::string_view sid = req["Mcp-Session-Id"];
-        if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
-        auto session = state_.sessions.find(std::string(sid.data(), sid.size()));
-        if (session == state_.sessions.end()) return send_error(http::status::not_found, "Session not found");
-
-        Reply reply = session->second->handle(msg);
+        Reply reply;
+        if (msg.modern()) {
+            McpHandler stateless(state_.options);
+            reply = stateless.handle(msg);
+        } else {
+            boost::string_view sid = req["Mcp-Session-Id"];
+            if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
+            auto session = state_.sessions.find(std::string(sid.data(), sid.size()));
+            if (session == state_.sessions.end()) return send_error(http::status::not_found, "Session not found");
+            reply = session->second->handle(msg);
+        }
         res_ = {};
         if (msg.kind != McpHandler::Kind::Request || !reply.response) return send_empty(http::status::accepted);
         if (!reply.deferred()) return send_json(http::status::ok, std::move(*reply.response));

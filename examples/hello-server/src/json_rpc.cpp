@@ -60,7 +60,7 @@ std::string raw_result_message(const Value& id, std::string_view result_json) {
     return finish(w, sb);
 }
 
-std::string error_message(const Value* id, int code, std::string_view message) {
+std::string error_message(const Value* id, int code, std::string_view message, const Value* data) {
     rapidjson::StringBuffer sb;
     Writer w(sb);
     begin(w);
@@ -75,6 +75,10 @@ std::string error_message(const Value* id, int code, std::string_view message) {
     w.Int(code);
     w.Key("message", 7);
     w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+    if (data) {
+        w.Key("data", 4);
+        put(*data, w);
+    }
     w.EndObject();
     return finish(w, sb);
 }

@@ -37,8 +37,8 @@ private:
 std::string result_message(const Value& id, const Value& result);
 // Same, with a result that is already serialised JSON text (static lists).
 std::string raw_result_message(const Value& id, std::string_view result_json);
-// {"jsonrpc":"2.0","id":<id or null>,"error":{"code":..,"message":..}}
-std::string error_message(const Value* id, int code, std::string_view message);
+// {"jsonrpc":"2.0","id":<id or null>,"error":{"code":..,"message":..}}, plus "data" when given.
+std::string error_message(const Value* id, int code, std::string_view message, const Value* data = nullptr);
 // {"jsonrpc":"2.0","method":<method>,"params":<params>}
 std::string notification_message(std::string_view method, const Value& params);
 // Compact JSON text of a value.

@@ -14,8 +14,16 @@
 
 namespace hello {
 
-// Protocol versions this server speaks, newest first.
+// Protocol versions this server speaks, either era (the MCP-Protocol-Version header check).
 bool is_supported_protocol_version(std::string_view version);
+
+// The 2026-07-28 ("modern") era: no initialize, no session; every request names its revision in
+// params._meta["io.modelcontextprotocol/protocolVersion"] and is served on its own.
+inline constexpr std::string_view kModernVersion = "2026-07-28";
+
+// The UNSUPPORTED_PROTOCOL_VERSION (-32022) error for a request whose _meta names `requested`,
+// with the data the client needs to pick again ({supported, requested}); HTTP sends it with 400.
+std::string unsupported_version_message(const Value* id, std::string_view requested);
 
 class McpHandler {
 public:
@@ -28,6 +36,10 @@ public:
         const Value* id = nullptr;  // requests (and responses)
         int error_code = 0;         // Invalid: -32700 or -32600
         std::string error;          // Invalid: why
+        // params._meta["io.modelcontextprotocol/protocolVersion"], when the message carries one:
+        // a modern-era message (served statelessly, results shaped for 2026-07-28).
+        std::string_view envelope_version;
+        bool modern() const { return !envelope_version.empty(); }
     };
 
     explicit McpHandler(const ServerOptions& options) : options_(options) {}
@@ -45,6 +57,7 @@ public:
 
 private:
     void initialize(const Value& params, Document& result);
+    static void discover(Document& result);
 
     const ServerOptions& options_;
     std::string protocol_version_;
