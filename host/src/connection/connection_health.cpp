@@ -9,12 +9,17 @@ ConnectionHealth::ConnectionHealth(Settings s) : settings_(s) {
         throw Error(ErrorKind::Usage, "connection health: thresholds and the window must be positive");
 }
 
-ConnectionHealth::Action ConnectionHealth::record_error(bool terminal, Clock::time_point now) {
+ConnectionHealth::Action ConnectionHealth::record_failure(FailureMeaning meaning, Clock::time_point now) {
     forget_before(now);
-    if (terminal) return record_terminal(now);
-    // The server answered, so the link carried a full round trip: the run of terminal errors is
-    // broken. The window keeps its entries: that is exactly what it is for.
-    consecutive_ = 0;
+    switch (meaning) {
+        case FailureMeaning::LinkBroken: return record_terminal(now);
+        case FailureMeaning::ServerAnswered:
+            // The link carried a full round trip: the run of terminal errors is broken. The window
+            // keeps its entries: that is exactly what it is for.
+            consecutive_ = 0;
+            return Action::None;
+        case FailureMeaning::Unknown: break;  // proves nothing about the link
+    }
     return Action::None;
 }
 

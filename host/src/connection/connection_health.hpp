@@ -1,7 +1,9 @@
-// Decides, from the errors a live connection produces, when it is really dead (seed 000 §18.8).
+// Decides, from the failures a live connection's transport reports, when it is really dead (seed
+// 000 §18.8). Each failure arrives already classified (terminal_errors.hpp: typed fields, no text).
 //
 // The seed closes and reconnects after 3 *consecutive* terminal errors, and any non-terminal error
-// resets that count. That filters one-off network blips, but misses a link that keeps failing in
+// resets that count. Here only a failure that proves the server answered resets it; one that says
+// nothing either way (FailureMeaning::Unknown) is ignored. That filters one-off network blips, but misses a link that keeps failing in
 // between ordinary errors (T, N, T, N, T... never reaches 3 in a row). So a second rule watches a
 // sliding window: `window_threshold` terminal errors within `window`, interleaved or not, ask the
 // caller for a cheap liveness probe (a JSON-RPC `ping`). A failed probe means reconnect; a
@@ -9,6 +11,8 @@
 //
 // Not thread-safe: the caller (the server's state machine) holds its lock around every call.
 #pragma once
+
+#include "connection/terminal_errors.hpp"
 
 #include <chrono>
 #include <deque>
@@ -36,10 +40,10 @@ public:
     // Throws mcph::Error(Usage) if a threshold or the window is not positive.
     explicit ConnectionHealth(Settings s = {});
 
-    // One failed request. `terminal` is is_terminal_connection_error() of its message.
-    // Asks for at most one probe at a time: while one is outstanding, the answer is None or Reconnect.
-    // After Reconnect the state is cleared, as if by reset().
-    Action record_error(bool terminal, Clock::time_point now);
+    // One failure, by what it means (classify_failure()). Asks for at most one probe at a time:
+    // while one is outstanding, the answer is None or Reconnect. After Reconnect the state is
+    // cleared, as if by reset().
+    Action record_failure(FailureMeaning meaning, Clock::time_point now);
 
     // The outcome of the probe asked for. Ignored (None) when no probe is outstanding, e.g. one
     // that completes after a reset(). Alive → None, and the errors seen so far are forgiven;

@@ -176,8 +176,8 @@ void ServerConnection::connect_once() {
     hooks.on_disconnected = [weak](const std::string& reason) {
         if (auto self = weak.lock()) self->on_lost(reason);
     };
-    hooks.on_transport_problem = [weak](const std::string& message) {
-        if (auto self = weak.lock()) self->on_transport_problem(message);
+    hooks.on_transport_problem = [weak](const transport::Failure& failure) {
+        if (auto self = weak.lock()) self->on_transport_problem(failure);
     };
     if (!core) {
         // Configuration errors (no plugin for the type, unknown auth backend) come before the network.
@@ -318,27 +318,37 @@ void ServerConnection::run_attempt(std::uint64_t epoch) {
 
 // ---- health -------------------------------------------------------------------------------------
 
-void ServerConnection::on_transport_problem(const std::string& message) {
-    const bool terminal = is_terminal_connection_error(message);
+// Fed only by typed failures (ABI 1.1 on_failure; SessionCore::on_transport_failure). An ABI 1.0
+// plugin reports non-fatal problems as text alone (on_diagnostic), and text is never classified:
+// for such a plugin nothing is counted here, so its warnings can never tear a connection down, and
+// what ends its connection is what the plugin itself decides — on_closed, whose reason and detail
+// reach on_lost() and the reconnect policy exactly as for any plugin. That is the safe side: a
+// missed dead link still fails its calls (the request timeout) and is reported by the plugin's
+// close; a false "dead" would drop a working connection and every call in flight on it.
+void ServerConnection::on_transport_problem(const transport::Failure& failure) {
+    const FailureVerdict verdict = classify_failure(failure);
     ConnectionHealth::Action action = ConnectionHealth::Action::None;
     {
         std::lock_guard lock(mutex_);
         if (!std::holds_alternative<state::Connected>(state_)) return;
-        action = health_.record_error(terminal, Clock::now());
+        action = health_.record_failure(verdict.meaning, Clock::now());
         if (action == ConnectionHealth::Action::Probe) {
             if (probing_) return;
             probing_ = true;
         }
     }
     std::weak_ptr<ServerConnection> weak = weak_from_this();
-    if (action == ConnectionHealth::Action::Reconnect)
-        deps_.runtime->run_background([weak] {
-            if (auto self = weak.lock()) self->drop_and_reconnect("3 terminal transport errors in a row");
+    if (action == ConnectionHealth::Action::Reconnect) {
+        const std::string why = "3 terminal transport errors in a row (last: " + std::string(verdict.signal) + ": " +
+                                failure.message + ")";
+        deps_.runtime->run_background([weak, why] {
+            if (auto self = weak.lock()) self->drop_and_reconnect(why);
         });
-    else if (action == ConnectionHealth::Action::Probe)
+    } else if (action == ConnectionHealth::Action::Probe) {
         deps_.runtime->run_background([weak] {
             if (auto self = weak.lock()) self->probe_liveness();
         });
+    }
 }
 
 // Repeated terminal errors, not all in a row: ask the server whether it is still there.

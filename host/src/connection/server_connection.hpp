@@ -3,8 +3,9 @@
 // enables it) and the reconnection of §18.8, improved:
 //   - stdio servers are respawned too; a crash-loop guard (the attempt counter only resets after
 //     the connection stayed up `stable_after`) ends a server that dies right after each connect;
-//   - terminal transport errors are counted (3 in a row reconnect) and also kept in a sliding
-//     window that triggers a `ping` probe, so alternating errors cannot hide a dead server;
+//   - terminal transport failures (typed: terminal_errors.hpp) are counted (3 in a row reconnect)
+//     and also kept in a sliding window that triggers a `ping` probe, so alternating errors cannot
+//     hide a dead server;
 //   - on loss every pending call fails at once and the cached lists are cleared (SessionCore);
 //     after reconnecting they are fetched afresh.
 // The SessionCore is kept across reconnects, so a ClientSession handed out earlier keeps working.
@@ -30,7 +31,8 @@ namespace mcph::connection {
 
 struct SessionHooks {
     std::function<void(const std::string& reason)> on_disconnected;
-    std::function<void(const std::string& message)> on_transport_problem;
+    // A typed, non-fatal transport failure while connected (SessionSettings::on_transport_problem).
+    std::function<void(const transport::Failure& failure)> on_transport_problem;
 };
 
 struct ConnectionDeps {
@@ -79,7 +81,7 @@ private:
     void after_failed_attempt(const std::string& error, bool needs_auth, bool lost);
     void schedule_attempt(std::chrono::milliseconds delay);
     void run_attempt(std::uint64_t epoch);
-    void on_transport_problem(const std::string& message);
+    void on_transport_problem(const transport::Failure& failure);
     void probe_liveness();
     void drop_and_reconnect(const std::string& why);
     void remember_error(const std::string& error);

@@ -1,33 +1,35 @@
-// Which error messages mean "the connection itself is broken" (seed 000 §18.8), as opposed to the
-// server answering with an error. The seed's nine signals are Node.js words (ECONNRESET, ETIMEDOUT,
-// EPIPE, EHOSTUNREACH, ECONNREFUSED, undici's "Body Timeout Error" and "terminated", "SSE stream
-// disconnected", "Failed to reconnect SSE stream"); here they are spelled the way our transports,
-// libcurl, libwebsockets, Boost.Asio and glibc's strerror spell them. The table in the .cpp says
-// which text comes from where.
-//
-// Only feed this messages of transport-level failures (mcph::Error of kind Connection or Timeout, and
-// the -32000 JSON-RPC errors the HTTP transports synthesise with data.httpStatus 0). A tool's own
-// error text ("fetch failed: Connection refused") describes the server's upstream, not our link.
+// Which transport failures mean "the connection itself is broken" (seed 000 §18.8), as opposed to
+// the server answering with an error. The seed's nine signals are Node.js words (ECONNRESET,
+// ETIMEDOUT, EPIPE, EHOSTUNREACH, ECONNREFUSED, undici's "Body Timeout Error" and "terminated",
+// "SSE stream disconnected", "Failed to reconnect SSE stream"); a plugin of ABI 1.1 reports them
+// typed (mcph_failure: a category, the errno, the HTTP status), and this decides on those fields
+// alone. The message is for people and is never read here: the same words appear in a tool's own
+// error text ("fetch failed: Connection refused"), which describes the server's upstream, not our
+// link, and a plugin may reword its messages at any time.
 #pragma once
 
-#include <optional>
-#include <span>
+#include "transport/transport.hpp"
+
 #include <string_view>
 
 namespace mcph::connection {
 
-struct TerminalSignal {
-    std::string_view needle;  // matched case-insensitively anywhere in the message
-    std::string_view signal;  // the seed signal it stands for, e.g. "ECONNRESET"
-    std::string_view source;  // who emits it, for whoever maintains the table
+// What one failure says about the link.
+enum class FailureMeaning {
+    LinkBroken,      // the connection itself failed: counts towards a reconnect
+    ServerAnswered,  // the server is there and answered (an HTTP error, a bad frame): breaks a run
+    Unknown,         // says nothing either way (OTHER without an errno): ignored
 };
 
-// Every entry, in match order.
-std::span<const TerminalSignal> terminal_signals();
+struct FailureVerdict {
+    FailureMeaning meaning = FailureMeaning::Unknown;
+    std::string_view signal;  // for logs: the seed's name ("ECONNRESET", "terminated", ...) or the category's
+};
 
-// The first entry whose needle occurs in `message`, if any (for logs: "terminal: ECONNREFUSED").
-std::optional<TerminalSignal> match_terminal_signal(std::string_view message);
+FailureVerdict classify_failure(const transport::Failure& failure);
 
-bool is_terminal_connection_error(std::string_view message);
+inline bool is_terminal_failure(const transport::Failure& failure) {
+    return classify_failure(failure).meaning == FailureMeaning::LinkBroken;
+}
 
 }  // namespace mcph::connection

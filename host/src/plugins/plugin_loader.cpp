@@ -2,6 +2,7 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -80,10 +81,13 @@ LoadedPlugin::~LoadedPlugin() {
 }
 
 void LoadedPlugin::bind_interfaces() {
-    // A vtable is used only if it is at least as large as the v1 layout we call into.
+    // A vtable is used only if it covers the 1.0 layout we always call into (up to `destroy`). The
+    // fields 1.1 appended (traits, send_ex, cancel) are read only inside its struct_size
+    // (TransportChannel::has_v11), so a plugin built against 1.0 loads: requiring the whole
+    // current sizeof here would refuse every plugin of an earlier minor version.
     auto* t = static_cast<const mcph_transport_vtable_v1*>(descriptor_->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
-    if (t && t->struct_size >= sizeof(mcph_transport_vtable_v1) && t->create && t->start && t->send && t->close &&
-        t->destroy)
+    constexpr std::size_t kTransportV10Size = offsetof(mcph_transport_vtable_v1, destroy) + sizeof(t->destroy);
+    if (t && t->struct_size >= kTransportV10Size && t->create && t->start && t->send && t->close && t->destroy)
         transport_ = t;
     auto* a = static_cast<const mcph_auth_vtable_v1*>(descriptor_->get_interface(MCPH_AUTH_INTERFACE_V1));
     if (a && a->struct_size >= sizeof(mcph_auth_vtable_v1) && a->create && a->get_headers && a->destroy) auth_ = a;

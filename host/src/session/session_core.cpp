@@ -954,10 +954,15 @@ bool SessionCore::auth_challenge(int http_status, std::string_view www_authentic
     return retry;
 }
 
+// The human log line only: its text is never classified (an ABI 1.0 plugin's warnings therefore
+// never count as link failures; see ServerConnection::on_transport_problem).
 void SessionCore::on_transport_diagnostic(mcph_log_level level, std::string_view message) {
     log(to_log_level(level), std::string(message));
-    if (level >= MCPH_LOG_WARN && connected_ && settings_.on_transport_problem)
-        settings_.on_transport_problem(std::string(message));
+}
+
+// Typed, and sent alongside the diagnostic that logged it: the health monitor decides.
+void SessionCore::on_transport_failure(const transport::Failure& failure) {
+    if (connected_ && settings_.on_transport_problem) settings_.on_transport_problem(failure);
 }
 
 // ---- timeouts -----------------------------------------------------------------------------------

@@ -56,9 +56,9 @@ struct SessionSettings {
     std::shared_ptr<auth::AuthSession> auth;
     // Called (on the event loop) when an established connection ends on its own.
     std::function<void(const std::string& reason)> on_disconnected;
-    // Called (on a transport thread, quickly) with every warning or error the transport reports
-    // while connected: the connection's health monitor classifies them (terminal or not).
-    std::function<void(const std::string& message)> on_transport_problem;
+    // Called (on a transport thread, quickly) with every typed failure the transport reports while
+    // connected (ABI 1.1 on_failure): the connection's health monitor classifies it (terminal or not).
+    std::function<void(const transport::Failure& failure)> on_transport_problem;
     // The tools generation: bumped (after the write) whenever the cached tool list changes —
     // fetched, refreshed after list_changed, cleared at a disconnect or close. The host shares one
     // counter among all its sessions and its own inputs, so its tool review checks one number per
@@ -121,6 +121,7 @@ public:
     void on_transport_closed(mcph_close_reason reason, const transport::Failure& failure) override;
     void on_transport_request_failed(std::string_view request_id, const transport::Failure& failure) override;
     void on_transport_diagnostic(mcph_log_level level, std::string_view message) override;
+    void on_transport_failure(const transport::Failure& failure) override;
     transport::HeaderList request_headers() override;
     bool auth_challenge(int http_status, std::string_view www_authenticate) override;
     // The last close was the server demanding credentials we could not supply.

@@ -6,6 +6,8 @@
 #include "outbox.hpp"
 #include "sse_parser.hpp"
 
+#include <mcph/plugin_api.h>
+
 #include <memory>
 #include <string>
 
@@ -40,6 +42,7 @@ struct Exchange {
     std::string head;  // the first bytes of a body we do not parse
     std::unique_ptr<mcph::http::SseParser> sse;
     std::string abort_reason;  // why our own callback cut the transfer, if it did
+    mcph_failure_category abort_category = MCPH_FAILURE_OTHER;  // what kind of reason that is
     char error[CURL_ERROR_SIZE] = {};
 };
 

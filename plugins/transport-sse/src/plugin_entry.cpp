@@ -6,7 +6,11 @@
 namespace {
 
 const char* const kConfigTypes[] = {"sse", "sse-ide", nullptr};
-const auto kVtable = mcph::plugin::make_transport_vtable<mcph::sse::SseTransport>(kConfigTypes);
+// LEGACY_ONLY: this is the 2024-11-05 "HTTP with SSE" transport, nothing else. Not
+// SESSION_CAN_EXPIRE: the session lives exactly as long as the event stream, so losing it is the
+// stream's end (on_closed ERROR, and the host reconnects); this plugin never reports
+// MCPH_CLOSE_SESSION_EXPIRED, so there is no expired session to start afresh within a connection.
+const auto kVtable = mcph::plugin::make_transport_vtable<mcph::sse::SseTransport>(kConfigTypes, MCPH_TRAIT_LEGACY_ONLY);
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // finished POSTs: sse_engine_post.cpp.
 #include "sse_engine.hpp"
 
+#include "curl_failure.hpp"
 #include "response_notes.hpp"
 
 #include <algorithm>
@@ -20,6 +21,14 @@ constexpr size_t kMaxQueuedMessages = 10000;
 // The hard bound on this transport's descriptors (issue #10 item 3): the stream plus POSTs; a
 // burst of answers beyond it waits in libcurl's queue (bounded by the outbox) for a connection.
 constexpr long kMaxConnections = 16;
+
+mcph::plugin::Failure typed(mcph_failure_category category, std::string message, int http_status = 0) {
+    mcph::plugin::Failure f;
+    f.category = category;
+    f.http_status = http_status;
+    f.message = std::move(message);
+    return f;
+}
 
 template <class T>
 void setopt(CURL* easy, CURLoption option, T value) {
@@ -191,9 +200,10 @@ bool SseEngine::add_host_headers(Exchange& x) {
             fail_start(e.status() == MCPH_ERR_AUTH ? MCPH_ERR_AUTH : MCPH_ERR_IO, why);
         } else if (e.status() == MCPH_ERR_AUTH) {
             forget(x);
-            terminate(MCPH_CLOSE_AUTH_REQUIRED, why);
+            terminate(MCPH_CLOSE_AUTH_REQUIRED, typed(MCPH_FAILURE_AUTH, why));
         } else {
-            post_failed(x, why, 0);
+            // Our side failed (a headers helper, say), not the link: nothing for the health monitor.
+            post_failed(x, typed(MCPH_FAILURE_OTHER, why));
         }
         return false;
     }
@@ -218,7 +228,7 @@ void SseEngine::launch(std::unique_ptr<Exchange> x) {
 void SseEngine::on_internal_error(const std::string& what) {
     std::string why = "internal error in the SSE transport: " + what;
     if (!open_.load()) fail_start(MCPH_ERR_INTERNAL, why);
-    else terminate(MCPH_CLOSE_ERROR, why);
+    else terminate(MCPH_CLOSE_ERROR, typed(MCPH_FAILURE_OTHER, why));
 }
 
 // ---- ending -------------------------------------------------------------------------------------
@@ -230,16 +240,20 @@ void SseEngine::fail_start(mcph_status status, const std::string& message) {
     ended_.store(true);
 }
 
-void SseEngine::terminate(mcph_close_reason reason, const std::string& detail) {
+void SseEngine::terminate(mcph_close_reason reason, mcph::plugin::Failure why) {
     if (terminated_) return;
     terminated_ = true;
     ended_.store(true);  // before on_closed: a send() from inside it already sees MCPH_ERR_CLOSED
     abort_all();
-    if (!stopping_.load()) host_.closed(reason, detail);
+    if (!stopping_.load()) host_.closed(reason, why);
 }
 
 void SseEngine::diagnostic(mcph_log_level level, const std::string& message) {
     if (!quiet()) host_.diagnostic(level, message);
+}
+
+void SseEngine::report_failure(mcph_log_level level, const mcph::plugin::Failure& failure) {
+    if (!quiet()) host_.failure(level, failure);
 }
 
 std::string SseEngine::curl_failure(const Exchange& x, CURLcode code) const {

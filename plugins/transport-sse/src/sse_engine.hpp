@@ -3,6 +3,9 @@
 // for another POST), the message endpoint and the table of requests in flight. No other thread
 // touches any of it; callers reach the loop only through outbox() and wake(). Host callbacks
 // happen only on this thread with no lock held, so the host may call send() from on_message.
+// Failures go to the host typed (mcph::plugin::Failure): the stream's end through closed(), a
+// failed POST through request_failed() for each of its requests, problems that end nothing through
+// failure(); a host of ABI 1.0 gets text and a synthesized JSON-RPC error from plugin_helper.
 #pragma once
 
 #include "exchange.hpp"
@@ -72,14 +75,16 @@ private:
     // ---- POSTs (sse_engine_post.cpp)
     void on_post_done(std::unique_ptr<Exchange> x, CURLcode code);
     bool retry_post_after_challenge(std::unique_ptr<Exchange>& x);
-    void post_failed(Exchange& x, const std::string& why, long http_status);
-    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status);
+    void post_failed(Exchange& x, mcph::plugin::Failure why);
+    void fail_requests(const std::vector<std::string>& ids, const mcph::plugin::Failure& why);
     void forget(const Exchange& x);
 
     // ---- ending
     void fail_start(mcph_status status, const std::string& message);
-    void terminate(mcph_close_reason reason, const std::string& detail);
+    void terminate(mcph_close_reason reason, mcph::plugin::Failure why);
     void diagnostic(mcph_log_level level, const std::string& message);
+    // A typed, non-fatal problem (ABI 1.1 on_failure), with its message as the diagnostic.
+    void report_failure(mcph_log_level level, const mcph::plugin::Failure& failure);
     bool quiet() const { return terminated_ || stopping_.load(); }
     std::string curl_failure(const Exchange& x, CURLcode code) const;
     std::string refusal(const Exchange& x) const;  // a non-2xx answer, explained

@@ -1,7 +1,8 @@
 // What a finished POST means. The server answers on the event stream, so a POST only says
-// "accepted" (200/202) or why not; a request whose POST failed gets a synthesized JSON-RPC error
-// response right away, so no request waits for an answer that cannot come.
-#include "jsonrpc_shape.hpp"
+// "accepted" (200/202) or why not; a request whose POST failed is reported failed right away
+// (request_failed, typed: the HTTP status and body, or why no status came), so no request waits
+// for an answer that cannot come.
+#include "curl_failure.hpp"
 #include "snippet.hpp"
 #include "sse_engine.hpp"
 
@@ -9,6 +10,17 @@ namespace mcph::sse {
 namespace {
 
 bool is_success(long status) { return status >= 200 && status < 300; }
+
+// The server refused the POST with an error status: the status, the explanation, and the head of
+// the body (at most 1 KiB, kept by on_body) in case it holds the server's JSON-RPC error.
+mcph::plugin::Failure refused(long status, std::string why, const std::string& body, mcph_failure_category category) {
+    mcph::plugin::Failure f;
+    f.category = category;
+    f.http_status = static_cast<int>(status);
+    f.message = std::move(why);
+    f.body = body;
+    return f;
+}
 
 }  // namespace
 
@@ -20,19 +32,21 @@ void SseEngine::on_post_done(std::unique_ptr<Exchange> x, CURLcode code) {
                               ? "timed out after " + std::to_string(config_.timeout.count()) +
                                     " ms (timeoutMs) waiting for POST " + x->url
                               : curl_failure(*x, code) + " (POST " + x->url + ")";
-        return post_failed(*x, why, 0);
+        return post_failed(*x, curl_failure_of(x->easy.get(), code, why));
     }
     if ((x->status == 401 || x->status == 403) && retry_post_after_challenge(x)) return;
     if (x->status == 401 || x->status == 403) {
         std::string challenge = mcph::http::response_header(x->easy.get(), "WWW-Authenticate").value_or("");
         forget(*x);
         return terminate(MCPH_CLOSE_AUTH_REQUIRED,
-                         "HTTP " + std::to_string(x->status) + " from " + x->url +
-                             (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"));
+                         refused(x->status,
+                                 "HTTP " + std::to_string(x->status) + " from " + x->url +
+                                     (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"),
+                                 {}, MCPH_FAILURE_AUTH));
     }
     // The status line arrived: the server has the message, even if its short body was cut.
     if (is_success(x->status)) return forget(*x);
-    post_failed(*x, refusal(*x), x->status);
+    post_failed(*x, refused(x->status, refusal(*x), x->head, MCPH_FAILURE_HTTP_STATUS));
 }
 
 // 401/403: ask the host once; MCPH_OK means fresh credentials, so the same message goes again.
@@ -51,19 +65,25 @@ bool SseEngine::retry_post_after_challenge(std::unique_ptr<Exchange>& x) {
     return true;
 }
 
-void SseEngine::post_failed(Exchange& x, const std::string& why, long http_status) {
-    if (x.message.request_ids.empty()) diagnostic(MCPH_LOG_WARN, "a message was not delivered: " + why);
-    else fail_requests(x.message.request_ids, why, http_status);
+void SseEngine::post_failed(Exchange& x, mcph::plugin::Failure why) {
+    if (x.message.request_ids.empty()) {
+        why.message = "a message was not delivered: " + why.message;
+        report_failure(MCPH_LOG_WARN, why);
+    } else {
+        fail_requests(x.message.request_ids, why);
+    }
     forget(x);
 }
 
-// Stands in for responses that will never come. Requests already answered on the stream (a
-// response can overtake its POST's status line) are left alone.
-void SseEngine::fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status) {
-    diagnostic(MCPH_LOG_WARN, why);
+// Stands in for responses that will never come: each request fails with the POST's failure, and
+// the failure itself goes to the host once (on_failure: its health monitor counts the link's
+// failures, not each request's). Requests already answered on the stream (a response can
+// overtake its POST's status line) are left alone.
+void SseEngine::fail_requests(const std::vector<std::string>& ids, const mcph::plugin::Failure& why) {
+    report_failure(MCPH_LOG_WARN, why);
     for (const std::string& id : ids) {
         if (in_flight_.erase(id) == 0 || quiet()) continue;
-        host_.deliver(mcph::http::error_response(id, why, http_status));
+        host_.request_failed(id, why);
     }
 }
 

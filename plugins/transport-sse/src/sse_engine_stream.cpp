@@ -1,6 +1,7 @@
 // The GET event stream: body bytes as they arrive (the write callback, shared with POSTs), the
 // `endpoint` and `message` events, and what it means when the stream ends — a failed start()
 // before the endpoint event, on_closed(ERROR) after it.
+#include "curl_failure.hpp"
 #include "endpoint_url.hpp"
 #include "jsonrpc_shape.hpp"
 #include "response_notes.hpp"
@@ -93,6 +94,7 @@ size_t SseEngine::on_stream_bytes(Exchange& x, std::string_view data) {
     if (x.sse->feed(data, sink) == SseParser::Status::TooLarge) {
         x.abort_reason = "an SSE event is larger than maxMessageBytes (" + std::to_string(config_.max_message_bytes) +
                          " bytes)";
+        x.abort_category = MCPH_FAILURE_PROTOCOL;
         return 0;
     }
     return quiet() || !x.abort_reason.empty() ? 0 : data.size();
@@ -119,7 +121,12 @@ void SseEngine::on_endpoint(Exchange& x, std::string_view data) {
     if (open_.load()) {
         // The legacy client in the TypeScript SDK follows a later endpoint event too; the same
         // origin rule applies, and a refused one leaves the current endpoint in place.
-        if (!r.error.empty()) return diagnostic(MCPH_LOG_WARN, "ignoring a later endpoint event: " + r.error);
+        if (!r.error.empty()) {
+            mcph::plugin::Failure f;
+            f.category = MCPH_FAILURE_PROTOCOL;
+            f.message = "ignoring a later endpoint event: " + r.error;
+            return report_failure(MCPH_LOG_WARN, f);
+        }
         if (r.url != endpoint_) {
             endpoint_ = r.url;
             diagnostic(MCPH_LOG_INFO, "the server moved its message endpoint to " + endpoint_);
@@ -145,9 +152,11 @@ void SseEngine::on_endpoint(Exchange& x, std::string_view data) {
 void SseEngine::on_message_event(std::string_view data) {
     mcph::http::MessageShape shape = mcph::http::inspect_message(data);
     if (!shape.valid) {
-        diagnostic(MCPH_LOG_WARN, "skipping an SSE message event that is not a JSON object or array from " +
-                                      config_.url + " (" + shape.problem + "): " + snippet(data));
-        return;
+        mcph::plugin::Failure f;
+        f.category = MCPH_FAILURE_PROTOCOL;
+        f.message = "skipping an SSE message event that is not a JSON object or array from " + config_.url + " (" +
+                    shape.problem + "): " + snippet(data);
+        return report_failure(MCPH_LOG_WARN, f);
     }
     // A response can overtake its POST's 202: once answered, a later POST failure is not news.
     for (const std::string& id : shape.response_ids) in_flight_.erase(id);
@@ -179,10 +188,18 @@ void SseEngine::on_stream_done(Exchange& x, CURLcode code) {
     // The legacy transport has no resumption: the session ends with its stream. Reconnecting
     // (a new GET, a new session, a new initialize) is the host's call, so even a clean end is an
     // ERROR here: CLEAN would tell the host the server meant to go away.
-    std::string why = !x.abort_reason.empty() ? x.abort_reason
-                      : code == CURLE_OK      ? "the server ended the stream"
-                                              : curl_failure(x, code);
-    terminate(MCPH_CLOSE_ERROR, "SSE stream disconnected: " + why + " (" + config_.url + ")");
+    const auto text = [&](const std::string& why) { return "SSE stream disconnected: " + why + " (" + config_.url + ")"; };
+    mcph::plugin::Failure f;
+    if (!x.abort_reason.empty()) {
+        f.category = x.abort_category;
+        f.message = text(x.abort_reason);
+    } else if (code == CURLE_OK) {
+        f.category = MCPH_FAILURE_RESET;  // an end of stream the protocol has no place for
+        f.message = text("the server ended the stream");
+    } else {
+        f = curl_failure_of(x.easy.get(), code, text(curl_failure(x, code)));
+    }
+    terminate(MCPH_CLOSE_ERROR, std::move(f));
 }
 
 // The stream ended before the endpoint event: say exactly why, so start() fails with a message a

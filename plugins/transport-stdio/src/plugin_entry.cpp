@@ -12,7 +12,9 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
 }
 
 const char* const kConfigTypes[] = {"stdio", nullptr};
-const auto kVtable = mcph::plugin::make_transport_vtable<mcph::stdio::StdioTransport>(kConfigTypes);
+// No traits: a child process has no session the server could forget (it ends with the process),
+// and it speaks whichever era the host negotiates.
+const auto kVtable = mcph::plugin::make_transport_vtable<mcph::stdio::StdioTransport>(kConfigTypes, 0);
 
 }  // namespace
 

@@ -34,6 +34,21 @@ constexpr size_t kMaxQueuedMessages = size_t{1} << 16;
 constexpr int kMaxIov = 64;
 
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+mcph::plugin::Failure failure(mcph_failure_category category, std::string message, int os_error = 0) {
+    mcph::plugin::Failure f;
+    f.category = category;
+    f.os_error = os_error;
+    f.message = std::move(message);
+    return f;
+}
+
+// How the child ended, typed: os_error is its exit code, or 128 + the signal number when a signal
+// killed it (the shell's $? convention, so people read it as they would in a terminal).
+mcph::plugin::Failure exit_failure(const ExitStatus& status) {
+    return failure(MCPH_FAILURE_PROCESS_EXITED, status.describe(),
+                   !status.known ? 0 : status.signaled ? 128 + status.value : status.value);
+}
 }  // namespace
 
 StdioTransport::StdioTransport(mcph::plugin::TransportHost host, std::string_view config_json)
@@ -176,10 +191,13 @@ bool StdioTransport::write_queued(std::unique_lock<std::mutex>& lock) {
             return true;
         case WriteResult::closed:
             // The reader reports how the server ended; sends from now on are refused.
-            fail_writes(lock, "the server closed its stdin", false);
+            fail_writes(lock, failure(MCPH_FAILURE_RESET, "the server closed its stdin", EPIPE), false);
             return false;
         case WriteResult::error:
-            fail_writes(lock, std::string("write to the server's stdin failed: ") + std::strerror(error_code), true);
+            fail_writes(lock,
+                        failure(MCPH_FAILURE_RESET,
+                                std::string("write to the server's stdin failed: ") + std::strerror(error_code), error_code),
+                        true);
             return false;
         case WriteResult::would_block:
             break;
@@ -188,9 +206,10 @@ bool StdioTransport::write_queued(std::unique_lock<std::mutex>& lock) {
     const auto now = Clock::now();
     if (now >= deadline) {
         fail_writes(lock,
-                    "the server stopped reading its input: its stdin accepted no byte for " +
-                        std::to_string(config_.write_stall_timeout.count()) + " ms (writeStallTimeoutMs) while " +
-                        std::to_string(queue_.bytes()) + " bytes were waiting",
+                    failure(MCPH_FAILURE_TIMEOUT,
+                            "the server stopped reading its input: its stdin accepted no byte for " +
+                                std::to_string(config_.write_stall_timeout.count()) + " ms (writeStallTimeoutMs) while " +
+                                std::to_string(queue_.bytes()) + " bytes were waiting"),
                     true);
         return false;
     }
@@ -202,22 +221,26 @@ bool StdioTransport::write_queued(std::unique_lock<std::mutex>& lock) {
     lock.lock();
     if (w == WaitResult::woken) return false;  // close() gave up flushing
     if (w == WaitResult::error) {
-        fail_writes(lock, std::string("waiting to write to the server's stdin failed: ") + std::strerror(wait_errno), true);
+        fail_writes(lock,
+                    failure(MCPH_FAILURE_OTHER,
+                            std::string("waiting to write to the server's stdin failed: ") + std::strerror(wait_errno),
+                            wait_errno),
+                    true);
         return false;
     }
     return true;  // room, or the deadline: the next round finds out which
 }
 
-// Writing ended for good: drop what is queued, refuse later sends with `what`, and when `report`,
-// close the transport with a terminal error (unless close() is what is happening).
-void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, std::string what, bool report) {
+// Writing ended for good: drop what is queued, refuse later sends with its message, and when
+// `report`, close the transport with a terminal error (unless close() is what is happening).
+void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugin::Failure why, bool report) {
     queue_.clear();
-    write_failure_ = what;
+    write_failure_ = why.message;
     write_cv_.notify_all();
     lock.unlock();  // no lock across a callback
     if (report && !closing_.load()) {
-        log(MCPH_LOG_WARN, what);
-        finish(MCPH_CLOSE_ERROR, what);
+        log(MCPH_LOG_WARN, why.message);
+        finish(MCPH_CLOSE_ERROR, std::move(why));
     }
     lock.lock();
 }
@@ -240,7 +263,11 @@ void StdioTransport::read_stdout() noexcept {
             }
             if (n == 0) return on_stdout_eof();
             if (n == -1) return;  // close() told us to stop
-            return finish(MCPH_CLOSE_ERROR, std::string("read from the server's stdout failed: ") + std::strerror(errno));
+            const int read_errno = errno;
+            return finish(MCPH_CLOSE_ERROR,
+                          failure(MCPH_FAILURE_RESET,
+                                  std::string("read from the server's stdout failed: ") + std::strerror(read_errno),
+                                  read_errno));
         }
     } catch (const std::exception& e) {
         on_internal_error(e.what());
@@ -259,7 +286,7 @@ void StdioTransport::on_line(std::string_view line) {
 void StdioTransport::on_oversized_line() {
     std::string message = "message exceeds " + std::to_string(config_.max_message_bytes) + " bytes";
     if (!closing_.load()) host_.diagnostic(MCPH_LOG_ERROR, message + " (maxMessageBytes); closing the transport");
-    finish(MCPH_CLOSE_ERROR, message);
+    finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_PROTOCOL, message));
 }
 
 void StdioTransport::on_stdout_eof() {
@@ -268,19 +295,22 @@ void StdioTransport::on_stdout_eof() {
     // (EOF can arrive just before the exit status does), and stderr a moment to flush.
     std::optional<ExitStatus> status = child_->wait_exit(std::max(config_.shutdown_grace, kMinExitWait), &closing_);
     wait_stderr_eof(kStderrSettle);
-    if (!status) return finish(MCPH_CLOSE_ERROR, with_stderr_tail("process closed its stdout but is still running"));
-    if (status->clean() || !status->known) return finish(MCPH_CLOSE_CLEAN, status->describe());
-    finish(MCPH_CLOSE_ERROR, with_stderr_tail(status->describe()));
+    if (!status)
+        return finish(MCPH_CLOSE_ERROR,
+                      with_stderr_tail(failure(MCPH_FAILURE_RESET, "process closed its stdout but is still running")));
+    if (status->clean() || !status->known) return finish(MCPH_CLOSE_CLEAN, exit_failure(*status));
+    finish(MCPH_CLOSE_ERROR, with_stderr_tail(exit_failure(*status)));
 }
 
 void StdioTransport::on_internal_error(std::string_view what) {
-    finish(MCPH_CLOSE_ERROR, std::string("internal error in the stdio reader: ") + std::string(what));
+    finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_OTHER, "internal error in the stdio reader: " + std::string(what)));
 }
 
-void StdioTransport::finish(mcph_close_reason reason, std::string_view detail) {
+// A host of ABI 1.0 gets the message with "; stderr:\n<tail>" appended (Failure::legacy_text).
+void StdioTransport::finish(mcph_close_reason reason, mcph::plugin::Failure why) {
     // Our own close() is not news to the host; and on_closed fires at most once.
     if (closing_.load() || ended_.exchange(true)) return;
-    host_.closed(reason, detail);
+    host_.closed(reason, why);
 }
 
 // ---- the stderr drain thread ----------------------------------------------------------------
@@ -309,10 +339,9 @@ bool StdioTransport::wait_stderr_eof(std::chrono::milliseconds timeout) {
     return stderr_cv_.wait_for(lock, timeout, [this] { return stderr_eof_ || closing_.load(); });
 }
 
-std::string StdioTransport::with_stderr_tail(std::string detail) const {
-    std::string tail = stderr_buffer_.tail(kStderrTailBytes);
-    if (!tail.empty()) detail.append("; stderr:\n").append(tail);
-    return detail;
+mcph::plugin::Failure StdioTransport::with_stderr_tail(mcph::plugin::Failure why) const {
+    why.stderr_tail = stderr_buffer_.tail(kStderrTailBytes);
+    return why;
 }
 
 // ---- close ----------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 //
 // Threads (see ../README.md):
 //   stdout reader  poll+read 64 KiB, frame lines, call on_message directly (the hot path);
-//                  at EOF it looks at the exit status and reports on_closed once.
+//                  at EOF it looks at the exit status and reports on_closed once, typed (ABI
+//                  1.1: PROCESS_EXITED with the exit status, the stderr tail as its own field).
 //   stderr drain   reads stderr into a capped buffer so a chatty server never blocks on it.
 //   callers        send() writes on the calling thread under a mutex when nothing is queued and
 //                  the pipe has room (the hot path: no hand-off); otherwise it queues the bytes,
@@ -46,16 +47,16 @@ private:
     void drain_stderr() noexcept;
     void write_stdin() noexcept;
     bool write_queued(std::unique_lock<std::mutex>& lock);
-    void fail_writes(std::unique_lock<std::mutex>& lock, std::string what, bool report);
+    void fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugin::Failure failure, bool report);
     void flush_and_stop_writer() noexcept;
     [[noreturn]] void refuse_send_locked() const;
     void on_line(std::string_view line);
     void on_oversized_line();
     void on_stdout_eof();
     void on_internal_error(std::string_view what);
-    void finish(mcph_close_reason reason, std::string_view detail);
+    void finish(mcph_close_reason reason, mcph::plugin::Failure failure);
     bool wait_stderr_eof(std::chrono::milliseconds timeout);
-    std::string with_stderr_tail(std::string detail) const;
+    mcph::plugin::Failure with_stderr_tail(mcph::plugin::Failure failure) const;
     void stop_child() noexcept;
     void shut_down_threads() noexcept;
     void log(mcph_log_level level, const std::string& message) const;

@@ -20,7 +20,10 @@ mcph_status init(const mcph_host_services* host, mcph_error*) {
 void shutdown() { mcph::ws::uninstall_lws_log(); }
 
 const char* const kConfigTypes[] = {"ws", "ws-ide", nullptr};
-const auto kVtable = mcph::plugin::make_transport_vtable<mcph::ws::WsTransport>(kConfigTypes);
+// No traits: a WebSocket carries no session id the server could forget while we keep the
+// connection — the MCP session is the connection, so its end is on_closed, never
+// MCPH_CLOSE_SESSION_EXPIRED — and the transport speaks whichever era the host negotiates.
+const auto kVtable = mcph::plugin::make_transport_vtable<mcph::ws::WsTransport>(kConfigTypes, 0);
 
 const void* get_interface(const char* id) {
     return (id && std::strcmp(id, MCPH_TRANSPORT_INTERFACE_V1) == 0) ? static_cast<const void*>(&kVtable) : nullptr;

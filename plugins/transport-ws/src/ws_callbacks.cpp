@@ -32,6 +32,22 @@ std::string close_code_meaning(int code) {
     }
 }
 
+// What a close code other than 1000 says: the peer refused what we sent (a protocol matter), or the
+// connection ended for another reason (going away, restarting, an internal error: the link broke).
+mcph_failure_category close_code_category(int code) {
+    switch (code) {
+        case 1002:  // protocol error
+        case 1003:  // unsupported data
+        case 1007:  // invalid payload data
+        case 1008:  // policy violation
+        case 1009:  // message too big
+        case 1010:  // missing extension
+            return MCPH_FAILURE_PROTOCOL;
+        default:
+            return MCPH_FAILURE_RESET;
+    }
+}
+
 }  // namespace
 
 int WsTransport::lws_event(lws* wsi, lws_callback_reasons reason, void* user, void* in, size_t len) {
@@ -48,9 +64,9 @@ int WsTransport::lws_event(lws* wsi, lws_callback_reasons reason, void* user, vo
         return self->on_event(wsi, reason, in, len);
     } catch (const std::exception& e) {
         // No exception may unwind through libwebsockets (C code).
-        self->finish(MCPH_CLOSE_ERROR, std::string("internal error: ") + e.what());
+        self->finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error: ") + e.what());
     } catch (...) {
-        self->finish(MCPH_CLOSE_ERROR, "internal error");
+        self->finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, "internal error");
     }
     return -1;
 }
@@ -63,7 +79,7 @@ void WsTransport::service_loop() noexcept {
             if (stop_requested_) return;
         }
         if (lws_service(context_, 0) < 0) {
-            finish(MCPH_CLOSE_ERROR, "libwebsockets service loop failed");
+            finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, "libwebsockets service loop failed");
             {
                 std::lock_guard lock(mutex_);
                 if (!attempt_.done) {
@@ -296,13 +312,13 @@ int WsTransport::on_receive(lws* wsi, const char* data, size_t len) {
         case MessageAssembler::Step::Partial:
             return 0;
         case MessageAssembler::Step::Skipped:
-            diagnostic(MCPH_LOG_WARN, "ignored a binary WebSocket message (MCP messages are text)");
+            report_failure(MCPH_LOG_WARN, MCPH_FAILURE_PROTOCOL, "ignored a binary WebSocket message (MCP messages are text)");
             return 0;
         case MessageAssembler::Step::Message:
             host_.deliver(rx_.message());
             return 0;
         case MessageAssembler::Step::TooLarge:
-            finish(MCPH_CLOSE_ERROR, "incoming message exceeds maxMessageBytes (" +
+            finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_PROTOCOL, "incoming message exceeds maxMessageBytes (" +
                                          std::to_string(config_.max_message_bytes) + " bytes)");
             // Not `return -1` here: lws 4.1 keeps parsing the rest of a frame whose RECEIVE
             // callback refused it, writing past its freed rx buffer (heap corruption, issue #10
@@ -331,7 +347,7 @@ int WsTransport::on_writeable(lws* wsi) {
         unsigned char ping[LWS_PRE + 4] = {};
         std::memcpy(ping + LWS_PRE, "mcph", 4);
         if (lws_write(wsi, ping + LWS_PRE, 4, LWS_WRITE_PING) < 0) {
-            finish(MCPH_CLOSE_ERROR, "cannot write a ping frame: connection lost");
+            finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_RESET, "cannot write a ping frame: connection lost");
             return -1;
         }
         lws_callback_on_writable(wsi);
@@ -345,7 +361,7 @@ int WsTransport::on_writeable(lws* wsi) {
         FrameChunk chunk = writer_.next();
         int n = lws_write(wsi, chunk.data, chunk.size, static_cast<lws_write_protocol>(chunk.flags));
         if (n < 0) {
-            finish(MCPH_CLOSE_ERROR, "cannot write to the WebSocket: connection lost");
+            finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_RESET, "cannot write to the WebSocket: connection lost");
             return -1;
         }
         // lws_write() either takes the whole chunk (buffering what the socket did not) or fails.
@@ -391,13 +407,14 @@ void WsTransport::on_wsi_closed() {
     }
     std::string reason = peer_close_reason_.empty() ? "" : ": " + peer_close_reason_;
     if (peer_close_code_ == 1000) {
-        finish(MCPH_CLOSE_CLEAN, "the server closed the connection (1000 normal closure)" + reason);
+        finish(MCPH_CLOSE_CLEAN, MCPH_FAILURE_OTHER, "the server closed the connection (1000 normal closure)" + reason);
     } else if (peer_close_code_ >= 0) {
         std::string meaning = close_code_meaning(peer_close_code_);
-        finish(MCPH_CLOSE_ERROR, "the server closed the connection with code " + std::to_string(peer_close_code_) +
-                                     (meaning.empty() ? "" : " (" + meaning + ")") + reason);
+        finish(MCPH_CLOSE_ERROR, close_code_category(peer_close_code_),
+               "the server closed the connection with code " + std::to_string(peer_close_code_) +
+                   (meaning.empty() ? "" : " (" + meaning + ")") + reason);
     } else {
-        finish(MCPH_CLOSE_ERROR, "connection lost (closed without a WebSocket close frame)");
+        finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_RESET, "connection lost (closed without a WebSocket close frame)");
     }
 }
 
@@ -417,7 +434,7 @@ void WsTransport::ping_timer(lws_sorted_usec_list_t* sul) {
 void WsTransport::on_ping_timer() {
     if (!established_ || !wsi_ || closing_.load() || ended_.load()) return;
     if (awaiting_pong_ && last_rx_ <= ping_sent_) {
-        finish(MCPH_CLOSE_ERROR, "ping timeout: the server sent nothing, not even a pong, for " +
+        finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_TIMEOUT, "ping timeout: the server sent nothing, not even a pong, for " +
                                      std::to_string(config_.ping_interval.count()) + " ms after a ping");
         // The peer is unresponsive: no close handshake, just drop the connection.
         lws_set_timeout(wsi_, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
@@ -445,7 +462,7 @@ void WsTransport::finish_attempt(bool ok, std::string error) {
 }
 
 // Reports the end of an established connection, once. Our own close() is not reported.
-void WsTransport::finish(mcph_close_reason reason, const std::string& detail) {
+void WsTransport::finish(mcph_close_reason reason, mcph_failure_category category, const std::string& detail) {
     if (!was_open_) return;  // never opened: start() reports failures
     open_.store(false);
     if (closing_.load() || ended_.exchange(true)) return;
@@ -454,12 +471,24 @@ void WsTransport::finish(mcph_close_reason reason, const std::string& detail) {
         cv_.notify_all();  // blocked senders see ended_
     }
     host_.log(reason == MCPH_CLOSE_CLEAN ? MCPH_LOG_INFO : MCPH_LOG_WARN, log_source_, detail);
-    host_.closed(reason, detail);
+    mcph::plugin::Failure failure;
+    failure.category = category;
+    failure.message = detail;
+    host_.closed(reason, failure);
 }
 
 void WsTransport::diagnostic(mcph_log_level level, const std::string& message) {
     if (closing_.load()) return;
     host_.diagnostic(level, message);
+}
+
+// A non-fatal problem, typed for the host's health monitor; the text goes out as the diagnostic.
+void WsTransport::report_failure(mcph_log_level level, mcph_failure_category category, const std::string& message) {
+    if (closing_.load()) return;
+    mcph::plugin::Failure failure;
+    failure.category = category;
+    failure.message = message;
+    host_.failure(level, failure);
 }
 
 }  // namespace mcph::ws

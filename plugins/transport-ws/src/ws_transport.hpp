@@ -3,7 +3,9 @@
 // Threads (see ../README.md):
 //   service thread  owns the lws_context and every lws call after start(): connects, writes the
 //                   send queue, reads and reassembles messages, pings, and calls on_message /
-//                   on_closed / on_diagnostic directly (serially, in arrival order).
+//                   on_closed / on_diagnostic / on_failure directly (serially, in arrival order).
+//                   Endings and non-fatal problems are typed (ABI 1.1 mcph_failure); a 1.0 host
+//                   gets the same text through on_closed / on_diagnostic.
 //   callers         send() only enqueues and wakes the service thread (lws_cancel_service, the one
 //                   lws call that is safe from another thread).
 //   host thread     start() requests a connect and waits for the handshake; close() requests a
@@ -81,9 +83,10 @@ private:
     static void ping_timer(lws_sorted_usec_list_t* sul);
     void on_ping_timer();
     void finish_attempt(bool ok, std::string error);
-    void finish(mcph_close_reason reason, const std::string& detail);
+    void finish(mcph_close_reason reason, mcph_failure_category category, const std::string& detail);
     void set_close_reason(enum lws_close_status status, std::string_view reason);
     void diagnostic(mcph_log_level level, const std::string& message);
+    void report_failure(mcph_log_level level, mcph_failure_category category, const std::string& message);
 
     mcph::plugin::TransportHost host_;
     WsConfig config_;

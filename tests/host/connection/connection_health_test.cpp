@@ -10,10 +10,11 @@
 namespace {
 
 using mcph::connection::ConnectionHealth;
+using mcph::connection::FailureMeaning;
 using Action = ConnectionHealth::Action;
 using Clock = ConnectionHealth::Clock;
 
-enum class Ev { Terminal, Other, ProbeAlive, ProbeDead, Reset };
+enum class Ev { Terminal, Other, Unknown, ProbeAlive, ProbeDead, Reset };
 
 struct Step {
     Ev event;
@@ -33,8 +34,9 @@ const char* name(Action a) {
 Action apply(ConnectionHealth& h, const Step& s) {
     Clock::time_point now = Clock::time_point{} + std::chrono::seconds(s.at_seconds);
     switch (s.event) {
-        case Ev::Terminal: return h.record_error(true, now);
-        case Ev::Other: return h.record_error(false, now);
+        case Ev::Terminal: return h.record_failure(FailureMeaning::LinkBroken, now);
+        case Ev::Other: return h.record_failure(FailureMeaning::ServerAnswered, now);
+        case Ev::Unknown: return h.record_failure(FailureMeaning::Unknown, now);
         case Ev::ProbeAlive: return h.probe_result(true, now);
         case Ev::ProbeDead: return h.probe_result(false, now);
         case Ev::Reset: h.reset(); return Action::None;
@@ -47,7 +49,7 @@ struct Case {
     std::vector<Step> steps;
 };
 
-constexpr Ev T = Ev::Terminal, N = Ev::Other, Alive = Ev::ProbeAlive, Dead = Ev::ProbeDead, R = Ev::Reset;
+constexpr Ev T = Ev::Terminal, N = Ev::Other, U = Ev::Unknown, Alive = Ev::ProbeAlive, Dead = Ev::ProbeDead, R = Ev::Reset;
 constexpr Action None = Action::None, Probe = Action::Probe, Reconnect = Action::Reconnect;
 
 TEST(ConnectionHealth, Sequences) {
@@ -79,6 +81,9 @@ TEST(ConnectionHealth, Sequences) {
         {"after reconnect the state is fresh", {{T, 0, None}, {T, 1, None}, {T, 2, Reconnect}, {T, 3, None},
                                                 {T, 4, None}, {T, 5, Reconnect}}},
         {"non-terminal errors alone never act", {{N, 0, None}, {N, 1, None}, {N, 2, None}, {N, 3, None}}},
+        {"a failure that proves nothing neither counts nor breaks the run",
+         {{T, 0, None}, {U, 1, None}, {T, 2, None}, {U, 3, None}, {T, 4, Reconnect}}},
+        {"unknown failures alone never act", {{U, 0, None}, {U, 1, None}, {U, 2, None}, {U, 3, None}}},
     };
     for (const Case& c : cases) {
         ConnectionHealth health;
@@ -94,16 +99,16 @@ TEST(ConnectionHealth, ThresholdsComeFromSettings) {
     ConnectionHealth::Settings s;
     s.consecutive_threshold = 1;
     ConnectionHealth eager(s);
-    EXPECT_EQ(eager.record_error(true, Clock::time_point{}), Action::Reconnect);
+    EXPECT_EQ(eager.record_failure(FailureMeaning::LinkBroken, Clock::time_point{}), Action::Reconnect);
 
     s.consecutive_threshold = 10;
     s.window_threshold = 2;
     s.window = std::chrono::seconds(5);
     ConnectionHealth windowed(s);
     Clock::time_point t{};
-    EXPECT_EQ(windowed.record_error(true, t), Action::None);
-    EXPECT_EQ(windowed.record_error(true, t + std::chrono::seconds(6)), Action::None) << "first one left the window";
-    EXPECT_EQ(windowed.record_error(true, t + std::chrono::seconds(7)), Action::Probe);
+    EXPECT_EQ(windowed.record_failure(FailureMeaning::LinkBroken, t), Action::None);
+    EXPECT_EQ(windowed.record_failure(FailureMeaning::LinkBroken, t + std::chrono::seconds(6)), Action::None) << "first one left the window";
+    EXPECT_EQ(windowed.record_failure(FailureMeaning::LinkBroken, t + std::chrono::seconds(7)), Action::Probe);
     EXPECT_TRUE(windowed.probe_outstanding());
 }
 

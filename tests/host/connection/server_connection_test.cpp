@@ -1,6 +1,7 @@
-// ServerConnection's health monitoring, with an in-process server (no I/O): terminal transport
-// errors in a row reconnect; terminal errors spread among others trigger a ping probe that keeps a
-// live server and reconnects a dead one; non-terminal errors alone change nothing.
+// ServerConnection's health monitoring, with an in-process server (no I/O), fed typed failures as
+// a plugin of ABI 1.1 reports them (on_failure): terminal failures in a row reconnect; terminal
+// failures spread among others trigger a ping probe that keeps a live server and reconnects a dead
+// one; non-terminal failures alone change nothing, and the text of a failure is never read.
 #include "connection/server_connection.hpp"
 
 #include "transport/in_process_transport.hpp"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <thread>
 
@@ -17,6 +19,18 @@ namespace mcph::connection {
 namespace {
 
 using namespace std::chrono_literals;
+
+transport::Failure typed(mcph_failure_category category, int os_error = 0, int http_status = 0,
+                         std::string message = "") {
+    transport::Failure f;
+    f.category = category;
+    f.os_error = os_error;
+    f.http_status = http_status;
+    f.message = std::move(message);
+    return f;
+}
+const transport::Failure kReset = typed(MCPH_FAILURE_RESET, ECONNRESET, 0, "recv failure");
+const transport::Failure kHttp500 = typed(MCPH_FAILURE_HTTP_STATUS, 0, 500, "HTTP 500 from the server");
 
 // Answers initialize and tools/list; answers ping only while `answer_pings` is set.
 class PingableServer : public InProcessServer {
@@ -74,7 +88,15 @@ protected:
             settings.request_timeout = 2s;
             settings.connect_timeout = 2s;
             settings.on_disconnected = std::move(hooks.on_disconnected);
-            settings.on_transport_problem = std::move(hooks.on_transport_problem);
+            // Records what the session forwards, then hands it on as host.cpp does.
+            settings.on_transport_problem = [this, hook = std::move(hooks.on_transport_problem)](
+                                                const transport::Failure& f) {
+                {
+                    std::lock_guard lock(mutex_);
+                    forwarded_.push_back(f.category);
+                }
+                hook(f);
+            };
             auto server = server_;
             return std::make_shared<detail::SessionCore>(
                 std::move(settings),
@@ -107,17 +129,18 @@ protected:
     std::shared_ptr<plugins::HostServices> services_;
     std::shared_ptr<PingableServer> server_ = std::make_shared<PingableServer>();
     std::shared_ptr<ServerConnection> connection_;
-    std::function<void(const std::string&)> problem_;
+    std::function<void(const transport::Failure&)> problem_;
     std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<std::string> states_;
+    std::vector<mcph_failure_category> forwarded_;
 };
 
 TEST_F(ServerConnectionHealth, ThreeTerminalErrorsInARowReconnect) {
     auto first = connection_->connect();
     ASSERT_TRUE(first->connected());
     const auto before = history();
-    for (int i = 0; i < 3; ++i) problem_("recv failure: Connection reset by peer");
+    for (int i = 0; i < 3; ++i) problem_(kReset);
     EXPECT_TRUE(saw(before, {"pending", "connected"})) << "expected a reconnect";
     EXPECT_EQ(server_->initializes.load(), 2);
     EXPECT_EQ(server_->pings.load(), 0) << "three in a row need no probe";
@@ -126,7 +149,7 @@ TEST_F(ServerConnectionHealth, ThreeTerminalErrorsInARowReconnect) {
 TEST_F(ServerConnectionHealth, NonTerminalErrorsResetTheCountAndNeverReconnect) {
     connection_->connect();
     const auto before = history();
-    for (int i = 0; i < 6; ++i) problem_("skipping an SSE event that is not valid JSON-RPC");
+    for (int i = 0; i < 6; ++i) problem_(typed(MCPH_FAILURE_PROTOCOL, 0, 0, "skipping an SSE event that is not valid JSON-RPC"));
     std::this_thread::sleep_for(200ms);
     EXPECT_EQ(history(), before);
     EXPECT_EQ(server_->initializes.load(), 1);
@@ -136,8 +159,8 @@ TEST_F(ServerConnectionHealth, AlternatingErrorsTriggerAProbeThatKeepsALiveServe
     connection_->connect();
     const auto before = history();
     for (int i = 0; i < 3; ++i) {
-        problem_("Connection reset by peer");
-        problem_("HTTP 500 from the server");  // resets the in-a-row count, not the window
+        problem_(kReset);
+        problem_(kHttp500);  // resets the in-a-row count, not the window
     }
     ASSERT_TRUE([&] {
         for (int i = 0; i < 100 && server_->pings.load() == 0; ++i) std::this_thread::sleep_for(10ms);
@@ -153,12 +176,40 @@ TEST_F(ServerConnectionHealth, AlternatingErrorsAndAnUnansweredProbeReconnect) {
     server_->answer_pings = false;
     const auto before = history();
     for (int i = 0; i < 3; ++i) {
-        problem_("Connection reset by peer");
-        problem_("HTTP 500 from the server");
+        problem_(kReset);
+        problem_(kHttp500);
     }
     EXPECT_TRUE(saw(before, {"pending", "connected"})) << "a silent server is reconnected";
     EXPECT_GE(server_->pings.load(), 1);
     EXPECT_EQ(server_->initializes.load(), 2);
+}
+
+// The words of a dead link in a failure that says OTHER (as an ABI 1.0 plugin's warnings would read)
+// count for nothing; a failure that proves nothing does not break a run either.
+TEST_F(ServerConnectionHealth, TextNeverCountsAndUnknownFailuresDoNotBreakARun) {
+    connection_->connect();
+    const auto before = history();
+    const auto words = typed(MCPH_FAILURE_OTHER, 0, 0, "Connection reset by peer; ECONNREFUSED; broken pipe");
+    problem_(kReset);
+    problem_(words);
+    problem_(kReset);
+    problem_(words);
+    problem_(typed(MCPH_FAILURE_OTHER, EPIPE, 0, "write failed"));  // the errno says it: the third in a row
+    EXPECT_TRUE(saw(before, {"pending", "connected"})) << "three terminal failures, unknown ones in between";
+    EXPECT_EQ(server_->initializes.load(), 2);
+    EXPECT_EQ(server_->pings.load(), 0) << "the run, not the window, reconnected";
+}
+
+// The session forwards typed failures to the health monitor, and never a diagnostic's text: an ABI
+// 1.0 plugin's warnings are log lines only.
+TEST_F(ServerConnectionHealth, TheSessionForwardsTypedFailuresNotDiagnostics) {
+    auto core = connection_->connect();
+    ASSERT_TRUE(core->connected());
+    for (int i = 0; i < 3; ++i) core->on_transport_diagnostic(MCPH_LOG_ERROR, "recv failure: Connection reset by peer");
+    core->on_transport_failure(kHttp500);
+    std::lock_guard lock(mutex_);
+    ASSERT_EQ(forwarded_.size(), 1u);
+    EXPECT_EQ(forwarded_[0], MCPH_FAILURE_HTTP_STATUS);
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ std::string config(const std::string& url, const std::string& extra, const std::
 
 // ---- Recorder ----------------------------------------------------------------------------------
 
-Recorder::Recorder() {
+Recorder::Recorder(bool typed) {
     std::memset(&callbacks_, 0, sizeof callbacks_);
     callbacks_.struct_size = sizeof callbacks_;
     callbacks_.user_data = this;
@@ -88,6 +88,76 @@ Recorder::Recorder() {
     callbacks_.on_diagnostic = &Recorder::on_diagnostic;
     callbacks_.get_request_headers = &Recorder::get_request_headers;
     callbacks_.on_auth_challenge = &Recorder::on_auth_challenge;
+    if (typed) {
+        callbacks_.on_closed_ex = &Recorder::on_closed_ex;
+        callbacks_.on_failure = &Recorder::on_failure;
+        callbacks_.on_request_failed = &Recorder::on_request_failed;
+    }
+}
+
+namespace {
+std::string copy(mcph_str s) { return s.len ? std::string(s.ptr, s.len) : std::string(); }
+RecordedFailure copy_failure(const mcph_failure* f) {
+    RecordedFailure out;
+    out.category = f->category;
+    out.os_error = f->os_error;
+    out.http_status = f->http_status;
+    out.message = copy(f->message);
+    out.body = copy(f->body);
+    return out;
+}
+}  // namespace
+
+void Recorder::on_closed_ex(void* self_ptr, mcph_close_reason reason, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->close_failure_ = copy_failure(failure);
+        self->detail_ = self->close_failure_.message;
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_failure(void* self_ptr, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        self->failures_.push_back(copy_failure(failure));
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_request_failed(void* self_ptr, mcph_str request_id, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        RecordedFailure f = copy_failure(failure);
+        f.request_id = copy(request_id);
+        self->request_failures_.push_back(std::move(f));
+    }
+    self->cv_.notify_all();
+}
+
+RecordedFailure Recorder::close_failure() {
+    std::lock_guard lock(mutex_);
+    return close_failure_;
+}
+std::vector<RecordedFailure> Recorder::failures() {
+    std::lock_guard lock(mutex_);
+    return failures_;
+}
+std::vector<RecordedFailure> Recorder::request_failures() {
+    std::lock_guard lock(mutex_);
+    return request_failures_;
+}
+bool Recorder::wait_request_failures(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return request_failures_.size() >= count; });
 }
 
 void Recorder::note_callback() {
@@ -208,7 +278,7 @@ std::string Recorder::close_detail() {
 
 // ---- Transport ---------------------------------------------------------------------------------
 
-Transport::Transport(const std::string& config_json) {
+Transport::Transport(const std::string& config_json, bool typed) : recorder(typed) {
     mcph_error err = make_error();
     create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
                                              recorder.callbacks(), &transport_, &err);

@@ -30,10 +30,21 @@ std::string json_string(std::string_view s);
 // {"type":<type>,"name":"test","url":<url>, <extra>}
 std::string config(const std::string& url, const std::string& extra = "", const std::string& type = "sse");
 
-// Records the host side of one transport. Thread-safe.
+// A typed failure as the recorder copied it (ABI 1.1 on_closed_ex / on_failure / on_request_failed).
+struct RecordedFailure {
+    std::string request_id;  // on_request_failed only
+    mcph_failure_category category = MCPH_FAILURE_OTHER;
+    int os_error = 0;
+    int http_status = 0;
+    std::string message;
+    std::string body;
+};
+
+// Records the host side of one transport. Thread-safe. `typed`: the callbacks of a host of ABI
+// 1.1 as well (on_closed_ex, on_failure, on_request_failed); otherwise exactly those of a 1.0 host.
 class Recorder {
 public:
-    Recorder();
+    explicit Recorder(bool typed = false);
     const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
 
     // Runs inside on_message, on the plugin's I/O thread (e.g. to call send from there).
@@ -53,7 +64,11 @@ public:
     std::vector<std::string> diagnostics();
     int closed_count();
     mcph_close_reason close_reason();
-    std::string close_detail();
+    std::string close_detail();  // typed: the failure's message
+    RecordedFailure close_failure();
+    std::vector<RecordedFailure> failures();          // on_failure
+    std::vector<RecordedFailure> request_failures();  // on_request_failed
+    bool wait_request_failures(size_t count, std::chrono::milliseconds timeout = 10s);
 
     void mark_closed_returned() { close_returned_.store(true); }
     int late_callbacks() const { return late_callbacks_.load(); }
@@ -62,6 +77,9 @@ private:
     static void on_message(void* self, mcph_str message);
     static void on_closed(void* self, mcph_close_reason reason, mcph_str detail);
     static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
+    static void on_closed_ex(void* self, mcph_close_reason reason, const mcph_failure* failure);
+    static void on_failure(void* self, const mcph_failure* failure);
+    static void on_request_failed(void* self, mcph_str request_id, const mcph_failure* failure);
     static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
     static mcph_status on_auth_challenge(void* self, int status, mcph_str www_authenticate, mcph_str resource,
                                          mcph_error* err);
@@ -75,6 +93,9 @@ private:
     int closed_count_ = 0;
     mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
     std::string detail_;
+    RecordedFailure close_failure_;
+    std::vector<RecordedFailure> failures_;
+    std::vector<RecordedFailure> request_failures_;
     std::vector<std::pair<std::string, std::string>> auth_headers_;
     bool challenge_answer_ = false;
     int challenges_ = 0;
@@ -88,7 +109,7 @@ private:
 // One transport under test; destroyed (closing first) with the object.
 class Transport {
 public:
-    explicit Transport(const std::string& config_json);
+    explicit Transport(const std::string& config_json, bool typed = false);
     ~Transport();
     Transport(const Transport&) = delete;
     Transport& operator=(const Transport&) = delete;

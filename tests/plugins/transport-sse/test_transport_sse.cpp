@@ -464,6 +464,131 @@ TEST_F(SseTransportTest, OversizedEventClosesWithError) {
     expect_clean_shutdown(t);
 }
 
+// ---- typed failures (ABI 1.1 host) --------------------------------------------------------------
+// The tests above see the plugin through a host of ABI 1.0 (text, and a synthesized JSON-RPC error
+// for a failed POST: plugin_helper's fallback); these through a 1.1 host.
+
+TEST_F(SseTransportTest, TypedPost500FailsTheRequestWithStatusAndBodyAndSynthesizesNothing) {
+    FakeSseServer server;
+    server.script([](Script& s) {
+        s.post_status = 500;
+        s.post_body = "kaput";
+    });
+    Transport t(config(server.sse_url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(42)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_request_failures(1));
+    const RecordedFailure f = t.recorder.request_failures()[0];
+    EXPECT_EQ(f.request_id, "42");
+    EXPECT_EQ(f.category, MCPH_FAILURE_HTTP_STATUS);
+    EXPECT_EQ(f.http_status, 500);
+    EXPECT_EQ(f.body, "kaput");
+    EXPECT_TRUE(contains(f.message, "HTTP 500 from")) << f.message;
+    // The link's failure once, for the health monitor (sent before the request's).
+    ASSERT_EQ(t.recorder.failures().size(), 1u);
+    EXPECT_EQ(t.recorder.failures()[0].category, MCPH_FAILURE_HTTP_STATUS);
+    EXPECT_TRUE(t.recorder.messages().empty()) << "no -32000 error is synthesized for a 1.1 host";
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(SseTransportTest, TypedPostErrorCarriesTheServersJsonRpcErrorBody) {
+    const std::string body = R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad params"}})";
+    FakeSseServer server;
+    server.script([&](Script& s) {
+        s.post_status = 400;
+        s.post_body = body;
+        s.echo = false;
+    });
+    Transport t(config(server.sse_url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(7)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_request_failures(1));
+    EXPECT_EQ(t.recorder.request_failures()[0].http_status, 400);
+    EXPECT_EQ(t.recorder.request_failures()[0].body, body);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(SseTransportTest, TypedPostTimeoutIsATimeout) {
+    FakeSseServer server;
+    server.script([](Script& s) {
+        s.post_delay = 3000ms;
+        s.echo = false;
+    });
+    Transport t(config(server.sse_url(), "\"timeoutMs\":300"), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(5)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_request_failures(1, 3s));
+    EXPECT_EQ(t.recorder.request_failures()[0].request_id, "5");
+    EXPECT_EQ(t.recorder.request_failures()[0].category, MCPH_FAILURE_TIMEOUT);
+    EXPECT_EQ(t.recorder.request_failures()[0].http_status, 0);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(SseTransportTest, TypedStreamEndingsSayWhatKind) {
+    {
+        FakeSseServer server;
+        Transport t(config(server.sse_url()), true);
+        ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+        server.cut_stream();
+        ASSERT_TRUE(t.recorder.wait_closed());
+        EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+        EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_RESET) << t.recorder.close_detail();
+        expect_clean_shutdown(t);
+        EXPECT_EQ(t.recorder.closed_count(), 1) << "on_closed_ex instead of on_closed, never both";
+    }
+    {
+        FakeSseServer server;
+        Transport t(config(server.sse_url()), true);
+        ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+        server.end_stream();
+        ASSERT_TRUE(t.recorder.wait_closed());
+        EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_RESET) << t.recorder.close_detail();
+        EXPECT_TRUE(contains(t.recorder.close_detail(), "the server ended the stream")) << t.recorder.close_detail();
+        expect_clean_shutdown(t);
+    }
+    {
+        FakeSseServer server;
+        Transport t(config(server.sse_url(), "\"maxMessageBytes\":1000"), true);
+        ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+        server.push_message("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"pad\":\"" + std::string(5000, 'a') + "\"}}");
+        ASSERT_TRUE(t.recorder.wait_closed());
+        EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_PROTOCOL) << t.recorder.close_detail();
+        expect_clean_shutdown(t);
+    }
+}
+
+TEST_F(SseTransportTest, TypedBadJsonEventIsANonFatalProtocolFailure) {
+    FakeSseServer server;
+    Transport t(config(server.sse_url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    server.push("event: message\ndata: not json\n\n");
+    server.push_message("{\"jsonrpc\":\"2.0\",\"method\":\"x\"}");
+    ASSERT_TRUE(t.recorder.wait_messages(1));  // same stream, so the bad event was handled first
+    ASSERT_EQ(t.recorder.failures().size(), 1u);
+    EXPECT_EQ(t.recorder.failures()[0].category, MCPH_FAILURE_PROTOCOL);
+    EXPECT_TRUE(any_contains(t.recorder.diagnostics(), "not a JSON object")) << "the human line as well";
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(SseTransportTest, TypedUnauthorizedPostClosesWithAuth) {
+    FakeSseServer server;
+    server.script([](Script& s) { s.unauthorized_posts = 5; });
+    Transport t(config(server.sse_url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(1)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_AUTH_REQUIRED);
+    EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_AUTH);
+    EXPECT_EQ(t.recorder.close_failure().http_status, 401);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(SseTransportTest, DeclaresLegacyOnly) {
+    EXPECT_EQ(plugin().vtable->traits, MCPH_TRAIT_LEGACY_ONLY);
+}
+
 TEST_F(SseTransportTest, LaterEndpointEventsMoveThePostsButNeverOffOrigin) {
     FakeSseServer server;
     Transport t(config(server.sse_url()));

@@ -1,5 +1,8 @@
 // Unit tests of the plugin's pure parts, compiled in directly: endpoint resolution and the
-// same-origin rule, config parsing, body snippets, the outbox bounds and the start handshake.
+// same-origin rule, config parsing, body snippets, the outbox bounds, the start handshake and the
+// typed category of a failed transfer.
+#include "curl_failure.hpp"
+#include "curl_handles.hpp"
 #include "endpoint_url.hpp"
 #include "handshake.hpp"
 #include "outbox.hpp"
@@ -10,12 +13,41 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <thread>
 
 namespace mcph::sse {
 namespace {
 
 using namespace std::chrono_literals;
+
+// ---- curl_failure -------------------------------------------------------------------------------
+
+TEST(CurlFailure, CodesAndErrnosMapToCategories) {
+    EXPECT_EQ(curl_failure_category(CURLE_COULDNT_CONNECT, ECONNREFUSED), MCPH_FAILURE_REFUSED);
+    EXPECT_EQ(curl_failure_category(CURLE_COULDNT_CONNECT, 0), MCPH_FAILURE_REFUSED);
+    EXPECT_EQ(curl_failure_category(CURLE_COULDNT_CONNECT, EHOSTUNREACH), MCPH_FAILURE_UNREACHABLE);
+    EXPECT_EQ(curl_failure_category(CURLE_COULDNT_CONNECT, ENETUNREACH), MCPH_FAILURE_UNREACHABLE);
+    EXPECT_EQ(curl_failure_category(CURLE_COULDNT_CONNECT, ETIMEDOUT), MCPH_FAILURE_TIMEOUT);
+    EXPECT_EQ(curl_failure_category(CURLE_COULDNT_RESOLVE_HOST, 0), MCPH_FAILURE_UNREACHABLE);
+    EXPECT_EQ(curl_failure_category(CURLE_OPERATION_TIMEDOUT, 0), MCPH_FAILURE_TIMEOUT);
+    EXPECT_EQ(curl_failure_category(CURLE_PEER_FAILED_VERIFICATION, 0), MCPH_FAILURE_TLS);
+    EXPECT_EQ(curl_failure_category(CURLE_SSL_CONNECT_ERROR, 0), MCPH_FAILURE_TLS);
+    EXPECT_EQ(curl_failure_category(CURLE_RECV_ERROR, ECONNRESET), MCPH_FAILURE_RESET);
+    EXPECT_EQ(curl_failure_category(CURLE_SEND_ERROR, EPIPE), MCPH_FAILURE_RESET);
+    EXPECT_EQ(curl_failure_category(CURLE_PARTIAL_FILE, 0), MCPH_FAILURE_RESET);
+    EXPECT_EQ(curl_failure_category(CURLE_GOT_NOTHING, 0), MCPH_FAILURE_RESET);
+    EXPECT_EQ(curl_failure_category(CURLE_WEIRD_SERVER_REPLY, 0), MCPH_FAILURE_PROTOCOL);
+    EXPECT_EQ(curl_failure_category(CURLE_OUT_OF_MEMORY, 0), MCPH_FAILURE_OTHER);
+}
+
+TEST(CurlFailure, TheErrnoGoesOutAsOsError) {
+    mcph::http::EasyHandle easy = mcph::http::new_easy();
+    const auto f = curl_failure_of(easy.get(), CURLE_OPERATION_TIMEDOUT, "timed out");
+    EXPECT_EQ(f.category, MCPH_FAILURE_TIMEOUT);
+    EXPECT_EQ(f.os_error, 0) << "no transfer ran on this handle";
+    EXPECT_EQ(f.message, "timed out");
+}
 
 // ---- endpoint_url -------------------------------------------------------------------------------
 

@@ -135,13 +135,58 @@ Config script(const std::string& name, std::vector<std::string> args, std::strin
 
 // ---- Recorder --------------------------------------------------------------------------------
 
-Recorder::Recorder() {
+Recorder::Recorder(bool typed) {
     std::memset(&callbacks_, 0, sizeof callbacks_);
     callbacks_.struct_size = sizeof callbacks_;
     callbacks_.user_data = this;
     callbacks_.on_message = &Recorder::on_message;
     callbacks_.on_closed = &Recorder::on_closed;
     callbacks_.on_diagnostic = &Recorder::on_diagnostic;
+    if (typed) {
+        callbacks_.on_closed_ex = &Recorder::on_closed_ex;
+        callbacks_.on_failure = &Recorder::on_failure;
+    }
+}
+
+namespace {
+RecordedFailure copy_failure(const mcph_failure* f) {
+    RecordedFailure out;
+    if (!f) return out;
+    out.category = f->category;
+    out.os_error = f->os_error;
+    out.message.assign(f->message.ptr ? f->message.ptr : "", f->message.len);
+    out.stderr_tail.assign(f->stderr_tail.ptr ? f->stderr_tail.ptr : "", f->stderr_tail.len);
+    return out;
+}
+}  // namespace
+
+void Recorder::on_closed_ex(void* self_ptr, mcph_close_reason reason, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->close_failure_ = copy_failure(failure);
+        self->detail_ = self->close_failure_.message;
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_failure(void* self_ptr, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    self->failures_.push_back(copy_failure(failure));
+}
+
+RecordedFailure Recorder::close_failure() {
+    std::lock_guard lock(mutex_);
+    return close_failure_;
+}
+std::vector<RecordedFailure> Recorder::failures() {
+    std::lock_guard lock(mutex_);
+    return failures_;
 }
 
 void Recorder::note_callback() {
@@ -218,7 +263,7 @@ std::string Recorder::close_detail() {
 
 // ---- Transport -------------------------------------------------------------------------------
 
-Transport::Transport(const std::string& config_json) {
+Transport::Transport(const std::string& config_json, bool typed) : recorder(typed) {
     mcph_error err = make_error();
     create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
                                              recorder.callbacks(), &transport_, &err);

@@ -47,10 +47,20 @@ struct Config {
 Config sh(const std::string& script, std::string extra = "");           // /bin/sh -c script
 Config script(const std::string& name, std::vector<std::string> args, std::string extra = "");  // scripts/<name>
 
-// Records the host side of one transport. Thread-safe.
+// A typed failure as the recorder copied it (ABI 1.1 on_closed_ex / on_failure).
+struct RecordedFailure {
+    mcph_failure_category category = MCPH_FAILURE_OTHER;
+    int os_error = 0;
+    std::string message;
+    std::string stderr_tail;
+};
+
+// Records the host side of one transport. Thread-safe. `typed`: the callbacks of a host of ABI
+// 1.1 (on_closed_ex, on_failure); otherwise exactly those of a 1.0 host, so the plugin's
+// fallbacks are what is seen.
 class Recorder {
 public:
-    Recorder();
+    explicit Recorder(bool typed = false);
     const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
 
     // Runs inside on_message, on the plugin's reader thread (e.g. to call send from there).
@@ -63,7 +73,9 @@ public:
     size_t message_count();
     int closed_count();
     mcph_close_reason close_reason();
-    std::string close_detail();
+    std::string close_detail();       // typed: the failure's message
+    RecordedFailure close_failure();  // typed only
+    std::vector<RecordedFailure> failures();  // on_failure, typed only
 
     void mark_closed_returned() { close_returned_.store(true); }
     int late_callbacks() const { return late_callbacks_.load(); }
@@ -73,6 +85,8 @@ private:
     static void on_message(void* self, mcph_str message);
     static void on_closed(void* self, mcph_close_reason reason, mcph_str detail);
     static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
+    static void on_closed_ex(void* self, mcph_close_reason reason, const mcph_failure* failure);
+    static void on_failure(void* self, const mcph_failure* failure);
     void note_callback();
 
     mcph_transport_callbacks callbacks_;
@@ -83,6 +97,8 @@ private:
     int closed_count_ = 0;
     mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
     std::string detail_;
+    RecordedFailure close_failure_;
+    std::vector<RecordedFailure> failures_;
     std::atomic<bool> close_returned_{false};
     std::atomic<int> late_callbacks_{0};
     std::atomic<int> in_callback_{0};
@@ -91,8 +107,8 @@ private:
 // One transport under test; destroyed (closing first) with the object.
 class Transport {
 public:
-    explicit Transport(const Config& config) : Transport(config.json()) {}
-    explicit Transport(const std::string& config_json);
+    explicit Transport(const Config& config, bool typed = false) : Transport(config.json(), typed) {}
+    explicit Transport(const std::string& config_json, bool typed = false);
     ~Transport();
     Transport(const Transport&) = delete;
     Transport& operator=(const Transport&) = delete;

@@ -296,6 +296,66 @@ TEST_F(StdioTransportTest, CleanExitIsClean) {
     expect_clean_shutdown(t);
 }
 
+// ---- typed failures (ABI 1.1 host) ----------------------------------------------------------------
+// The tests above see the plugin through a host of ABI 1.0 (on_closed with text: the fallback);
+// these through a 1.1 host, which gets the category, the exit status and the stderr tail apart.
+
+TEST_F(StdioTransportTest, TypedCrashCarriesExitStatusAndStderrTailApart) {
+    Transport t(sh("echo 'fatal: config file missing' >&2; exit 3"), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    const RecordedFailure f = t.recorder.close_failure();
+    EXPECT_EQ(f.category, MCPH_FAILURE_PROCESS_EXITED);
+    EXPECT_EQ(f.os_error, 3);
+    EXPECT_EQ(f.message, "process exited with code 3");
+    EXPECT_EQ(f.stderr_tail, "fatal: config file missing");
+    expect_clean_shutdown(t);
+    EXPECT_EQ(t.recorder.closed_count(), 1) << "on_closed_ex instead of on_closed, never both";
+}
+
+TEST_F(StdioTransportTest, TypedKillBySignalIs128PlusTheSignal) {
+    Transport t(sh("kill -SEGV $$"), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    const RecordedFailure f = t.recorder.close_failure();
+    EXPECT_EQ(f.category, MCPH_FAILURE_PROCESS_EXITED);
+    EXPECT_EQ(f.os_error, 128 + SIGSEGV);
+    EXPECT_NE(f.message.find("SIGSEGV"), std::string::npos) << f.message;
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, TypedCleanExitIsCleanWithStatusZero) {
+    Transport t(sh("exit 0"), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_CLEAN);
+    EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_PROCESS_EXITED);
+    EXPECT_EQ(t.recorder.close_failure().os_error, 0);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, TypedOversizedLineIsAProtocolFailure) {
+    Transport t(script("limits.sh", {"1000"}, "\"maxMessageBytes\":1000,\"shutdownGraceMs\":200"), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_PROTOCOL);
+    EXPECT_EQ(t.recorder.close_failure().message, "message exceeds 1000 bytes");
+    expect_clean_shutdown(t);
+}
+
+TEST_F(StdioTransportTest, TypedWriteStallIsATimeout) {
+    Transport t(sh("exec sleep 30", "\"shutdownGraceMs\":200,\"writeStallTimeoutMs\":300"), true);
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.send(std::string(1 << 20, 'x')), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed(20s)) << "the stall deadline never fired";
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_TIMEOUT);
+    EXPECT_NE(t.recorder.close_failure().message.find("writeStallTimeoutMs"), std::string::npos);
+    expect_clean_shutdown(t);
+}
+
 // ---- start failures -------------------------------------------------------------------------------
 
 TEST_F(StdioTransportTest, CommandNotFoundFailsStartClearly) {

@@ -79,7 +79,7 @@ std::string ws_config(const std::string& url, const std::string& extra, const st
 
 // ---- Recorder --------------------------------------------------------------------------------
 
-Recorder::Recorder() {
+Recorder::Recorder(bool typed) {
     std::memset(&callbacks_, 0, sizeof callbacks_);
     callbacks_.struct_size = sizeof callbacks_;
     callbacks_.user_data = this;
@@ -88,6 +88,30 @@ Recorder::Recorder() {
     callbacks_.on_diagnostic = &Recorder::on_diagnostic;
     callbacks_.get_request_headers = &Recorder::get_request_headers;
     callbacks_.on_auth_challenge = &Recorder::on_auth_challenge;
+    if (typed) {
+        callbacks_.on_closed_ex = &Recorder::on_closed_ex;
+        callbacks_.on_failure = &Recorder::on_failure;
+    }
+}
+
+void Recorder::on_closed_ex(void* p, mcph_close_reason reason, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(p);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->close_category_ = failure->category;
+        self->detail_ = text(failure->message);
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_failure(void* p, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(p);
+    self->note_callback();
+    std::lock_guard lock(self->mutex_);
+    self->failures_.push_back(failure->category);
 }
 
 void Recorder::note_callback() {
@@ -182,6 +206,8 @@ LOCKED_GETTER(std::vector<std::string>, diagnostics, diagnostics_)
 LOCKED_GETTER(int, closed_count, closed_count_)
 LOCKED_GETTER(mcph_close_reason, close_reason, reason_)
 LOCKED_GETTER(std::string, close_detail, detail_)
+LOCKED_GETTER(mcph_failure_category, close_category, close_category_)
+LOCKED_GETTER(std::vector<mcph_failure_category>, failures, failures_)
 LOCKED_GETTER(int, challenges, challenges_)
 LOCKED_GETTER(int, last_challenge_status, challenge_status_)
 LOCKED_GETTER(std::string, last_challenge_header, challenge_header_)
@@ -191,7 +217,7 @@ LOCKED_GETTER(int, header_requests, header_requests_)
 
 // ---- Transport -------------------------------------------------------------------------------
 
-Transport::Transport(const std::string& config_json) {
+Transport::Transport(const std::string& config_json, bool typed) : recorder(typed) {
     mcph_error err = make_error();
     create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
                                              recorder.callbacks(), &transport_, &err);

@@ -29,10 +29,11 @@ std::string json_string(std::string_view s);
 // {"type":"ws","name":"test","url":<url>, <extra>}
 std::string ws_config(const std::string& url, const std::string& extra = "", const std::string& type = "ws");
 
-// Records the host side of one transport. Thread-safe.
+// Records the host side of one transport. Thread-safe. `typed`: the callbacks of a host of ABI
+// 1.1 (on_closed_ex, on_failure) as well; otherwise exactly those of a 1.0 host.
 class Recorder {
 public:
-    Recorder();
+    explicit Recorder(bool typed = false);
     const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
 
     std::function<void(std::string_view)> on_message_hook;  // runs inside on_message
@@ -46,7 +47,9 @@ public:
     std::vector<std::string> diagnostics();
     int closed_count();
     mcph_close_reason close_reason();
-    std::string close_detail();
+    std::string close_detail();                       // typed: the failure's message
+    mcph_failure_category close_category();           // typed only
+    std::vector<mcph_failure_category> failures();    // on_failure, typed only
     int challenges();
     int last_challenge_status();
     std::string last_challenge_header();
@@ -61,6 +64,8 @@ private:
     static void on_message(void* self, mcph_str message);
     static void on_closed(void* self, mcph_close_reason reason, mcph_str detail);
     static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
+    static void on_closed_ex(void* self, mcph_close_reason reason, const mcph_failure* failure);
+    static void on_failure(void* self, const mcph_failure* failure);
     static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
     static mcph_status on_auth_challenge(void* self, int status, mcph_str www, mcph_str resource, mcph_error* err);
     void note_callback();
@@ -73,6 +78,8 @@ private:
     int closed_count_ = 0;
     mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
     std::string detail_;
+    mcph_failure_category close_category_ = MCPH_FAILURE_OTHER;
+    std::vector<mcph_failure_category> failures_;
     Headers auth_headers_;
     bool challenge_refreshes_ = false;
     Headers headers_after_challenge_;
@@ -90,7 +97,7 @@ private:
 // One transport under test; destroyed (closing first) with the object.
 class Transport {
 public:
-    explicit Transport(const std::string& config_json);
+    explicit Transport(const std::string& config_json, bool typed = false);
     ~Transport();
     Transport(const Transport&) = delete;
     Transport& operator=(const Transport&) = delete;

@@ -389,6 +389,62 @@ TEST_F(WsTransportTest, SilentPeerIsDetectedByPingTimeout) {
     expect_clean_shutdown(t);
 }
 
+// ---- typed failures (ABI 1.1 host) ----------------------------------------------------------------
+// The tests above see the plugin through a host of ABI 1.0 (text only: the fallback); these through
+// a 1.1 host, which is told what kind of ending or problem it was.
+
+TEST_F(WsTransportTest, TypedEndingsSayWhatKind) {
+    const struct {
+        const char* name;
+        std::function<void(Session&)> server;
+        std::string extra;
+        mcph_close_reason reason;
+        mcph_failure_category category;
+    } cases[] = {
+        {"close 1000", [](Session& s) { s.close(1000, "done"); }, "", MCPH_CLOSE_CLEAN, MCPH_FAILURE_OTHER},
+        {"close 1011", [](Session& s) { s.close(1011, "kaput"); }, "", MCPH_CLOSE_ERROR, MCPH_FAILURE_RESET},
+        {"close 1002", [](Session& s) { s.close(1002, "bad frame"); }, "", MCPH_CLOSE_ERROR, MCPH_FAILURE_PROTOCOL},
+        {"dropped", [](Session& s) { if (s.read()) s.drop(); }, "", MCPH_CLOSE_ERROR, MCPH_FAILURE_RESET},
+        {"silent", [](Session& s) { s.idle(10s); }, R"("pingIntervalMs":200)", MCPH_CLOSE_ERROR, MCPH_FAILURE_TIMEOUT},
+        {"oversized", [](Session& s) { s.write(std::string(5000, 'x')); s.echo_until_closed(); },
+         R"("maxMessageBytes":1000)", MCPH_CLOSE_ERROR, MCPH_FAILURE_PROTOCOL},
+    };
+    for (const auto& c : cases) {
+        FakeWsServer server(c.server);
+        Transport t(ws_config(server.url(), c.extra), true);
+        ASSERT_EQ(t.start(), MCPH_OK) << c.name << ": " << t.error();
+        (void)t.send(msg(1));  // the "dropped" server waits for one message
+        ASSERT_TRUE(t.recorder.wait_closed(5s)) << c.name;
+        EXPECT_EQ(t.recorder.close_reason(), c.reason) << c.name;
+        EXPECT_EQ(t.recorder.close_category(), c.category) << c.name << ": " << t.recorder.close_detail();
+        EXPECT_FALSE(t.recorder.close_detail().empty()) << c.name;
+        expect_clean_shutdown(t);
+        EXPECT_EQ(t.recorder.closed_count(), 1) << c.name << ": on_closed_ex instead of on_closed, never both";
+    }
+}
+
+TEST_F(WsTransportTest, TypedBinaryFrameIsANonFatalProtocolFailure) {
+    FakeWsServer server([](Session& s) {
+        s.write_binary(std::string("\x00\x01\x02", 3));
+        s.write("{\"text\":1}");
+        s.echo_until_closed();
+    });
+    Transport t(ws_config(server.url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));  // the binary frame came first: its failure is in
+    EXPECT_EQ(t.recorder.failures(), std::vector<mcph_failure_category>{MCPH_FAILURE_PROTOCOL});
+    bool logged = false;
+    for (auto& d : t.recorder.diagnostics()) logged |= d.find("binary") != std::string::npos;
+    EXPECT_TRUE(logged) << "the human line goes to on_diagnostic as well";
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(WsTransportTest, DeclaresNoTraits) {
+    EXPECT_EQ(plugin().vtable->traits, 0u) << "a WebSocket has no session the server could expire";
+    EXPECT_NE(plugin().vtable->send_ex, nullptr);
+}
+
 TEST_F(WsTransportTest, AnsweringPeerStaysUpAcrossManyPings) {
     FakeWsServer server([](Session& s) { s.echo_until_closed(); });  // Beast answers pings while reading
     Transport t(ws_config(server.url(), R"("pingIntervalMs":50)"));
