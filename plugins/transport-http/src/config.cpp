@@ -119,10 +119,13 @@ bool is_visible_ascii(std::string_view s) {
 bool is_managed_header(std::string_view name) {
     static constexpr std::string_view kManaged[] = {"accept", "content-type", "content-length", "mcp-session-id",
                                                     "mcp-protocol-version", "last-event-id", "host",
-                                                    "transfer-encoding", "connection"};
+                                                    "transfer-encoding", "connection", "mcp-method",
+                                                    "mcp-name"};
     for (std::string_view m : kManaged)
         if (m.size() == name.size() && strncasecmp(m.data(), name.data(), m.size()) == 0) return true;
-    return false;
+    // Mcp-Param-{Name} mirrors tool arguments (2026-07-28): a static copy would contradict the body.
+    constexpr std::string_view kParamPrefix = "mcp-param-";
+    return name.size() >= kParamPrefix.size() && strncasecmp(kParamPrefix.data(), name.data(), kParamPrefix.size()) == 0;
 }
 
 HttpConfig parse_config(std::string_view json) {

@@ -60,13 +60,13 @@ void Engine::run() noexcept {
         try {
             step();
         } catch (const std::exception& e) {
-            terminate(MCPH_CLOSE_ERROR, std::string("internal error in the HTTP transport: ") + e.what());
+            terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
         }
         if (stopping_.load() || terminated_) break;
         curl_multi_poll(multi_.get(), nullptr, 0, poll_timeout_ms(), nullptr);
     }
     abort_all();
-    if (stopping_.load() && !terminated_ && !session_id_.empty()) delete_session();
+    if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
 }
 
 void Engine::step() {
@@ -88,19 +88,36 @@ void Engine::drain_commands() {
                 // stream waiting to be resumed for them is not (issue #10 item 5).
                 for (const std::string& id : c.cancelled_ids)
                     if (tracker_.answered(id) && cancelled_.size() < kMaxQueuedMessages) cancelled_.insert(id);
-                start(TransferSpec::post(std::move(c.payload), std::move(c.request_ids), std::move(c.ticket)));
+                start(post_spec(std::move(c)));
                 break;
             case Command::Kind::ProtocolVersion:
                 protocol_version_ = std::move(c.payload);
                 break;
+            case Command::Kind::Era:
+                modern_ = c.payload == "modern";
+                if (modern_) session_id_.clear();  // never sent, never taken (2026-07-28 has no sessions)
+                break;
+            case Command::Kind::Cancel:
+                drop_cancelled(c.payload);
+                break;
             case Command::Kind::Initialized:
-                if (!listen_requested_) {
+                // The modern era has no GET stream: change notifications come on subscriptions/listen.
+                if (!listen_requested_ && !modern_) {
                     listen_requested_ = true;
                     start(TransferSpec::of(TransferKind::Listen));
                 }
                 break;
         }
     }
+}
+
+TransferSpec Engine::post_spec(Command c) {
+    TransferSpec spec = TransferSpec::post(std::move(c.payload), std::move(c.request_ids), std::move(c.ticket));
+    spec.host_id = std::move(c.host_id);
+    spec.metadata = std::move(c.metadata);
+    spec.protocol_version = std::move(c.protocol_version);
+    spec.long_lived = c.long_lived;
+    return spec;
 }
 
 void Engine::reap() {
@@ -203,7 +220,7 @@ void Engine::start(TransferSpec spec) {
         return;
     }
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
-    tracker_.sent(spec.request_ids);
+    tracker_.sent(spec.request_ids, spec.host_id);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
     pump();
 }
@@ -243,6 +260,7 @@ void Engine::launch_now(TransferSpec spec, Slot slot) {
         // No "Expect: 100-continue": libcurl adds it to large bodies and then waits up to a second
         // for a 100 that most servers never send (it cut 1 MiB echoes to ~1 call/s).
         suppress_header(t->headers, "Expect");
+        for (const auto& [name, value] : s.metadata) append_header(t->headers, name, value);
     } else {
         append_header(t->headers, "Accept", "text/event-stream");
         if (!s.last_event_id.empty()) append_header(t->headers, "Last-Event-ID", s.last_event_id);
@@ -306,21 +324,23 @@ std::optional<std::string> Engine::add_common_headers(Transfer& t) {
         }
         append_header(t.headers, name, value);
     }
-    if (!session_id_.empty()) {
+    if (!session_id_.empty() && !modern_) {
         append_header(t.headers, "Mcp-Session-Id", session_id_);
         t.carried_session = true;
     }
-    if (!protocol_version_.empty()) append_header(t.headers, "MCP-Protocol-Version", protocol_version_);
+    // The message's own version (facts) wins: the spec wants the header to match its _meta.
+    const std::string& version = t.spec.protocol_version.empty() ? protocol_version_ : t.spec.protocol_version;
+    if (!version.empty()) append_header(t.headers, "MCP-Protocol-Version", version);
     return std::nullopt;
 }
 
 void Engine::on_header_failure(Transfer& t, mcph_status status, const std::string& message) {
     if (t.spec.kind == TransferKind::Delete) return;
     std::string why = "the auth hook failed for " + config_.url + ": " + message;
-    if (status == MCPH_ERR_AUTH) return terminate(MCPH_CLOSE_AUTH_REQUIRED, why);
+    if (status == MCPH_ERR_AUTH) return terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH, why);
     if (t.spec.kind == TransferKind::Listen) return diagnostic(MCPH_LOG_WARN, why + " (no GET stream)");
     if (t.spec.request_ids.empty()) return diagnostic(MCPH_LOG_WARN, why + " (message dropped)");
-    fail_requests(tracker_.waiting(t.spec.request_ids), why, 0);
+    fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_OTHER, why);
 }
 
 void Engine::launch(std::unique_ptr<Transfer> t) {
@@ -328,6 +348,58 @@ void Engine::launch(std::unique_ptr<Transfer> t) {
     if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) throw std::bad_alloc();
     Transfer* raw = t.get();
     transfers_.emplace(raw, std::move(t));
+}
+
+// ---- per-request cancel ----------------------------------------------------------------------
+
+void Engine::cancel(std::string request_id) {
+    {
+        std::lock_guard lock(cancel_mutex_);
+        if (!cancelling_.insert(request_id).second) return;
+        cancelling_count_.fetch_add(1);
+    }
+    // Past the mailbox bound the id stays in `cancelling_` (nothing is reported for it) and its
+    // transfer runs to its end instead of being cut: the host's give-up still holds.
+    if (mailbox_.push(Command::of(Command::Kind::Cancel, std::move(request_id)))) wake();
+}
+
+bool Engine::is_cancelled(const std::string& host_id) {
+    if (cancelling_count_.load() == 0) return false;
+    std::lock_guard lock(cancel_mutex_);
+    return cancelling_.count(host_id) > 0;
+}
+
+bool Engine::all_cancelled(const std::vector<std::string>& ids) {
+    if (cancelling_count_.load() == 0 || ids.empty()) return false;
+    for (const std::string& id : ids)
+        if (tracker_.any_waiting({id}) && !is_cancelled(tracker_.host_id(id))) return false;
+    return true;
+}
+
+// Closing a request's response stream is the cancellation signal of Streamable HTTP: the
+// transfer carrying only this request is removed (the connection closes, the server sees it), a
+// POST still waiting for a slot is never sent, and a pending resumption is dropped.
+void Engine::drop_cancelled(const std::string& host_id) {
+    std::string id = tracker_.find_by_host_id(host_id);
+    if (!id.empty()) {
+        tracker_.answered(id);
+        auto carries_nothing_else = [&](const TransferSpec& spec) {
+            return std::find(spec.request_ids.begin(), spec.request_ids.end(), id) != spec.request_ids.end() &&
+                   !tracker_.any_waiting(spec.request_ids);
+        };
+        std::vector<Transfer*> doomed;
+        for (auto& [raw, t] : transfers_)
+            if (carries_nothing_else(t->spec)) doomed.push_back(raw);
+        for (Transfer* raw : doomed) {
+            auto it = transfers_.find(raw);
+            curl_multi_remove_handle(multi_.get(), it->second->easy.get());
+            transfers_.erase(it);  // the handle goes back to the pool; its connection is closed
+        }
+        std::erase_if(waiting_requests_, carries_nothing_else);
+        std::erase_if(timers_, [&](const Timer& timer) { return carries_nothing_else(timer.spec); });
+    }
+    std::lock_guard lock(cancel_mutex_);
+    if (cancelling_.erase(host_id)) cancelling_count_.fetch_sub(1);
 }
 
 }  // namespace mcph::http

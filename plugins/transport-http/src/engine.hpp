@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,9 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     Mailbox& mailbox() { return mailbox_; }          // [thread-safe]
+    // [thread-safe] The host gave up on this request (its id as the host spells it): from now on
+    // nothing is reported for it, and the I/O thread ends the transfer carrying it.
+    void cancel(std::string request_id);
     void wake() const noexcept { multi_.wakeup(); }  // [thread-safe]
     void run() noexcept;                             // [I/O thread] until stopping or ended
 
@@ -73,6 +77,7 @@ private:
     // ---- the loop (engine.cpp)
     void step();
     void drain_commands();
+    static TransferSpec post_spec(Command c);
     void reap();
     void fire_timers();
     void expire_deadlines();
@@ -109,10 +114,18 @@ private:
     void on_timeout(Transfer& t);
     void resume_or_fail(Transfer& t, const std::string& why);
     void reconnect_listen(Transfer& t, const std::string& why);
-    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status,
-                       std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
+    // Each id still outstanding gets request_failed(failure) under the host's spelling.
+    void fail_requests(const std::vector<std::string>& ids, const mcph::plugin::Failure& failure, bool log = true);
+    void fail_requests(const std::vector<std::string>& ids, mcph_failure_category category, const std::string& why,
+                       long http_status = 0);
     std::string refusal(Transfer& t) const;  // "HTTP 500 from <url>" + what the response said
-    void terminate(mcph_close_reason reason, const std::string& detail);
+    void terminate(mcph_close_reason reason, const mcph::plugin::Failure& failure);
+    void terminate(mcph_close_reason reason, mcph_failure_category category, const std::string& detail,
+                   long http_status = 0);
+    // ---- per-request cancel (engine.cpp)
+    void drop_cancelled(const std::string& host_id);  // [I/O thread] ends its transfer, queued POST or resumption
+    bool is_cancelled(const std::string& host_id);    // [I/O thread] cancel() was called for it
+    bool all_cancelled(const std::vector<std::string>& ids);  // every outstanding one of `ids`
     void diagnostic(mcph_log_level level, const std::string& message);
     bool quiet() const;  // closing or ended: no more callbacks
 
@@ -143,6 +156,15 @@ private:
     bool note_cancelled(const std::vector<std::string>& ids);  // true (and a diagnostic) if any was
     std::string session_id_;
     std::string protocol_version_;
+    // "era" option: modern (2026-07-28) = no session id sent or taken, no GET stream, no
+    // Last-Event-ID resumption; a stream that breaks fails its request (RESET) instead.
+    bool modern_ = false;
+    // Host ids cancel() was called for and the I/O thread has not dropped yet. Written by any
+    // thread, read by the I/O thread before it reports on a request; the count spares the lock
+    // while there is none (the usual case).
+    std::mutex cancel_mutex_;
+    std::unordered_set<std::string> cancelling_;
+    std::atomic<size_t> cancelling_count_{0};
     bool listen_requested_ = false;
     int consecutive_failures_ = 0;  // transfers that got no HTTP response at all, in a row
     bool terminated_ = false;
