@@ -95,7 +95,7 @@ void Engine::drain_commands() {
                 break;
             case Command::Kind::Era:
                 modern_ = c.payload == "modern";
-                if (modern_) session_id_.clear();  // never sent, never taken (2026-07-28 has no sessions)
+                if (modern_) enter_modern_era();
                 break;
             case Command::Kind::Cancel:
                 drop_cancelled(c.payload);
@@ -109,6 +109,30 @@ void Engine::drain_commands() {
                 break;
         }
     }
+}
+
+// 2026-07-28 has no sessions, no GET stream and no resumption: what a legacy start left of them
+// goes (a host that probed legacy first and then switched).
+void Engine::enter_modern_era() {
+    session_id_.clear();
+    auto is_get = [](TransferKind kind) { return kind == TransferKind::Listen || kind == TransferKind::Resume; };
+    std::vector<Transfer*> gets;
+    std::vector<std::string> unresumed;  // requests a dropped resumption was waiting for
+    for (auto& [raw, t] : transfers_)
+        if (is_get(t->spec.kind)) gets.push_back(raw);
+    for (Transfer* raw : gets) {
+        auto it = transfers_.find(raw);
+        curl_multi_remove_handle(multi_.get(), it->second->easy.get());
+        for (const std::string& id : it->second->spec.request_ids) unresumed.push_back(id);
+        transfers_.erase(it);
+    }
+    std::erase_if(timers_, [&](const Timer& timer) {
+        if (!is_get(timer.spec.kind)) return false;
+        for (const std::string& id : timer.spec.request_ids) unresumed.push_back(id);
+        return true;
+    });
+    fail_requests(tracker_.waiting(unresumed), MCPH_FAILURE_RESET,
+                  "the stream from " + config_.url + " was not resumed: the transport switched to the 2026-07-28 era");
 }
 
 TransferSpec Engine::post_spec(Command c) {

@@ -78,6 +78,7 @@ private:
     void step();
     void drain_commands();
     static TransferSpec post_spec(Command c);
+    void enter_modern_era();
     void reap();
     void fire_timers();
     void expire_deadlines();

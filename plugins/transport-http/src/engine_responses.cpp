@@ -296,8 +296,15 @@ void Engine::on_post_done(Transfer& t, CURLcode code) {
                                      (t.buffer.empty() ? "" : ": " + snippet(t.buffer)),
                                  t.status);
         default:
-            // 202 for a request: the spec wants JSON or SSE, but a lenient server may answer on
-            // the GET stream later; the host's request timer covers the case where it never does.
+            // 202 for a request: the spec wants JSON or SSE. In the modern era nothing else can
+            // carry the answer (no GET stream), so the request failed.
+            if (modern_ && !waiting.empty())
+                return fail_requests(waiting, MCPH_FAILURE_PROTOCOL,
+                                     "HTTP " + std::to_string(t.status) + where +
+                                         " without a body for a request (2026-07-28 answers a request on its POST)",
+                                     t.status);
+            // Legacy: a lenient server may answer on the GET stream later; the host's request
+            // timer covers the case where it never does.
             if (!waiting.empty()) diagnostic(MCPH_LOG_DEBUG, "HTTP " + std::to_string(t.status) + where +
                                                                  " without a body for a request");
             return;
@@ -452,8 +459,13 @@ void Engine::on_transport_failure(Transfer& t, CURLcode code) {
             }
             break;
         }
-        case TransferKind::Resume: resume_or_fail(t, why); break;
-        case TransferKind::Listen: reconnect_listen(t, why); break;
+        case TransferKind::Resume:
+        case TransferKind::Listen:
+            // Typed for the host's health monitor; the human line comes from the retry below.
+            if (!quiet()) host_.failure(MCPH_LOG_DEBUG, f);
+            if (t.spec.kind == TransferKind::Resume) resume_or_fail(t, why);
+            else reconnect_listen(t, why);
+            break;
         case TransferKind::Delete: break;
     }
     if (consecutive_failures_ >= kMaxConsecutiveFailures) {

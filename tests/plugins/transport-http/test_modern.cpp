@@ -293,6 +293,19 @@ TEST_F(HttpModernTest, StreamResetMidSseIsARequestFailedReset) {
     EXPECT_EQ(server.requests("GET").size(), 0u) << "no Last-Event-ID resumption in the modern era";
 }
 
+// Nothing but the POST can carry a modern answer: a 202 for a request fails it at once.
+TEST_F(HttpModernTest, AcceptedWithoutBodyForARequestFailsItInTheModernEra) {
+    FakeServer server;
+    server.on([](Exchange& ex) { ex.respond(202, ""); });
+    Transport t(http_config(server.url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.set_option("era", "modern"), MCPH_OK);
+    ASSERT_EQ(t.send_ex(rpc(10, "tools/list"), facts(10, "tools/list")), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_request_failures(1));
+    EXPECT_EQ(t.recorder.request_failures().at(0).category, MCPH_FAILURE_PROTOCOL);
+    EXPECT_EQ(t.recorder.request_failures().at(0).http_status, 202);
+}
+
 TEST_F(HttpModernTest, RefusedConnectionIsTypedRefused) {
     Transport t(http_config("http://127.0.0.1:" + std::to_string(closed_port()) + "/mcp"), true);
     ASSERT_EQ(t.start(), MCPH_OK);
