@@ -13,23 +13,12 @@ constexpr auto kDeleteTimeout = 2000ms;
 constexpr int kMaxPollMs = 1000;             // an upper bound only; wakeups and curl's timers cut it short
 constexpr size_t kMaxIdleEasyHandles = 32;
 
-template <class T>
-void setopt(CURL* easy, CURLoption option, T value) {
-    // Options set here are valid for this libcurl; a failure means out of memory.
-    if (curl_easy_setopt(easy, option, value) != CURLE_OK) throw std::bad_alloc();
-}
-
 }  // namespace
 
 Engine::Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const std::atomic<bool>& stopping,
                std::atomic<bool>& ended)
     : host_(host), config_(config), stopping_(stopping), ended_(ended),
-      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {
-    // The hard bound on descriptors: libcurl queues a transfer that would exceed it until a
-    // connection frees up. The connection cache keeps no more than that either.
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS, kMaxConnections);
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, kMaxConnections);
-}
+      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
 
 Engine::~Engine() { abort_all(); }
 
@@ -63,7 +52,7 @@ void Engine::run() noexcept {
             terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
         }
         if (stopping_.load() || terminated_) break;
-        curl_multi_poll(multi_.get(), nullptr, 0, poll_timeout_ms(), nullptr);
+        transfers_.poll(poll_timeout_ms());
     }
     abort_all();
     if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
@@ -71,9 +60,9 @@ void Engine::run() noexcept {
 
 void Engine::step() {
     drain_commands();
-    int running = 0;
-    curl_multi_perform(multi_.get(), &running);  // write callbacks deliver SSE events from here
-    reap();
+    // Write callbacks deliver SSE events from here; finished transfers are handled after.
+    transfers_.perform_and_reap([this](std::unique_ptr<Transfer> t, CURLcode code) { on_done(std::move(t), code); },
+                                [this] { return terminated_; });
     fire_timers();
     expire_deadlines();
     pump();  // slots freed above
@@ -116,15 +105,10 @@ void Engine::drain_commands() {
 void Engine::enter_modern_era() {
     session_id_.clear();
     auto is_get = [](TransferKind kind) { return kind == TransferKind::Listen || kind == TransferKind::Resume; };
-    std::vector<Transfer*> gets;
     std::vector<std::string> unresumed;  // requests a dropped resumption was waiting for
-    for (auto& [raw, t] : transfers_)
-        if (is_get(t->spec.kind)) gets.push_back(raw);
-    for (Transfer* raw : gets) {
-        auto it = transfers_.find(raw);
-        curl_multi_remove_handle(multi_.get(), it->second->easy.get());
-        for (const std::string& id : it->second->spec.request_ids) unresumed.push_back(id);
-        transfers_.erase(it);
+    for (Transfer* raw : transfers_.select([&](const Transfer& t) { return is_get(t.spec.kind); })) {
+        std::unique_ptr<Transfer> t = transfers_.take(raw);
+        for (const std::string& id : t->spec.request_ids) unresumed.push_back(id);
     }
     std::erase_if(timers_, [&](const Timer& timer) {
         if (!is_get(timer.spec.kind)) return false;
@@ -144,25 +128,6 @@ TransferSpec Engine::post_spec(Command c) {
     return spec;
 }
 
-void Engine::reap() {
-    int left = 0;
-    while (!terminated_) {
-        CURLMsg* msg = curl_multi_info_read(multi_.get(), &left);
-        if (!msg) break;
-        if (msg->msg != CURLMSG_DONE) continue;
-        CURL* easy = msg->easy_handle;
-        CURLcode code = msg->data.result;
-        Transfer* raw = nullptr;
-        curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
-        curl_multi_remove_handle(multi_.get(), easy);
-        auto it = transfers_.find(raw);
-        if (it == transfers_.end()) continue;
-        std::unique_ptr<Transfer> t = std::move(it->second);
-        transfers_.erase(it);
-        on_done(std::move(t), code);
-    }
-}
-
 void Engine::fire_timers() {
     Clock::time_point now = Clock::now();
     std::vector<TransferSpec> due;
@@ -179,24 +144,16 @@ void Engine::fire_timers() {
 // an idle timer that every received byte pushes back, which a fixed libcurl timeout cannot do.
 void Engine::expire_deadlines() {
     Clock::time_point now = Clock::now();
-    std::vector<Transfer*> expired;
-    for (auto& [raw, t] : transfers_)
-        if (t->deadline <= now) expired.push_back(raw);
-    for (Transfer* raw : expired) {
+    for (Transfer* raw : transfers_.select([&](const Transfer& t) { return t.deadline <= now; })) {
         if (terminated_) return;
-        auto it = transfers_.find(raw);
-        if (it == transfers_.end()) continue;
-        std::unique_ptr<Transfer> t = std::move(it->second);
-        transfers_.erase(it);
-        curl_multi_remove_handle(multi_.get(), t->easy.get());
-        on_timeout(*t);
+        if (std::unique_ptr<Transfer> t = transfers_.take(raw)) on_timeout(*t);
     }
 }
 
 int Engine::poll_timeout_ms() const {
     Clock::time_point next = Clock::now() + std::chrono::milliseconds(kMaxPollMs);
     for (const Timer& t : timers_) next = std::min(next, t.due);
-    for (const auto& [raw, t] : transfers_) next = std::min(next, t->deadline);
+    for (const auto& [raw, t] : transfers_.all()) next = std::min(next, t->deadline);
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count();
     return static_cast<int>(std::clamp<long long>(ms, 0, kMaxPollMs));
 }
@@ -206,7 +163,6 @@ void Engine::schedule(std::chrono::milliseconds delay, TransferSpec spec) {
 }
 
 void Engine::abort_all() noexcept {
-    for (auto& [raw, t] : transfers_) curl_multi_remove_handle(multi_.get(), t->easy.get());
     transfers_.clear();
     timers_.clear();
     waiting_requests_.clear();
@@ -222,14 +178,16 @@ void Engine::delete_session() noexcept {
         setopt(t->easy.get(), CURLOPT_CUSTOMREQUEST, "DELETE");
         setopt(t->easy.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(kDeleteTimeout.count()));
         setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
-        if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) return;
+        // Outside the table on purpose: the loop is over, this one is driven here, bounded.
+        CURLM* multi = transfers_.multi();
+        if (curl_multi_add_handle(multi, t->easy.get()) != CURLM_OK) return;
         Clock::time_point give_up = Clock::now() + kDeleteTimeout + 500ms;
         int running = 1;
         while (running > 0 && Clock::now() < give_up) {
-            curl_multi_perform(multi_.get(), &running);
-            if (running > 0) curl_multi_poll(multi_.get(), nullptr, 0, 50, nullptr);
+            curl_multi_perform(multi, &running);
+            if (running > 0) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
         }
-        curl_multi_remove_handle(multi_.get(), t->easy.get());
+        curl_multi_remove_handle(multi, t->easy.get());
     } catch (...) {
         // Nothing to report to: close() is under way and no callback may fire after it returns.
     }
@@ -308,24 +266,8 @@ std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
     } else {
         t->easy = new_easy();
     }
-    CURL* e = t->easy.get();
-    setopt(e, CURLOPT_URL, config_.url.c_str());
-    setopt(e, CURLOPT_PRIVATE, static_cast<void*>(t.get()));
-    setopt(e, CURLOPT_WRITEFUNCTION, &Engine::write_callback);
-    setopt(e, CURLOPT_WRITEDATA, static_cast<void*>(t.get()));
-    setopt(e, CURLOPT_ERRORBUFFER, t->error);
-    setopt(e, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM from a multi-threaded host
-    setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout.count()));
-    setopt(e, CURLOPT_TCP_NODELAY, 1L);  // latency over packet count: one small message per request
-    setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
-    setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
-    // Verification is always on; caFile only chooses what to trust. Proxies come from the usual
-    // environment variables (libcurl's default, NO_PROXY included): nothing here overrides them.
-    setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-    setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!config_.ca_file.empty()) setopt(e, CURLOPT_CAINFO, config_.ca_file.c_str());
+    set_common_options(t->easy.get(), config_.url, EasyOptions{config_.connect_timeout, config_.ca_file},
+                       &Engine::write_callback, t.get(), t->error);
     return t;
 }
 
@@ -367,12 +309,7 @@ void Engine::on_header_failure(Transfer& t, mcph_status status, const std::strin
     fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_OTHER, why);
 }
 
-void Engine::launch(std::unique_ptr<Transfer> t) {
-    setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
-    if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) throw std::bad_alloc();
-    Transfer* raw = t.get();
-    transfers_.emplace(raw, std::move(t));
-}
+void Engine::launch(std::unique_ptr<Transfer> t) { transfers_.launch(std::move(t)); }
 
 // ---- per-request cancel ----------------------------------------------------------------------
 
@@ -411,14 +348,9 @@ void Engine::drop_cancelled(const std::string& host_id) {
             return std::find(spec.request_ids.begin(), spec.request_ids.end(), id) != spec.request_ids.end() &&
                    !tracker_.any_waiting(spec.request_ids);
         };
-        std::vector<Transfer*> doomed;
-        for (auto& [raw, t] : transfers_)
-            if (carries_nothing_else(t->spec)) doomed.push_back(raw);
-        for (Transfer* raw : doomed) {
-            auto it = transfers_.find(raw);
-            curl_multi_remove_handle(multi_.get(), it->second->easy.get());
-            transfers_.erase(it);  // the handle goes back to the pool; its connection is closed
-        }
+        // Taken out and destroyed: the handle goes back to the pool, its connection is closed.
+        for (Transfer* raw : transfers_.select([&](const Transfer& t) { return carries_nothing_else(t.spec); }))
+            transfers_.take(raw);
         std::erase_if(waiting_requests_, carries_nothing_else);
         std::erase_if(timers_, [&](const Timer& timer) { return carries_nothing_else(timer.spec); });
     }

@@ -6,6 +6,7 @@
 
 #include "config.hpp"
 #include "curl_handles.hpp"
+#include "curl_loop.hpp"
 #include "jsonrpc_shape.hpp"
 #include "mailbox.hpp"
 #include "request_tracker.hpp"
@@ -42,7 +43,7 @@ public:
     // [thread-safe] The host gave up on this request (its id as the host spells it): from now on
     // nothing is reported for it, and the I/O thread ends the transfer carrying it.
     void cancel(std::string request_id);
-    void wake() const noexcept { multi_.wakeup(); }  // [thread-safe]
+    void wake() const noexcept { transfers_.wakeup(); }  // [thread-safe]
     void run() noexcept;                             // [I/O thread] until stopping or ended
 
     // [I/O thread] Takes back a finished transfer's handle for reuse.
@@ -79,7 +80,6 @@ private:
     void drain_commands();
     static TransferSpec post_spec(Command c);
     void enter_modern_era();
-    void reap();
     void fire_timers();
     void expire_deadlines();
     int poll_timeout_ms() const;
@@ -139,12 +139,12 @@ private:
     const HttpConfig& config_;
     const std::atomic<bool>& stopping_;
     std::atomic<bool>& ended_;
-    MultiHandle multi_;
     // Finished easy handles, reset and reused: creating one per request showed in the profile.
     std::vector<EasyHandle> idle_easy_;
     Mailbox mailbox_;
 
-    std::unordered_map<Transfer*, std::unique_ptr<Transfer>> transfers_;
+    // After idle_easy_: destroyed first, and a destroyed Transfer hands its handle to the pool.
+    TransferTable<Transfer> transfers_{kMaxConnections};
     std::deque<TransferSpec> waiting_requests_;  // POSTs waiting for a slot, caller's requests first
     std::deque<TransferSpec> waiting_others_;    // ... then answers and notifications
     size_t active_requests_ = 0;

@@ -4,6 +4,7 @@
 #include "curl_failure.hpp"
 #include "engine.hpp"
 #include "response_notes.hpp"
+#include "snippet.hpp"
 
 #include <algorithm>
 
@@ -22,7 +23,6 @@ constexpr size_t kRejectedJsonBytes = 64 * 1024;
 // maxMessageBytes at once — address space only, pages are touched as bytes arrive — so the peak
 // stays near the body's size instead of a doubling string's 2-3× (issue #10 item 7).
 constexpr size_t kGrowInPlaceBytes = size_t{1} << 20;
-constexpr size_t kSnippetBytes = 200;        // quoted in error messages
 constexpr auto kHealthyStream = 10s;
 
 bool is_success(long status) { return status >= 200 && status < 300; }
@@ -33,38 +33,6 @@ const char* method_of(TransferKind kind) {
         case TransferKind::Delete: return "DELETE";
         default: return "GET";
     }
-}
-
-// Length of a valid UTF-8 sequence starting at s[0], or 0.
-size_t utf8_length(std::string_view s) {
-    auto c = static_cast<unsigned char>(s[0]);
-    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || s.size() < n) return 0;
-    for (size_t i = 1; i < n; ++i)
-        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
-    return n;
-}
-
-// The first `max` bytes of a body, safe to embed in a JSON string and a log line: control bytes
-// become spaces, broken UTF-8 becomes '?'.
-std::string snippet(std::string_view body, size_t max = kSnippetBytes) {
-    std::string out;
-    size_t i = 0;
-    while (i < body.size() && i < max) {
-        auto c = static_cast<unsigned char>(body[i]);
-        if (c < 0x80) {
-            out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
-            ++i;
-        } else if (size_t n = utf8_length(body.substr(i)); n && i + n <= max) {
-            out.append(body.substr(i, n));
-            i += n;
-        } else {
-            out += '?';
-            ++i;
-        }
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
 }
 
 // Feeds one transfer's SSE events back into the engine.

@@ -2,7 +2,6 @@
 // "accepted" (200/202) or why not; a request whose POST failed gets a synthesized JSON-RPC error
 // response right away, so no request waits for an answer that cannot come.
 #include "jsonrpc_shape.hpp"
-#include "snippet.hpp"
 #include "sse_engine.hpp"
 
 namespace mcph::sse {

@@ -10,6 +10,8 @@
 namespace mcph::sse {
 namespace {
 
+using mcph::http::snippet;
+
 using mcph::http::SseParser;
 
 constexpr size_t kHeadBytes = 1024;  // kept of a body we do not parse, for error messages

@@ -16,6 +16,8 @@ namespace mcph::sse {
 namespace {
 
 using namespace std::chrono_literals;
+using mcph::http::kSnippetBytes;
+using mcph::http::snippet;
 
 // ---- endpoint_url -------------------------------------------------------------------------------
 
