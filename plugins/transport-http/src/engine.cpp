@@ -319,9 +319,8 @@ void Engine::cancel(std::string request_id) {
         if (!cancelling_.insert(request_id).second) return;
         cancelling_count_.fetch_add(1);
     }
-    // Past the mailbox bound the id stays in `cancelling_` (nothing is reported for it) and its
-    // transfer runs to its end instead of being cut: the host's give-up still holds.
-    if (mailbox_.push(Command::of(Command::Kind::Cancel, std::move(request_id)))) wake();
+    mailbox_.push_control(Command::of(Command::Kind::Cancel, std::move(request_id)));
+    wake();
 }
 
 bool Engine::is_cancelled(const std::string& host_id) {

@@ -66,6 +66,9 @@ public:
 
     // [thread-safe] False when a bound would be exceeded (nothing was queued).
     bool push(Command command);
+    // [thread-safe] Outside the bound: a cancel is what frees a full mailbox, so it must get in.
+    // Small and issued by the host (once per request it gave up on), never by the server.
+    void push_control(Command command);
     // [I/O thread] Everything queued so far, in order.
     std::vector<Command> take_all();
 

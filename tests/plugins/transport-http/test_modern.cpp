@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <thread>
 
@@ -401,6 +402,50 @@ TEST_F(HttpModernTest, CancelOfAnUnknownOrFinishedRequestIsHarmless) {
     ASSERT_TRUE(t.recorder.wait_messages(2));
     t.close();
     EXPECT_TRUE(t.recorder.request_failures().empty());
+}
+
+// Ten requests the server holds, then answers 500; with `cancel` the host gave up on each first.
+// The 500s are all written before request 40 is sent, so a failure the transport reports for
+// them reaches the host before 40's answer.
+void run_cancel_scenario(bool cancel, std::vector<TypedFailure>& failures) {
+    Signal go;
+    std::atomic<int> answered{0};
+    FakeServer server;
+    server.on([&](Exchange& ex) {
+        if (ex.request.header("mcp-method") != "tools/call") return ex.json(echo_result(ex));
+        go.wait();
+        ex.respond(500, "boom");
+        answered.fetch_add(1);
+    });
+    Transport t(http_config(server.url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.set_option("era", "modern"), MCPH_OK);
+    for (int id = 30; id < 40; ++id) ASSERT_EQ(t.send_ex(rpc(id, "tools/call"), facts(id, "tools/call", "x")), MCPH_OK);
+    ASSERT_TRUE(server.wait_requests(10, "POST"));
+    if (cancel) {
+        for (int id = 30; id < 40; ++id) ASSERT_EQ(t.cancel(std::to_string(id)), MCPH_OK);
+    }
+    go.set();
+    for (auto give_up = Clock::now() + 5s; answered.load() < 10 && Clock::now() < give_up;)
+        std::this_thread::sleep_for(5ms);
+    ASSERT_EQ(answered.load(), 10);
+    ASSERT_EQ(t.send_ex(rpc(40, "tools/list"), facts(40, "tools/list")), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    t.close();
+    failures = t.recorder.request_failures();
+}
+
+TEST_F(HttpModernTest, CancelledRequestsAreNeverReported) {
+    std::vector<TypedFailure> failures;
+    run_cancel_scenario(true, failures);
+    EXPECT_TRUE(failures.empty()) << failures.size() << " reported, e.g. " << failures.at(0).request_id;
+}
+
+// The control: without the cancel, the same scenario reports all ten before 40's answer.
+TEST_F(HttpModernTest, UncancelledRequestsAreReported) {
+    std::vector<TypedFailure> failures;
+    run_cancel_scenario(false, failures);
+    EXPECT_EQ(failures.size(), 10u);
 }
 
 // ---- subscriptions/listen -----------------------------------------------------------------------
