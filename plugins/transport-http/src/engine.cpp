@@ -329,11 +329,16 @@ bool Engine::is_cancelled(const std::string& host_id) {
     return cancelling_.count(host_id) > 0;
 }
 
+// True when the host cancelled at least one of `ids` and waits for none of the others.
 bool Engine::all_cancelled(const std::vector<std::string>& ids) {
-    if (cancelling_count_.load() == 0 || ids.empty()) return false;
-    for (const std::string& id : ids)
-        if (tracker_.any_waiting({id}) && !is_cancelled(tracker_.host_id(id))) return false;
-    return true;
+    if (cancelling_count_.load() == 0) return false;
+    bool any = false;
+    for (const std::string& id : ids) {
+        if (!tracker_.any_waiting({id})) continue;
+        if (!is_cancelled(tracker_.host_id(id))) return false;
+        any = true;
+    }
+    return any;
 }
 
 // Closing a request's response stream is the cancellation signal of Streamable HTTP: the

@@ -126,7 +126,7 @@ private:
     // ---- per-request cancel (engine.cpp)
     void drop_cancelled(const std::string& host_id);  // [I/O thread] ends its transfer, queued POST or resumption
     bool is_cancelled(const std::string& host_id);    // [I/O thread] cancel() was called for it
-    bool all_cancelled(const std::vector<std::string>& ids);  // every outstanding one of `ids`
+    bool all_cancelled(const std::vector<std::string>& ids);  // cancelled, and nothing else awaited
     void diagnostic(mcph_log_level level, const std::string& message);
     bool quiet() const;  // closing or ended: no more callbacks
 
