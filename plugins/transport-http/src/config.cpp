@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include "curl_handles.hpp"
+#include "mcp_headers.hpp"
 
 #include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
@@ -8,7 +9,6 @@
 #include <rapidjson/error/en.h>
 #include <strings.h>
 
-#include <cctype>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -101,13 +101,9 @@ void check_type(const Value& object) {
 
 }  // namespace
 
-bool is_token(std::string_view s) {
-    if (s.empty()) return false;
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos))
-            return false;
-    return true;
-}
+// One definition of an RFC 9110 token for both transports (config names, auth hook names,
+// x-mcp-header names): mcp_headers.hpp.
+bool is_token(std::string_view s) { return mcph::http::is_header_token(s); }
 
 bool is_visible_ascii(std::string_view s) {
     if (s.empty()) return false;
@@ -119,10 +115,13 @@ bool is_visible_ascii(std::string_view s) {
 bool is_managed_header(std::string_view name) {
     static constexpr std::string_view kManaged[] = {"accept", "content-type", "content-length", "mcp-session-id",
                                                     "mcp-protocol-version", "last-event-id", "host",
-                                                    "transfer-encoding", "connection"};
+                                                    "transfer-encoding", "connection", "mcp-method",
+                                                    "mcp-name"};
     for (std::string_view m : kManaged)
         if (m.size() == name.size() && strncasecmp(m.data(), name.data(), m.size()) == 0) return true;
-    return false;
+    // Mcp-Param-{Name} mirrors tool arguments (2026-07-28): a static copy would contradict the body.
+    constexpr std::string_view kParamPrefix = "mcp-param-";
+    return name.size() >= kParamPrefix.size() && strncasecmp(kParamPrefix.data(), name.data(), kParamPrefix.size()) == 0;
 }
 
 HttpConfig parse_config(std::string_view json) {

@@ -13,23 +13,12 @@ constexpr auto kDeleteTimeout = 2000ms;
 constexpr int kMaxPollMs = 1000;             // an upper bound only; wakeups and curl's timers cut it short
 constexpr size_t kMaxIdleEasyHandles = 32;
 
-template <class T>
-void setopt(CURL* easy, CURLoption option, T value) {
-    // Options set here are valid for this libcurl; a failure means out of memory.
-    if (curl_easy_setopt(easy, option, value) != CURLE_OK) throw std::bad_alloc();
-}
-
 }  // namespace
 
 Engine::Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const std::atomic<bool>& stopping,
                std::atomic<bool>& ended)
     : host_(host), config_(config), stopping_(stopping), ended_(ended),
-      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {
-    // The hard bound on descriptors: libcurl queues a transfer that would exceed it until a
-    // connection frees up. The connection cache keeps no more than that either.
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS, kMaxConnections);
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, kMaxConnections);
-}
+      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
 
 Engine::~Engine() { abort_all(); }
 
@@ -60,20 +49,20 @@ void Engine::run() noexcept {
         try {
             step();
         } catch (const std::exception& e) {
-            terminate(MCPH_CLOSE_ERROR, std::string("internal error in the HTTP transport: ") + e.what());
+            terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
         }
         if (stopping_.load() || terminated_) break;
-        curl_multi_poll(multi_.get(), nullptr, 0, poll_timeout_ms(), nullptr);
+        transfers_.poll(poll_timeout_ms());
     }
     abort_all();
-    if (stopping_.load() && !terminated_ && !session_id_.empty()) delete_session();
+    if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
 }
 
 void Engine::step() {
     drain_commands();
-    int running = 0;
-    curl_multi_perform(multi_.get(), &running);  // write callbacks deliver SSE events from here
-    reap();
+    // Write callbacks deliver SSE events from here; finished transfers are handled after.
+    transfers_.perform_and_reap([this](std::unique_ptr<Transfer> t, CURLcode code) { on_done(std::move(t), code); },
+                                [this] { return terminated_; });
     fire_timers();
     expire_deadlines();
     pump();  // slots freed above
@@ -88,13 +77,21 @@ void Engine::drain_commands() {
                 // stream waiting to be resumed for them is not (issue #10 item 5).
                 for (const std::string& id : c.cancelled_ids)
                     if (tracker_.answered(id) && cancelled_.size() < kMaxQueuedMessages) cancelled_.insert(id);
-                start(TransferSpec::post(std::move(c.payload), std::move(c.request_ids), std::move(c.ticket)));
+                start(post_spec(std::move(c)));
                 break;
             case Command::Kind::ProtocolVersion:
                 protocol_version_ = std::move(c.payload);
                 break;
+            case Command::Kind::Era:
+                modern_ = c.payload == "modern";
+                if (modern_) enter_modern_era();
+                break;
+            case Command::Kind::Cancel:
+                drop_cancelled(c.payload);
+                break;
             case Command::Kind::Initialized:
-                if (!listen_requested_) {
+                // The modern era has no GET stream: change notifications come on subscriptions/listen.
+                if (!listen_requested_ && !modern_) {
                     listen_requested_ = true;
                     start(TransferSpec::of(TransferKind::Listen));
                 }
@@ -103,23 +100,32 @@ void Engine::drain_commands() {
     }
 }
 
-void Engine::reap() {
-    int left = 0;
-    while (!terminated_) {
-        CURLMsg* msg = curl_multi_info_read(multi_.get(), &left);
-        if (!msg) break;
-        if (msg->msg != CURLMSG_DONE) continue;
-        CURL* easy = msg->easy_handle;
-        CURLcode code = msg->data.result;
-        Transfer* raw = nullptr;
-        curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
-        curl_multi_remove_handle(multi_.get(), easy);
-        auto it = transfers_.find(raw);
-        if (it == transfers_.end()) continue;
-        std::unique_ptr<Transfer> t = std::move(it->second);
-        transfers_.erase(it);
-        on_done(std::move(t), code);
+// 2026-07-28 has no sessions, no GET stream and no resumption: what a legacy start left of them
+// goes (a host that probed legacy first and then switched).
+void Engine::enter_modern_era() {
+    session_id_.clear();
+    auto is_get = [](TransferKind kind) { return kind == TransferKind::Listen || kind == TransferKind::Resume; };
+    std::vector<std::string> unresumed;  // requests a dropped resumption was waiting for
+    for (Transfer* raw : transfers_.select([&](const Transfer& t) { return is_get(t.spec.kind); })) {
+        std::unique_ptr<Transfer> t = transfers_.take(raw);
+        for (const std::string& id : t->spec.request_ids) unresumed.push_back(id);
     }
+    std::erase_if(timers_, [&](const Timer& timer) {
+        if (!is_get(timer.spec.kind)) return false;
+        for (const std::string& id : timer.spec.request_ids) unresumed.push_back(id);
+        return true;
+    });
+    fail_requests(tracker_.waiting(unresumed), MCPH_FAILURE_RESET,
+                  "the stream from " + config_.url + " was not resumed: the transport switched to the 2026-07-28 era");
+}
+
+TransferSpec Engine::post_spec(Command c) {
+    TransferSpec spec = TransferSpec::post(std::move(c.payload), std::move(c.request_ids), std::move(c.ticket));
+    spec.host_id = std::move(c.host_id);
+    spec.metadata = std::move(c.metadata);
+    spec.protocol_version = std::move(c.protocol_version);
+    spec.long_lived = c.long_lived;
+    return spec;
 }
 
 void Engine::fire_timers() {
@@ -138,24 +144,16 @@ void Engine::fire_timers() {
 // an idle timer that every received byte pushes back, which a fixed libcurl timeout cannot do.
 void Engine::expire_deadlines() {
     Clock::time_point now = Clock::now();
-    std::vector<Transfer*> expired;
-    for (auto& [raw, t] : transfers_)
-        if (t->deadline <= now) expired.push_back(raw);
-    for (Transfer* raw : expired) {
+    for (Transfer* raw : transfers_.select([&](const Transfer& t) { return t.deadline <= now; })) {
         if (terminated_) return;
-        auto it = transfers_.find(raw);
-        if (it == transfers_.end()) continue;
-        std::unique_ptr<Transfer> t = std::move(it->second);
-        transfers_.erase(it);
-        curl_multi_remove_handle(multi_.get(), t->easy.get());
-        on_timeout(*t);
+        if (std::unique_ptr<Transfer> t = transfers_.take(raw)) on_timeout(*t);
     }
 }
 
 int Engine::poll_timeout_ms() const {
     Clock::time_point next = Clock::now() + std::chrono::milliseconds(kMaxPollMs);
     for (const Timer& t : timers_) next = std::min(next, t.due);
-    for (const auto& [raw, t] : transfers_) next = std::min(next, t->deadline);
+    for (const auto& [raw, t] : transfers_.all()) next = std::min(next, t->deadline);
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count();
     return static_cast<int>(std::clamp<long long>(ms, 0, kMaxPollMs));
 }
@@ -165,7 +163,6 @@ void Engine::schedule(std::chrono::milliseconds delay, TransferSpec spec) {
 }
 
 void Engine::abort_all() noexcept {
-    for (auto& [raw, t] : transfers_) curl_multi_remove_handle(multi_.get(), t->easy.get());
     transfers_.clear();
     timers_.clear();
     waiting_requests_.clear();
@@ -181,14 +178,16 @@ void Engine::delete_session() noexcept {
         setopt(t->easy.get(), CURLOPT_CUSTOMREQUEST, "DELETE");
         setopt(t->easy.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(kDeleteTimeout.count()));
         setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
-        if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) return;
+        // Outside the table on purpose: the loop is over, this one is driven here, bounded.
+        CURLM* multi = transfers_.multi();
+        if (curl_multi_add_handle(multi, t->easy.get()) != CURLM_OK) return;
         Clock::time_point give_up = Clock::now() + kDeleteTimeout + 500ms;
         int running = 1;
         while (running > 0 && Clock::now() < give_up) {
-            curl_multi_perform(multi_.get(), &running);
-            if (running > 0) curl_multi_poll(multi_.get(), nullptr, 0, 50, nullptr);
+            curl_multi_perform(multi, &running);
+            if (running > 0) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
         }
-        curl_multi_remove_handle(multi_.get(), t->easy.get());
+        curl_multi_remove_handle(multi, t->easy.get());
     } catch (...) {
         // Nothing to report to: close() is under way and no callback may fire after it returns.
     }
@@ -203,7 +202,7 @@ void Engine::start(TransferSpec spec) {
         return;
     }
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
-    tracker_.sent(spec.request_ids);
+    tracker_.sent(spec.request_ids, spec.host_id);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
     pump();
 }
@@ -243,6 +242,7 @@ void Engine::launch_now(TransferSpec spec, Slot slot) {
         // No "Expect: 100-continue": libcurl adds it to large bodies and then waits up to a second
         // for a 100 that most servers never send (it cut 1 MiB echoes to ~1 call/s).
         suppress_header(t->headers, "Expect");
+        for (const auto& [name, value] : s.metadata) append_header(t->headers, name, value);
     } else {
         append_header(t->headers, "Accept", "text/event-stream");
         if (!s.last_event_id.empty()) append_header(t->headers, "Last-Event-ID", s.last_event_id);
@@ -266,24 +266,8 @@ std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
     } else {
         t->easy = new_easy();
     }
-    CURL* e = t->easy.get();
-    setopt(e, CURLOPT_URL, config_.url.c_str());
-    setopt(e, CURLOPT_PRIVATE, static_cast<void*>(t.get()));
-    setopt(e, CURLOPT_WRITEFUNCTION, &Engine::write_callback);
-    setopt(e, CURLOPT_WRITEDATA, static_cast<void*>(t.get()));
-    setopt(e, CURLOPT_ERRORBUFFER, t->error);
-    setopt(e, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM from a multi-threaded host
-    setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout.count()));
-    setopt(e, CURLOPT_TCP_NODELAY, 1L);  // latency over packet count: one small message per request
-    setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
-    setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
-    // Verification is always on; caFile only chooses what to trust. Proxies come from the usual
-    // environment variables (libcurl's default, NO_PROXY included): nothing here overrides them.
-    setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-    setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!config_.ca_file.empty()) setopt(e, CURLOPT_CAINFO, config_.ca_file.c_str());
+    set_common_options(t->easy.get(), config_.url, EasyOptions{config_.connect_timeout, config_.ca_file},
+                       &Engine::write_callback, t.get(), t->error);
     return t;
 }
 
@@ -306,28 +290,76 @@ std::optional<std::string> Engine::add_common_headers(Transfer& t) {
         }
         append_header(t.headers, name, value);
     }
-    if (!session_id_.empty()) {
+    if (!session_id_.empty() && !modern_) {
         append_header(t.headers, "Mcp-Session-Id", session_id_);
         t.carried_session = true;
     }
-    if (!protocol_version_.empty()) append_header(t.headers, "MCP-Protocol-Version", protocol_version_);
+    // The message's own version (facts) wins: the spec wants the header to match its _meta.
+    const std::string& version = t.spec.protocol_version.empty() ? protocol_version_ : t.spec.protocol_version;
+    if (!version.empty()) append_header(t.headers, "MCP-Protocol-Version", version);
     return std::nullopt;
 }
 
 void Engine::on_header_failure(Transfer& t, mcph_status status, const std::string& message) {
     if (t.spec.kind == TransferKind::Delete) return;
     std::string why = "the auth hook failed for " + config_.url + ": " + message;
-    if (status == MCPH_ERR_AUTH) return terminate(MCPH_CLOSE_AUTH_REQUIRED, why);
+    if (status == MCPH_ERR_AUTH) return terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH, why);
     if (t.spec.kind == TransferKind::Listen) return diagnostic(MCPH_LOG_WARN, why + " (no GET stream)");
     if (t.spec.request_ids.empty()) return diagnostic(MCPH_LOG_WARN, why + " (message dropped)");
-    fail_requests(tracker_.waiting(t.spec.request_ids), why, 0);
+    fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_OTHER, why);
 }
 
-void Engine::launch(std::unique_ptr<Transfer> t) {
-    setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
-    if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) throw std::bad_alloc();
-    Transfer* raw = t.get();
-    transfers_.emplace(raw, std::move(t));
+void Engine::launch(std::unique_ptr<Transfer> t) { transfers_.launch(std::move(t)); }
+
+// ---- per-request cancel ----------------------------------------------------------------------
+
+void Engine::cancel(std::string request_id) {
+    {
+        std::lock_guard lock(cancel_mutex_);
+        if (!cancelling_.insert(request_id).second) return;
+        cancelling_count_.fetch_add(1);
+    }
+    mailbox_.push_control(Command::of(Command::Kind::Cancel, std::move(request_id)));
+    wake();
+}
+
+bool Engine::is_cancelled(const std::string& host_id) {
+    if (cancelling_count_.load() == 0) return false;
+    std::lock_guard lock(cancel_mutex_);
+    return cancelling_.count(host_id) > 0;
+}
+
+// True when the host cancelled at least one of `ids` and waits for none of the others.
+bool Engine::all_cancelled(const std::vector<std::string>& ids) {
+    if (cancelling_count_.load() == 0) return false;
+    bool any = false;
+    for (const std::string& id : ids) {
+        if (!tracker_.any_waiting({id})) continue;
+        if (!is_cancelled(tracker_.host_id(id))) return false;
+        any = true;
+    }
+    return any;
+}
+
+// Closing a request's response stream is the cancellation signal of Streamable HTTP: the
+// transfer carrying only this request is removed (the connection closes, the server sees it), a
+// POST still waiting for a slot is never sent, and a pending resumption is dropped.
+void Engine::drop_cancelled(const std::string& host_id) {
+    std::string id = tracker_.find_by_host_id(host_id);
+    if (!id.empty()) {
+        tracker_.answered(id);
+        auto carries_nothing_else = [&](const TransferSpec& spec) {
+            return std::find(spec.request_ids.begin(), spec.request_ids.end(), id) != spec.request_ids.end() &&
+                   !tracker_.any_waiting(spec.request_ids);
+        };
+        // Taken out and destroyed: the handle goes back to the pool, its connection is closed.
+        for (Transfer* raw : transfers_.select([&](const Transfer& t) { return carries_nothing_else(t.spec); }))
+            transfers_.take(raw);
+        std::erase_if(waiting_requests_, carries_nothing_else);
+        std::erase_if(timers_, [&](const Timer& timer) { return carries_nothing_else(timer.spec); });
+    }
+    std::lock_guard lock(cancel_mutex_);
+    if (cancelling_.erase(host_id)) cancelling_count_.fetch_sub(1);
 }
 
 }  // namespace mcph::http

@@ -6,6 +6,7 @@
 
 #include "config.hpp"
 #include "curl_handles.hpp"
+#include "curl_loop.hpp"
 #include "jsonrpc_shape.hpp"
 #include "mailbox.hpp"
 #include "request_tracker.hpp"
@@ -18,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,7 +40,10 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     Mailbox& mailbox() { return mailbox_; }          // [thread-safe]
-    void wake() const noexcept { multi_.wakeup(); }  // [thread-safe]
+    // [thread-safe] The host gave up on this request (its id as the host spells it): from now on
+    // nothing is reported for it, and the I/O thread ends the transfer carrying it.
+    void cancel(std::string request_id);
+    void wake() const noexcept { transfers_.wakeup(); }  // [thread-safe]
     void run() noexcept;                             // [I/O thread] until stopping or ended
 
     // [I/O thread] Takes back a finished transfer's handle for reuse.
@@ -73,7 +78,8 @@ private:
     // ---- the loop (engine.cpp)
     void step();
     void drain_commands();
-    void reap();
+    static TransferSpec post_spec(Command c);
+    void enter_modern_era();
     void fire_timers();
     void expire_deadlines();
     int poll_timeout_ms() const;
@@ -109,10 +115,18 @@ private:
     void on_timeout(Transfer& t);
     void resume_or_fail(Transfer& t, const std::string& why);
     void reconnect_listen(Transfer& t, const std::string& why);
-    void fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status,
-                       std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
+    // Each id still outstanding gets request_failed(failure) under the host's spelling.
+    void fail_requests(const std::vector<std::string>& ids, const mcph::plugin::Failure& failure, bool log = true);
+    void fail_requests(const std::vector<std::string>& ids, mcph_failure_category category, const std::string& why,
+                       long http_status = 0);
     std::string refusal(Transfer& t) const;  // "HTTP 500 from <url>" + what the response said
-    void terminate(mcph_close_reason reason, const std::string& detail);
+    void terminate(mcph_close_reason reason, const mcph::plugin::Failure& failure);
+    void terminate(mcph_close_reason reason, mcph_failure_category category, const std::string& detail,
+                   long http_status = 0);
+    // ---- per-request cancel (engine.cpp)
+    void drop_cancelled(const std::string& host_id);  // [I/O thread] ends its transfer, queued POST or resumption
+    bool is_cancelled(const std::string& host_id);    // [I/O thread] cancel() was called for it
+    bool all_cancelled(const std::vector<std::string>& ids);  // cancelled, and nothing else awaited
     void diagnostic(mcph_log_level level, const std::string& message);
     bool quiet() const;  // closing or ended: no more callbacks
 
@@ -125,12 +139,12 @@ private:
     const HttpConfig& config_;
     const std::atomic<bool>& stopping_;
     std::atomic<bool>& ended_;
-    MultiHandle multi_;
     // Finished easy handles, reset and reused: creating one per request showed in the profile.
     std::vector<EasyHandle> idle_easy_;
     Mailbox mailbox_;
 
-    std::unordered_map<Transfer*, std::unique_ptr<Transfer>> transfers_;
+    // After idle_easy_: destroyed first, and a destroyed Transfer hands its handle to the pool.
+    TransferTable<Transfer> transfers_{kMaxConnections};
     std::deque<TransferSpec> waiting_requests_;  // POSTs waiting for a slot, caller's requests first
     std::deque<TransferSpec> waiting_others_;    // ... then answers and notifications
     size_t active_requests_ = 0;
@@ -143,6 +157,15 @@ private:
     bool note_cancelled(const std::vector<std::string>& ids);  // true (and a diagnostic) if any was
     std::string session_id_;
     std::string protocol_version_;
+    // "era" option: modern (2026-07-28) = no session id sent or taken, no GET stream, no
+    // Last-Event-ID resumption; a stream that breaks fails its request (RESET) instead.
+    bool modern_ = false;
+    // Host ids cancel() was called for and the I/O thread has not dropped yet. Written by any
+    // thread, read by the I/O thread before it reports on a request; the count spares the lock
+    // while there is none (the usual case).
+    std::mutex cancel_mutex_;
+    std::unordered_set<std::string> cancelling_;
+    std::atomic<size_t> cancelling_count_{0};
     bool listen_requested_ = false;
     int consecutive_failures_ = 0;  // transfers that got no HTTP response at all, in a row
     bool terminated_ = false;

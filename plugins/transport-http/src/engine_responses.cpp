@@ -1,8 +1,10 @@
 // What the engine does with what comes back: body bytes as they arrive (write callback) and
 // finished transfers. Every decision that starts or removes transfers is taken in on_done(),
 // never inside a libcurl callback.
+#include "curl_failure.hpp"
 #include "engine.hpp"
 #include "response_notes.hpp"
+#include "snippet.hpp"
 
 #include <algorithm>
 
@@ -10,15 +12,17 @@ namespace mcph::http {
 namespace {
 
 using namespace std::chrono_literals;
+using mcph::plugin::Failure;
 
 constexpr size_t kRejectedHeadBytes = 1024;  // kept of an error body
-// ... of a JSON error body, which may hold a JSON-RPC error worth reporting (still bounded).
-constexpr size_t kRejectedJsonBytes = 16 * 1024;
+// ... of a JSON error body, which may hold a JSON-RPC error the host parses (a 2026-07-28 server
+// answers 400 with UnsupportedProtocolVersion and its supported versions): handed over whole up
+// to this bound, in request_failed's body.
+constexpr size_t kRejectedJsonBytes = 64 * 1024;
 // A JSON body of unknown length grows normally up to this; beyond, the buffer reserves
 // maxMessageBytes at once — address space only, pages are touched as bytes arrive — so the peak
 // stays near the body's size instead of a doubling string's 2-3× (issue #10 item 7).
 constexpr size_t kGrowInPlaceBytes = size_t{1} << 20;
-constexpr size_t kSnippetBytes = 200;        // quoted in error messages
 constexpr auto kHealthyStream = 10s;
 
 bool is_success(long status) { return status >= 200 && status < 300; }
@@ -29,38 +33,6 @@ const char* method_of(TransferKind kind) {
         case TransferKind::Delete: return "DELETE";
         default: return "GET";
     }
-}
-
-// Length of a valid UTF-8 sequence starting at s[0], or 0.
-size_t utf8_length(std::string_view s) {
-    auto c = static_cast<unsigned char>(s[0]);
-    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || s.size() < n) return 0;
-    for (size_t i = 1; i < n; ++i)
-        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) return 0;
-    return n;
-}
-
-// The first `max` bytes of a body, safe to embed in a JSON string and a log line: control bytes
-// become spaces, broken UTF-8 becomes '?'.
-std::string snippet(std::string_view body, size_t max = kSnippetBytes) {
-    std::string out;
-    size_t i = 0;
-    while (i < body.size() && i < max) {
-        auto c = static_cast<unsigned char>(body[i]);
-        if (c < 0x80) {
-            out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
-            ++i;
-        } else if (size_t n = utf8_length(body.substr(i)); n && i + n <= max) {
-            out.append(body.substr(i, n));
-            i += n;
-        } else {
-            out += '?';
-            ++i;
-        }
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
 }
 
 // Feeds one transfer's SSE events back into the engine.
@@ -119,7 +91,7 @@ size_t Engine::on_body(Transfer& t, std::string_view data) {
 
 size_t Engine::on_sse_bytes(Transfer& t, std::string_view data) {
     // Progress keeps a stream alive: its deadline is an idle timeout (see README).
-    if (t.spec.kind != TransferKind::Listen) t.deadline = Clock::now() + config_.timeout;
+    if (t.spec.kind != TransferKind::Listen && !t.spec.long_lived) t.deadline = Clock::now() + config_.timeout;
     StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
     if (t.sse->feed(data, sink) == SseParser::Status::TooLarge) {
         t.abort_reason = "an SSE event is larger than maxMessageBytes (" +
@@ -141,8 +113,9 @@ void Engine::classify(Transfer& t) {
         return;
     }
     // Captured before any message of this response is delivered: the host's next request (e.g.
-    // notifications/initialized, sent from inside on_message) must already carry it.
-    if (std::optional<std::string> id = response_header(e, "Mcp-Session-Id")) {
+    // notifications/initialized, sent from inside on_message) must already carry it. The modern
+    // era has no sessions: a server's id is not honoured.
+    if (std::optional<std::string> id = modern_ ? std::nullopt : response_header(e, "Mcp-Session-Id")) {
         if (id->empty())
             diagnostic(MCPH_LOG_WARN, "ignoring an empty Mcp-Session-Id from " + config_.url);
         else if (id->size() > kMaxSessionIdBytes)
@@ -163,6 +136,8 @@ void Engine::classify(Transfer& t) {
         t.body = BodyKind::Sse;
         t.sse = std::make_unique<SseParser>(config_.max_message_bytes);
         t.stream_opened = Clock::now();
+        // subscriptions/listen: the stream is meant to stay open, quiet for as long as nothing changes.
+        if (t.spec.long_lived) t.deadline = Clock::time_point::max();
     } else if (t.content_type == "application/json" && t.spec.kind == TransferKind::Post) {
         t.body = BodyKind::Json;
         // Refused before reading when the declared size is already too much; else one allocation.
@@ -189,6 +164,7 @@ void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
         if (t.spec.kind != TransferKind::Listen) t.spec.attempt = 0;
     }
     if (event.data.empty()) return;  // e.g. a priming event that only carries an id
+    if (all_cancelled(t.spec.request_ids)) return;  // cancel() ran; the I/O thread drops the stream next
     if (event.type != "message") {
         diagnostic(MCPH_LOG_DEBUG, "ignoring an SSE event of type '" + std::string(event.type) + "'");
         return;
@@ -228,7 +204,8 @@ void Engine::on_done(std::unique_ptr<Transfer> t, CURLcode code) {
 // 404 on a request that carried a session id, 401 and 403: the same for every kind of transfer.
 bool Engine::handle_session_or_auth(Transfer& t) {
     if (t.status == 404 && t.carried_session) {
-        terminate(MCPH_CLOSE_SESSION_EXPIRED, "HTTP 404 from " + config_.url + ": the session expired");
+        terminate(MCPH_CLOSE_SESSION_EXPIRED, MCPH_FAILURE_SESSION_EXPIRED,
+                  "HTTP 404 from " + config_.url + ": the session expired", 404);
         return true;
     }
     if (t.status != 401 && t.status != 403) return false;
@@ -242,8 +219,10 @@ bool Engine::handle_session_or_auth(Transfer& t) {
         start(std::move(again));
         return true;
     }
-    terminate(MCPH_CLOSE_AUTH_REQUIRED, "HTTP " + std::to_string(t.status) + " from " + config_.url +
-                                            (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"));
+    terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH,
+              "HTTP " + std::to_string(t.status) + " from " + config_.url +
+                  (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"),
+              t.status);
     return true;
 }
 
@@ -264,27 +243,36 @@ void Engine::on_post_done(Transfer& t, CURLcode code) {
     if (!is_success(t.status)) {
         std::string why = refusal(t);
         if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why + " (for a notification or response)");
-        return fail_requests(waiting, why, t.status, retry_after(t.easy.get()));
+        // The status and the (bounded) body as they came: the host reads a JSON-RPC error in it.
+        Failure f{MCPH_FAILURE_HTTP_STATUS, 0, static_cast<int>(t.status), why, {}, t.buffer};
+        return fail_requests(waiting, f);
     }
-    if (!t.abort_reason.empty()) return fail_requests(waiting, t.abort_reason + where, t.status);
+    if (!t.abort_reason.empty()) return fail_requests(waiting, MCPH_FAILURE_PROTOCOL, t.abort_reason + where, t.status);
     if (!t.content_encoding.empty()) {
         std::string why = "the response" + where + " is compressed (Content-Encoding: " + t.content_encoding +
                           "), which this client never asks for and cannot read";
         if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why);
-        return fail_requests(waiting, why, t.status);
+        return fail_requests(waiting, MCPH_FAILURE_PROTOCOL, why, t.status);
     }
     switch (t.body) {
         case BodyKind::Json: return on_json_done(t, code);
         case BodyKind::Sse: return on_stream_done(t, code);
         case BodyKind::Rejected:
             if (waiting.empty()) return;
-            return fail_requests(waiting,
+            return fail_requests(waiting, MCPH_FAILURE_PROTOCOL,
                                  "unexpected content type '" + t.content_type + "'" + where +
                                      (t.buffer.empty() ? "" : ": " + snippet(t.buffer)),
                                  t.status);
         default:
-            // 202 for a request: the spec wants JSON or SSE, but a lenient server may answer on
-            // the GET stream later; the host's request timer covers the case where it never does.
+            // 202 for a request: the spec wants JSON or SSE. In the modern era nothing else can
+            // carry the answer (no GET stream), so the request failed.
+            if (modern_ && !waiting.empty())
+                return fail_requests(waiting, MCPH_FAILURE_PROTOCOL,
+                                     "HTTP " + std::to_string(t.status) + where +
+                                         " without a body for a request (2026-07-28 answers a request on its POST)",
+                                     t.status);
+            // Legacy: a lenient server may answer on the GET stream later; the host's request
+            // timer covers the case where it never does.
             if (!waiting.empty()) diagnostic(MCPH_LOG_DEBUG, "HTTP " + std::to_string(t.status) + where +
                                                                  " without a body for a request");
             return;
@@ -294,12 +282,12 @@ void Engine::on_post_done(Transfer& t, CURLcode code) {
 void Engine::on_json_done(Transfer& t, CURLcode code) {
     std::string where = " from " + config_.url;
     if (code != CURLE_OK)
-        return fail_requests(tracker_.waiting(t.spec.request_ids),
+        return fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_RESET,
                              "the JSON response" + where + " was cut: " + curl_failure_text(code), t.status);
     MessageShape shape = inspect_message(t.buffer);
     if (!shape.valid) {
         if (t.spec.request_ids.empty() && t.buffer.find_first_not_of(" \t\r\n") == std::string::npos) return;
-        return fail_requests(tracker_.waiting(t.spec.request_ids),
+        return fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_PROTOCOL,
                              "unusable JSON response" + where + " (" + shape.problem + "): " + snippet(t.buffer),
                              t.status);
     }
@@ -309,16 +297,17 @@ void Engine::on_json_done(Transfer& t, CURLcode code) {
     // Typically {"id":null,"error":…}: the server could not tell which request failed. Say so
     // with its error, rather than that it "did not answer".
     if (std::optional<std::string> rpc = jsonrpc_error_text(t.buffer))
-        return fail_requests(left, "the server answered" + where + " with an error for no request id (" +
+        return fail_requests(left, MCPH_FAILURE_PROTOCOL, "the server answered" + where + " with an error for no request id (" +
                                        snippet(*rpc) + ")", t.status);
-    fail_requests(left, "the JSON response" + where + " did not answer the request", t.status);
+    fail_requests(left, MCPH_FAILURE_PROTOCOL, "the JSON response" + where + " did not answer the request", t.status);
 }
 
 // A POST's SSE stream, or its resumption, ended. Done when every request it carried has been
 // answered; otherwise resume from the last event id (the spec's "Resumability and Redelivery").
 void Engine::on_stream_done(Transfer& t, CURLcode code) {
     if (!t.abort_reason.empty())
-        return fail_requests(tracker_.waiting(t.spec.request_ids), t.abort_reason + " from " + config_.url, t.status);
+        return fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_PROTOCOL,
+                             t.abort_reason + " from " + config_.url, t.status);
     if (code == CURLE_OK) {
         StreamSink sink(t, [this](Transfer& tr, const SseParser::Event& e) { on_sse_event(tr, e); });
         t.sse->finish(sink);
@@ -331,23 +320,26 @@ void Engine::on_stream_done(Transfer& t, CURLcode code) {
     std::string why = "the SSE stream from " + config_.url + " ended before the response";
     if (code != CURLE_OK) why += " (" + curl_failure_text(code) + ")";
     if (!t.skipped_event.empty()) why += " (it carried an unusable event: " + t.skipped_event + ")";
+    // 2026-07-28 streams are not resumable: the request failed as a reset, which the host may
+    // re-issue under a new id.
+    if (modern_) return fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_RESET, why, t.status);
     resume_or_fail(t, why);
 }
 
 void Engine::resume_or_fail(Transfer& t, const std::string& why) {
     std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
     if (waiting.empty()) return;
-    if (t.spec.last_event_id.empty()) return fail_requests(waiting, why + "; it cannot be resumed (no event id)", 0);
+    if (t.spec.last_event_id.empty()) return fail_requests(waiting, MCPH_FAILURE_RESET, why + "; it cannot be resumed (no event id)", 0);
     if (t.spec.last_event_id.size() > kMaxEventIdBytes)
-        return fail_requests(waiting, why + "; it cannot be resumed: its last event id is " +
+        return fail_requests(waiting, MCPH_FAILURE_RESET, why + "; it cannot be resumed: its last event id is " +
                                           std::to_string(t.spec.last_event_id.size()) + " bytes, more than the " +
-                                          std::to_string(kMaxEventIdBytes) + " a Last-Event-ID header may carry", 0);
+                                          std::to_string(kMaxEventIdBytes) + " a Last-Event-ID header may carry");
     if (t.spec.attempt >= kMaxReconnectAttempts)
-        return fail_requests(waiting, why + "; gave up after " + std::to_string(t.spec.attempt) +
-                                          " resumptions without progress", 0);
+        return fail_requests(waiting, MCPH_FAILURE_RESET, why + "; gave up after " + std::to_string(t.spec.attempt) +
+                                          " resumptions without progress");
     if (t.spec.resumptions >= kMaxResumptionsPerRequest)
-        return fail_requests(waiting, why + "; gave up after " + std::to_string(t.spec.resumptions) +
-                                          " resumptions of this request (the server keeps ending the stream)", 0);
+        return fail_requests(waiting, MCPH_FAILURE_RESET, why + "; gave up after " + std::to_string(t.spec.resumptions) +
+                                          " resumptions of this request (the server keeps ending the stream)");
     TransferSpec next = t.spec.reconnect(TransferKind::Resume, std::move(waiting));
     std::chrono::milliseconds delay = reconnect_delay(next);
     diagnostic(MCPH_LOG_INFO, why + "; resuming with Last-Event-ID " + next.last_event_id.substr(0, 200) + " in " +
@@ -369,7 +361,7 @@ std::chrono::milliseconds Engine::reconnect_delay(const TransferSpec& next) cons
 void Engine::on_resume_done(Transfer& t, CURLcode code) {
     std::string where = " from " + config_.url;
     if (t.status == 405)
-        return fail_requests(tracker_.waiting(t.spec.request_ids),
+        return fail_requests(tracker_.waiting(t.spec.request_ids), MCPH_FAILURE_RESET,
                              "the stream" + where + " was cut and the server cannot resume it (HTTP 405)", 405);
     if (!is_success(t.status) || t.body != BodyKind::Sse) {
         t.spec.server_wait = retry_after(t.easy.get()).value_or(std::chrono::milliseconds(0));
@@ -414,25 +406,40 @@ void Engine::reconnect_listen(Transfer& t, const std::string& why) {
     schedule(delay, std::move(next));
 }
 
-// No HTTP response at all: refused, unresolvable, TLS failure, reset before the status line.
+// No HTTP response at all: refused, unresolvable, TLS failure, reset before the status line. The
+// category comes from the CURLcode and the OS errno, never from curl's text.
 void Engine::on_transport_failure(Transfer& t, CURLcode code) {
     std::string why = curl_failure_text(code);
     if (t.error[0]) why += std::string(": ") + t.error;
     why += std::string(" (") + method_of(t.spec.kind) + " " + config_.url + ")";
+    const int os_error = os_errno(t.easy.get());
+    Failure f{failure_category(code, os_error), os_error, 0, why, {}, {}};
     ++consecutive_failures_;
     switch (t.spec.kind) {
         case TransferKind::Post: {
             std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
-            if (waiting.empty()) diagnostic(MCPH_LOG_WARN, "a message was not delivered: " + why);
-            else fail_requests(waiting, why, 0);
+            if (waiting.empty()) {
+                f.message = "a message was not delivered: " + why;
+                if (!quiet()) host_.failure(MCPH_LOG_WARN, f);
+            } else {
+                if (!quiet()) host_.failure(MCPH_LOG_WARN, f);
+                fail_requests(waiting, f, /*log=*/false);
+            }
             break;
         }
-        case TransferKind::Resume: resume_or_fail(t, why); break;
-        case TransferKind::Listen: reconnect_listen(t, why); break;
+        case TransferKind::Resume:
+        case TransferKind::Listen:
+            // Typed for the host's health monitor; the human line comes from the retry below.
+            if (!quiet()) host_.failure(MCPH_LOG_DEBUG, f);
+            if (t.spec.kind == TransferKind::Resume) resume_or_fail(t, why);
+            else reconnect_listen(t, why);
+            break;
         case TransferKind::Delete: break;
     }
-    if (consecutive_failures_ >= kMaxConsecutiveFailures)
-        terminate(MCPH_CLOSE_ERROR, why + " (" + std::to_string(consecutive_failures_) + " failures in a row)");
+    if (consecutive_failures_ >= kMaxConsecutiveFailures) {
+        f.message = why + " (" + std::to_string(consecutive_failures_) + " failures in a row)";
+        terminate(MCPH_CLOSE_ERROR, f);
+    }
 }
 
 void Engine::on_timeout(Transfer& t) {
@@ -443,25 +450,36 @@ void Engine::on_timeout(Transfer& t) {
                                 " ms (timeoutMs) waiting for " + method_of(t.spec.kind) + " " + config_.url;
     std::vector<std::string> waiting = tracker_.waiting(t.spec.request_ids);
     if (waiting.empty()) return diagnostic(MCPH_LOG_WARN, why);
-    fail_requests(waiting, why, 0);
+    fail_requests(waiting, MCPH_FAILURE_TIMEOUT, why);
 }
 
-// Stands in for responses that will never come, so no request hangs on a broken exchange.
-void Engine::fail_requests(const std::vector<std::string>& ids, const std::string& why, long http_status,
-                           std::optional<std::chrono::milliseconds> retry_after) {
-    diagnostic(MCPH_LOG_WARN, why);
+// Reports the requests whose responses will never come, so none hangs on a broken exchange. A
+// host of ABI 1.0 gets a synthesized JSON-RPC error instead (plugin_helper.hpp).
+void Engine::fail_requests(const std::vector<std::string>& ids, const Failure& failure, bool log) {
+    if (log) diagnostic(MCPH_LOG_WARN, failure.message);
     for (const std::string& id : ids) {
-        if (!tracker_.answered(id) || quiet()) continue;
-        host_.deliver(error_response(id, why, http_status, retry_after));
+        std::string host_id = tracker_.host_id(id);
+        if (!tracker_.answered(id) || quiet() || is_cancelled(host_id)) continue;
+        host_.request_failed(host_id, failure);
     }
 }
 
-void Engine::terminate(mcph_close_reason reason, const std::string& detail) {
+void Engine::fail_requests(const std::vector<std::string>& ids, mcph_failure_category category, const std::string& why,
+                           long http_status) {
+    fail_requests(ids, Failure{category, 0, static_cast<int>(http_status), why, {}, {}});
+}
+
+void Engine::terminate(mcph_close_reason reason, const Failure& failure) {
     if (terminated_) return;
     terminated_ = true;
     ended_.store(true);  // before on_closed: a send() from inside it already sees MCPH_ERR_CLOSED
     abort_all();
-    if (!stopping_.load()) host_.closed(reason, detail);
+    if (!stopping_.load()) host_.closed(reason, failure);
+}
+
+void Engine::terminate(mcph_close_reason reason, mcph_failure_category category, const std::string& detail,
+                       long http_status) {
+    terminate(reason, Failure{category, 0, static_cast<int>(http_status), detail, {}, {}});
 }
 
 void Engine::diagnostic(mcph_log_level level, const std::string& message) {

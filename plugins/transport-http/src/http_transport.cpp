@@ -1,6 +1,9 @@
 #include "http_transport.hpp"
 
 #include "jsonrpc_shape.hpp"
+#include "mcp_headers.hpp"
+
+#include <stdexcept>
 
 namespace mcph::http {
 
@@ -22,23 +25,54 @@ void HttpTransport::start() {
 }
 
 // Parsed here, on the caller's thread, once: the request ids tell the I/O thread which
-// responses to expect, so a failed exchange can be answered with an error instead of hanging.
-void HttpTransport::send(std::string_view message) {
+// responses to expect, so a failed exchange can be reported instead of hanging.
+Command HttpTransport::send_command(std::string_view message) {
     if (stopping_.load() || ended_.load()) throw Error(MCPH_ERR_CLOSED, "the transport is closed");
     if (message.size() > config_.max_message_bytes)
         throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is larger than maxMessageBytes");
     MessageShape shape = inspect_message(message);
     if (!shape.valid) throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is not a JSON object or array");
-    post(Command{Command::Kind::Send, std::string(message), std::move(shape.request_ids),
-                 std::move(shape.cancelled_ids), {}});
+    Command c = Command::of(Command::Kind::Send, std::string(message));
+    c.request_ids = std::move(shape.request_ids);
+    c.cancelled_ids = std::move(shape.cancelled_ids);
+    return c;
+}
+
+void HttpTransport::send(std::string_view message) { post(send_command(message)); }
+
+// The facts come from the host, which built the message: they are encoded here (the spec's
+// Value Encoding), never trusted as header text.
+void HttpTransport::send_ex(std::string_view message, const mcph::plugin::MessageFacts& facts) {
+    Command c = send_command(message);
+    if (!facts.protocol_version.empty() && !is_visible_ascii(facts.protocol_version))
+        throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message's protocol version must be a token");
+    try {
+        c.metadata = request_metadata_headers(facts.method, facts.name, facts.params);
+    } catch (const std::invalid_argument& e) {
+        throw Error(MCPH_ERR_INVALID_ARGUMENT, e.what());
+    }
+    c.protocol_version = std::string(facts.protocol_version);
+    c.host_id = std::string(facts.id);
+    c.long_lived = (facts.flags & MCPH_MESSAGE_LISTEN_STREAM) != 0;
+    post(std::move(c));
+}
+
+void HttpTransport::cancel(std::string_view request_id) {
+    if (request_id.empty() || stopping_.load() || ended_.load()) return;
+    engine_->cancel(std::string(request_id));
 }
 
 void HttpTransport::set_option(std::string_view key, std::string_view value) {
     if (key == "protocol-version") {
         if (!is_visible_ascii(value)) throw Error(MCPH_ERR_INVALID_ARGUMENT, "protocol-version must be a token");
-        return post(Command{Command::Kind::ProtocolVersion, std::string(value), {}, {}, {}});
+        return post(Command::of(Command::Kind::ProtocolVersion, std::string(value)));
     }
-    if (key == "initialized") return post(Command{Command::Kind::Initialized, {}, {}, {}, {}});
+    if (key == "initialized") return post(Command::of(Command::Kind::Initialized));
+    if (key == "era") {
+        if (value != "modern" && value != "legacy")
+            throw Error(MCPH_ERR_INVALID_ARGUMENT, "era must be 'modern' or 'legacy'");
+        return post(Command::of(Command::Kind::Era, std::string(value)));
+    }
     throw Error(MCPH_ERR_UNSUPPORTED, "unknown option '" + std::string(key) + "'");
 }
 

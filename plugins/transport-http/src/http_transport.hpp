@@ -26,11 +26,17 @@ public:
 
     void start() override;                                                 // [host-thread]
     void send(std::string_view message) override;                          // [thread-safe]
+    // [thread-safe] With the host's facts: Mcp-Method, Mcp-Name, Mcp-Param-* and the message's
+    // MCP-Protocol-Version go on its POST; failures are reported under facts.id.
+    void send_ex(std::string_view message, const mcph::plugin::MessageFacts& facts) override;
+    // [thread-safe] Ends the transfer carrying that request; nothing is reported for it after.
+    void cancel(std::string_view request_id) override;
     void set_option(std::string_view key, std::string_view value) override;  // [thread-safe]
     void close() noexcept override;                                        // [host-thread], idempotent
 
 private:
     void post(Command command);
+    Command send_command(std::string_view message);  // validated, ids from one SAX pass
 
     HttpConfig config_;
     std::atomic<bool> stopping_{false};  // close() began

@@ -30,6 +30,11 @@ bool Mailbox::push(Command command) {
     return true;
 }
 
+void Mailbox::push_control(Command command) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(command));
+}
+
 std::vector<Command> Mailbox::take_all() {
     std::vector<Command> out;
     std::lock_guard lock(mutex_);

@@ -8,6 +8,8 @@
 // Ticket holding its share; the share is released when the last owner drops it.
 #pragma once
 
+#include "mcp_headers.hpp"
+
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -35,12 +37,25 @@ private:
 };
 
 struct Command {
-    enum class Kind { Send, ProtocolVersion, Initialized };
+    enum class Kind { Send, ProtocolVersion, Initialized, Era, Cancel };
     Kind kind = Kind::Send;
-    std::string payload;                     // Send: the message; ProtocolVersion: the version
+    std::string payload;                     // Send: the message; ProtocolVersion: the version;
+                                             // Era: "modern"/"legacy"; Cancel: the host's request id
     std::vector<std::string> request_ids;    // Send: the requests inside the message
     std::vector<std::string> cancelled_ids;  // Send: requests a notifications/cancelled gives up on
     Ticket ticket;                           // set by push()
+    // Send, from the host's message facts (send_ex); empty for a plain send:
+    std::string host_id;                     // the request's id as the host spells it
+    std::string protocol_version;            // MCP-Protocol-Version of this message
+    HeaderPairs metadata;                    // Mcp-Method, Mcp-Name, Mcp-Param-*, already encoded
+    bool long_lived = false;                 // subscriptions/listen: its stream stays open
+
+    static Command of(Kind kind, std::string payload = {}) {
+        Command c;
+        c.kind = kind;
+        c.payload = std::move(payload);
+        return c;
+    }
 };
 
 class Mailbox {
@@ -51,6 +66,9 @@ public:
 
     // [thread-safe] False when a bound would be exceeded (nothing was queued).
     bool push(Command command);
+    // [thread-safe] Outside the bound: a cancel is what frees a full mailbox, so it must get in.
+    // Small and issued by the host (once per request it gave up on), never by the server.
+    void push_control(Command command);
     // [I/O thread] Everything queued so far, in order.
     std::vector<Command> take_all();
 

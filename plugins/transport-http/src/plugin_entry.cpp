@@ -12,7 +12,10 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
 }
 
 const char* const kConfigTypes[] = {"http", nullptr};
-const auto kVtable = mcph::plugin::make_transport_vtable<mcph::http::HttpTransport>(kConfigTypes);
+// Streamable HTTP: a legacy-era session can expire (404), message facts travel as headers, and
+// closing one request's response stream cancels it (2026-07-28).
+const auto kVtable = mcph::plugin::make_transport_vtable<mcph::http::HttpTransport>(
+    kConfigTypes, MCPH_TRAIT_SESSION_CAN_EXPIRE | MCPH_TRAIT_HTTP_HEADERS | MCPH_TRAIT_PER_REQUEST_CANCEL);
 
 }  // namespace
 

@@ -39,6 +39,11 @@ struct TransferSpec {
     int resumptions = 0;                   // Resume: every resumption of this request so far
     bool auth_retried = false;             // a 401/403 already led to one retry
     Ticket ticket;                         // Post: the message's share of the mailbox bound
+    // Post, from the host's message facts (not carried over to reconnects: GETs are legacy only).
+    std::string host_id;                   // the host's spelling of the request's id (facts.id)
+    HeaderPairs metadata;                  // Mcp-Method, Mcp-Name, Mcp-Param-*, encoded
+    std::string protocol_version;          // this message's MCP-Protocol-Version, when the host said
+    bool long_lived = false;               // subscriptions/listen: no idle deadline once streaming
 
     static TransferSpec of(TransferKind kind) {
         TransferSpec s;

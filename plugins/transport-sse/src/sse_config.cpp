@@ -1,6 +1,7 @@
 #include "sse_config.hpp"
 
 #include "endpoint_url.hpp"
+#include "mcp_headers.hpp"
 
 #include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
@@ -8,7 +9,6 @@
 #include <rapidjson/error/en.h>
 #include <strings.h>
 
-#include <cctype>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -105,13 +105,9 @@ std::string config_type(const Value& object) {
 
 }  // namespace
 
-bool is_token(std::string_view s) {
-    if (s.empty()) return false;
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos))
-            return false;
-    return true;
-}
+// One definition of an RFC 9110 token for both transports (config names, auth hook names,
+// x-mcp-header names): mcp_headers.hpp.
+bool is_token(std::string_view s) { return mcph::http::is_header_token(s); }
 
 bool is_safe_header_value(std::string_view s) {
     return s.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;

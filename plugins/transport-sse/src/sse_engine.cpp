@@ -2,7 +2,8 @@
 // finished POSTs: sse_engine_post.cpp.
 #include "sse_engine.hpp"
 
-#include "curl_failure.hpp"
+#include "transfer_failure.hpp"
+#include "curl_loop.hpp"
 #include "response_notes.hpp"
 
 #include <algorithm>
@@ -14,13 +15,11 @@ namespace {
 using namespace std::chrono_literals;
 using mcph::http::append_header;
 using mcph::http::new_easy;
+using mcph::http::setopt;
 using mcph::plugin::Error;
 
 constexpr int kMaxPollMs = 1000;  // an upper bound only: wakeups and curl's own timers cut it short
 constexpr size_t kMaxQueuedMessages = 10000;
-// The hard bound on this transport's descriptors (issue #10 item 3): the stream plus POSTs; a
-// burst of answers beyond it waits in libcurl's queue (bounded by the outbox) for a connection.
-constexpr long kMaxConnections = 16;
 
 mcph::plugin::Failure typed(mcph_failure_category category, std::string message, int http_status = 0) {
     mcph::plugin::Failure f;
@@ -30,30 +29,13 @@ mcph::plugin::Failure typed(mcph_failure_category category, std::string message,
     return f;
 }
 
-template <class T>
-void setopt(CURL* easy, CURLoption option, T value) {
-    // Options set here are valid for this libcurl; a failure means out of memory.
-    if (curl_easy_setopt(easy, option, value) != CURLE_OK) throw std::bad_alloc();
-}
-
-// "Expect:" with nothing after the colon removes the header libcurl would add to larger POSTs:
-// a server that ignores 100-continue would otherwise cost every such message a one-second stall.
-void suppress_expect(mcph::http::HeaderList& list) {
-    curl_slist* grown = curl_slist_append(list.get(), "Expect:");
-    if (!grown) throw std::bad_alloc();
-    (void)list.release();
-    list.reset(grown);
-}
 
 }  // namespace
 
 SseEngine::SseEngine(mcph::plugin::TransportHost host, const SseConfig& config, Handshake& handshake,
                      const std::atomic<bool>& stopping, std::atomic<bool>& ended)
     : host_(host), config_(config), handshake_(handshake), stopping_(stopping), ended_(ended),
-      outbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS, kMaxConnections);
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, kMaxConnections);
-}
+      outbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
 
 SseEngine::~SseEngine() { abort_all(); }
 
@@ -84,16 +66,20 @@ void SseEngine::run() noexcept {
             on_internal_error(e.what());
         }
         if (stopping_.load() || terminated_) break;
-        curl_multi_poll(multi_.get(), nullptr, 0, kMaxPollMs, nullptr);
+        exchanges_.poll(kMaxPollMs);
     }
     abort_all();
 }
 
 void SseEngine::step() {
     drain_outbox();
-    int running = 0;
-    curl_multi_perform(multi_.get(), &running);  // the write callback delivers events from here
-    reap();
+    // The write callback delivers events from here; finished exchanges are handled after.
+    exchanges_.perform_and_reap(
+        [this](std::unique_ptr<Exchange> x, CURLcode code) {
+            if (x->kind == ExchangeKind::Stream) on_stream_done(*x, code);
+            else on_post_done(std::move(x), code);
+        },
+        [this] { return terminated_; });
 }
 
 void SseEngine::drain_outbox() {
@@ -103,28 +89,7 @@ void SseEngine::drain_outbox() {
     }
 }
 
-void SseEngine::reap() {
-    int left = 0;
-    while (!terminated_) {
-        CURLMsg* msg = curl_multi_info_read(multi_.get(), &left);
-        if (!msg) break;
-        if (msg->msg != CURLMSG_DONE) continue;
-        CURL* easy = msg->easy_handle;
-        CURLcode code = msg->data.result;
-        Exchange* raw = nullptr;
-        curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
-        curl_multi_remove_handle(multi_.get(), easy);
-        auto it = exchanges_.find(raw);
-        if (it == exchanges_.end()) continue;
-        std::unique_ptr<Exchange> x = std::move(it->second);
-        exchanges_.erase(it);
-        if (x->kind == ExchangeKind::Stream) on_stream_done(*x, code);
-        else on_post_done(std::move(x), code);
-    }
-}
-
 void SseEngine::abort_all() noexcept {
-    for (auto& [raw, x] : exchanges_) curl_multi_remove_handle(multi_.get(), x->easy.get());
     exchanges_.clear();
 }
 
@@ -151,7 +116,9 @@ void SseEngine::start_post(Outgoing message, bool auth_retried) {
     x->auth_retried = auth_retried;
     if (!add_host_headers(*x)) return;
     append_header(x->headers, "Content-Type", "application/json");
-    suppress_expect(x->headers);
+    // No "Expect: 100-continue" on larger POSTs: a server that ignores it would otherwise cost
+    // every such message a one-second stall.
+    mcph::http::suppress_header(x->headers, "Expect");
     CURL* e = x->easy.get();
     setopt(e, CURLOPT_POST, 1L);
     // The exchange owns the payload and outlives the transfer: libcurl may point into it.
@@ -167,25 +134,11 @@ std::unique_ptr<Exchange> SseEngine::make_exchange(ExchangeKind kind, const std:
     x->kind = kind;
     x->url = url;
     x->easy = new_easy();
-    CURL* e = x->easy.get();
-    setopt(e, CURLOPT_URL, url.c_str());
-    setopt(e, CURLOPT_PRIVATE, static_cast<void*>(x.get()));
-    setopt(e, CURLOPT_WRITEFUNCTION, &SseEngine::write_callback);
-    setopt(e, CURLOPT_WRITEDATA, static_cast<void*>(x.get()));
-    setopt(e, CURLOPT_ERRORBUFFER, x->error);
-    setopt(e, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM in a multi-threaded host
-    setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout.count()));
-    setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
-    setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
-    // Verification is always on; caFile only chooses what to trust. Proxies come from the usual
-    // environment variables (libcurl's default, NO_PROXY included): nothing here overrides them.
-    // Redirects are not followed: the endpoint's origin check would be pointless if the stream
-    // itself could wander off to another origin.
-    setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-    setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!config_.ca_file.empty()) setopt(e, CURLOPT_CAINFO, config_.ca_file.c_str());
+    // Redirects are not followed (set_common_options): the endpoint's origin check would be
+    // pointless if the stream itself could wander off to another origin.
+    mcph::http::set_common_options(x->easy.get(), url,
+                                   mcph::http::EasyOptions{config_.connect_timeout, config_.ca_file},
+                                   &SseEngine::write_callback, x.get(), x->error);
     return x;
 }
 
@@ -218,12 +171,7 @@ bool SseEngine::add_host_headers(Exchange& x) {
     return true;
 }
 
-void SseEngine::launch(std::unique_ptr<Exchange> x) {
-    setopt(x->easy.get(), CURLOPT_HTTPHEADER, x->headers.get());
-    if (curl_multi_add_handle(multi_.get(), x->easy.get()) != CURLM_OK) throw std::bad_alloc();
-    Exchange* raw = x.get();
-    exchanges_.emplace(raw, std::move(x));
-}
+void SseEngine::launch(std::unique_ptr<Exchange> x) { exchanges_.launch(std::move(x)); }
 
 void SseEngine::on_internal_error(const std::string& what) {
     std::string why = "internal error in the SSE transport: " + what;

@@ -8,6 +8,7 @@
 // failure(); a host of ABI 1.0 gets text and a synthesized JSON-RPC error from plugin_helper.
 #pragma once
 
+#include "curl_loop.hpp"
 #include "exchange.hpp"
 #include "handshake.hpp"
 #include "outbox.hpp"
@@ -37,7 +38,7 @@ public:
     SseEngine& operator=(const SseEngine&) = delete;
 
     Outbox& outbox() { return outbox_; }             // [thread-safe]
-    void wake() const noexcept { multi_.wakeup(); }  // [thread-safe]
+    void wake() const noexcept { exchanges_.wakeup(); }  // [thread-safe]
     bool open() const { return open_.load(); }       // [thread-safe] the endpoint is known
     void run() noexcept;                             // [I/O thread] until stopping or ended
 
@@ -50,7 +51,6 @@ private:
     // ---- the loop and starting exchanges (sse_engine.cpp)
     void step();
     void drain_outbox();
-    void reap();
     void abort_all() noexcept;
     void open_stream();
     void start_post(Outgoing message, bool auth_retried);
@@ -94,10 +94,12 @@ private:
     Handshake& handshake_;
     const std::atomic<bool>& stopping_;
     std::atomic<bool>& ended_;
-    mcph::http::MultiHandle multi_;
     Outbox outbox_;
 
-    std::unordered_map<Exchange*, std::unique_ptr<Exchange>> exchanges_;
+    // The hard bound on this transport's descriptors (issue #10 item 3): the stream plus POSTs; a
+    // burst of answers beyond it waits in libcurl's queue (bounded by the outbox) for a connection.
+    static constexpr long kMaxConnections = 16;
+    mcph::http::TransferTable<Exchange> exchanges_{kMaxConnections};
     std::string endpoint_;                        // where POSTs go, once the endpoint event came
     std::unordered_set<std::string> in_flight_;  // request ids whose POST has not finished yet
     std::atomic<bool> open_{false};

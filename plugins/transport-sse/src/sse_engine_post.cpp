@@ -2,8 +2,9 @@
 // "accepted" (200/202) or why not; a request whose POST failed is reported failed right away
 // (request_failed, typed: the HTTP status and body, or why no status came), so no request waits
 // for an answer that cannot come.
-#include "curl_failure.hpp"
+#include "transfer_failure.hpp"
 #include "snippet.hpp"
+#include "jsonrpc_shape.hpp"
 #include "sse_engine.hpp"
 
 namespace mcph::sse {

@@ -1,7 +1,7 @@
 // The GET event stream: body bytes as they arrive (the write callback, shared with POSTs), the
 // `endpoint` and `message` events, and what it means when the stream ends — a failed start()
 // before the endpoint event, on_closed(ERROR) after it.
-#include "curl_failure.hpp"
+#include "transfer_failure.hpp"
 #include "endpoint_url.hpp"
 #include "jsonrpc_shape.hpp"
 #include "response_notes.hpp"
@@ -10,6 +10,8 @@
 
 namespace mcph::sse {
 namespace {
+
+using mcph::http::snippet;
 
 using mcph::http::SseParser;
 

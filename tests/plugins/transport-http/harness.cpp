@@ -71,7 +71,7 @@ std::string http_config(const std::string& url, const std::string& extra) {
 
 // ---- Recorder --------------------------------------------------------------------------------
 
-Recorder::Recorder() {
+Recorder::Recorder(bool typed) {
     std::memset(&callbacks_, 0, sizeof callbacks_);
     callbacks_.struct_size = sizeof callbacks_;
     callbacks_.user_data = this;
@@ -80,6 +80,74 @@ Recorder::Recorder() {
     callbacks_.on_diagnostic = &Recorder::on_diagnostic;
     callbacks_.get_request_headers = &Recorder::get_request_headers;
     callbacks_.on_auth_challenge = &Recorder::on_auth_challenge;
+    if (typed) {
+        callbacks_.on_request_failed = &Recorder::on_request_failed;
+        callbacks_.on_failure = &Recorder::on_failure;
+        callbacks_.on_closed_ex = &Recorder::on_closed_ex;
+    }
+}
+
+namespace {
+TypedFailure typed_of(std::string request_id, const mcph_failure* f) {
+    TypedFailure out;
+    out.request_id = std::move(request_id);
+    out.category = f->category;
+    out.os_error = f->os_error;
+    out.http_status = f->http_status;
+    out.message = text(f->message);
+    out.body = text(f->body);
+    return out;
+}
+}  // namespace
+
+void Recorder::on_request_failed(void* self_ptr, mcph_str request_id, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        self->request_failures_.push_back(typed_of(text(request_id), failure));
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_failure(void* self_ptr, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        self->failures_.push_back(typed_of({}, failure));
+    }
+    self->cv_.notify_all();
+}
+
+void Recorder::on_closed_ex(void* self_ptr, mcph_close_reason reason, const mcph_failure* failure) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    {
+        std::lock_guard lock(self->mutex_);
+        ++self->closed_count_;
+        self->reason_ = reason;
+        self->detail_ = text(failure->message);
+        self->close_failure_ = typed_of({}, failure);
+    }
+    self->cv_.notify_all();
+}
+
+bool Recorder::wait_request_failures(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return request_failures_.size() >= count; });
+}
+std::vector<TypedFailure> Recorder::request_failures() {
+    std::lock_guard lock(mutex_);
+    return request_failures_;
+}
+std::vector<TypedFailure> Recorder::failures() {
+    std::lock_guard lock(mutex_);
+    return failures_;
+}
+TypedFailure Recorder::close_failure() {
+    std::lock_guard lock(mutex_);
+    return close_failure_;
 }
 
 void Recorder::note_callback() {
@@ -188,7 +256,7 @@ std::string Recorder::close_detail() {
 
 // ---- Transport -------------------------------------------------------------------------------
 
-Transport::Transport(const std::string& config_json) {
+Transport::Transport(const std::string& config_json, bool typed) : recorder(typed) {
     mcph_error err = make_error();
     create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
                                              recorder.callbacks(), &transport_, &err);
@@ -217,6 +285,33 @@ mcph_status Transport::send(std::string_view message) {
         error_ = err.message;
     }
     return st;
+}
+
+mcph_status Transport::send_ex(std::string_view message, const Facts& facts) {
+    std::vector<mcph_header> params;
+    for (const auto& [n, v] : facts.params) params.push_back({mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size())});
+    mcph_message_facts f;
+    std::memset(&f, 0, sizeof f);
+    f.struct_size = sizeof f;
+    f.id = mcph_str_from(facts.id.data(), facts.id.size());
+    f.method = mcph_str_from(facts.method.data(), facts.method.size());
+    f.name = mcph_str_from(facts.name.data(), facts.name.size());
+    f.protocol_version = mcph_str_from(facts.protocol_version.data(), facts.protocol_version.size());
+    f.params = params.empty() ? nullptr : params.data();
+    f.param_count = params.size();
+    f.flags = facts.flags;
+    mcph_error err = make_error();
+    mcph_status st = plugin().vtable->send_ex(transport_, mcph_str_from(message.data(), message.size()), &f, &err);
+    if (st != MCPH_OK) {
+        std::lock_guard lock(error_mutex_);
+        error_ = err.message;
+    }
+    return st;
+}
+
+mcph_status Transport::cancel(std::string_view request_id) {
+    mcph_error err = make_error();
+    return plugin().vtable->cancel(transport_, mcph_str_from(request_id.data(), request_id.size()), &err);
 }
 
 mcph_status Transport::set_option(std::string_view key, std::string_view value) {

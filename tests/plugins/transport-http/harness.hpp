@@ -34,10 +34,28 @@ struct Challenge {
     std::string resource_url;
 };
 
-// Records the host side of one transport. Thread-safe.
+// A typed failure as an ABI 1.1 host receives it (on_request_failed / on_failure / on_closed_ex).
+struct TypedFailure {
+    std::string request_id;  // on_request_failed only
+    mcph_failure_category category = MCPH_FAILURE_OTHER;
+    int os_error = 0;
+    int http_status = 0;
+    std::string message;
+    std::string body;
+};
+
+// What a host knows about one message (ABI 1.1 send_ex), owning its text.
+struct Facts {
+    std::string id, method, name, protocol_version;
+    std::vector<std::pair<std::string, std::string>> params;
+    uint32_t flags = 0;
+};
+
+// Records the host side of one transport. Thread-safe. A `typed` recorder is an ABI 1.1 host
+// (typed failures instead of synthesized errors and on_closed); otherwise it is a 1.0 host.
 class Recorder {
 public:
-    Recorder();
+    explicit Recorder(bool typed = false);
     const mcph_transport_callbacks* callbacks() const { return &callbacks_; }
 
     // Set before start(); run on the plugin's I/O thread.
@@ -53,6 +71,11 @@ public:
     int closed_count();
     mcph_close_reason close_reason();
     std::string close_detail();
+    // Typed host only:
+    bool wait_request_failures(size_t count, std::chrono::milliseconds timeout = 5s);
+    std::vector<TypedFailure> request_failures();
+    std::vector<TypedFailure> failures();  // on_failure
+    TypedFailure close_failure();          // on_closed_ex
 
     void mark_closed_returned() { close_returned_.store(true); }
     int late_callbacks() const { return late_callbacks_.load(); }
@@ -64,6 +87,9 @@ private:
     static void on_diagnostic(void* self, mcph_log_level level, mcph_str message);
     static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
     static mcph_status on_auth_challenge(void* self, int status, mcph_str www, mcph_str url, mcph_error* err);
+    static void on_request_failed(void* self, mcph_str request_id, const mcph_failure* failure);
+    static void on_failure(void* self, const mcph_failure* failure);
+    static void on_closed_ex(void* self, mcph_close_reason reason, const mcph_failure* failure);
     void note_callback();
 
     mcph_transport_callbacks callbacks_;
@@ -75,6 +101,9 @@ private:
     int closed_count_ = 0;
     mcph_close_reason reason_ = MCPH_CLOSE_CLEAN;
     std::string detail_;
+    std::vector<TypedFailure> request_failures_;
+    std::vector<TypedFailure> failures_;
+    TypedFailure close_failure_;
     std::atomic<bool> close_returned_{false};
     std::atomic<int> late_callbacks_{0};
     std::atomic<int> in_message_{0};
@@ -84,7 +113,7 @@ private:
 // One transport under test; destroyed (closing first) with the object.
 class Transport {
 public:
-    explicit Transport(const std::string& config_json);
+    explicit Transport(const std::string& config_json, bool typed = false);
     ~Transport();
     Transport(const Transport&) = delete;
     Transport& operator=(const Transport&) = delete;
@@ -94,10 +123,13 @@ public:
 
     mcph_status start();
     mcph_status send(std::string_view message);
+    mcph_status send_ex(std::string_view message, const Facts& facts);
+    mcph_status cancel(std::string_view request_id);
     mcph_status set_option(std::string_view key, std::string_view value);
     void close();
 
     Recorder recorder;
+    const mcph_transport_vtable_v1* vtable() const { return plugin().vtable; }
 
 private:
     mcph_transport* transport_ = nullptr;

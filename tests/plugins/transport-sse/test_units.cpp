@@ -1,7 +1,7 @@
 // Unit tests of the plugin's pure parts, compiled in directly: endpoint resolution and the
 // same-origin rule, config parsing, body snippets, the outbox bounds, the start handshake and the
 // typed category of a failed transfer.
-#include "curl_failure.hpp"
+#include "transfer_failure.hpp"
 #include "curl_handles.hpp"
 #include "endpoint_url.hpp"
 #include "handshake.hpp"
@@ -20,6 +20,8 @@ namespace mcph::sse {
 namespace {
 
 using namespace std::chrono_literals;
+using mcph::http::kSnippetBytes;
+using mcph::http::snippet;
 
 // ---- curl_failure -------------------------------------------------------------------------------
 

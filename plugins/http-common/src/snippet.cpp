@@ -1,6 +1,6 @@
 #include "snippet.hpp"
 
-namespace mcph::sse {
+namespace mcph::http {
 namespace {
 
 // Length of a valid UTF-8 sequence starting at s[0], or 0.
@@ -35,4 +35,4 @@ std::string snippet(std::string_view body, size_t max) {
     return out;
 }
 
-}  // namespace mcph::sse
+}  // namespace mcph::http

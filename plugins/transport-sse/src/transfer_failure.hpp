@@ -1,9 +1,7 @@
 // What a failed libcurl transfer was, typed (ABI 1.1 mcph_failure): the category from the CURLcode,
 // refined by the errno libcurl saw (CURLINFO_OS_ERRNO), which also goes out as os_error. The host
 // decides on these fields; the message stays for people. [I/O thread]
-//
-// Kept in this plugin rather than in http-common, whose other user (transport-http) is changed
-// elsewhere at the same time; the two can share it once both have settled.
+// The category rule itself is http-common's (curl_failure.hpp), shared with transport-http.
 #pragma once
 
 #include <curl/curl.h>
