@@ -62,11 +62,31 @@ protected:
     }
     std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
 
-    std::shared_ptr<ClientSession> connect() {
+    // hello-server speaks both eras; `extra` may pin one (e.g. {"protocolVersion":"2025-11-25"}).
+    std::shared_ptr<ClientSession> connect(std::string_view extra = "{}") {
         host_ = std::make_unique<Host>(options);
         EXPECT_TRUE(has_transport_plugin(*host_, "http"));
-        host_->add_server("hello", remote_config("http", url()));
+        host_->add_server("hello", remote_config("http", url(), extra));
         return host_->connect("hello");
+    }
+
+    // Stops hello-server and starts it again on the same port.
+    void restart_peer() {
+        peer_.stop();
+        // Same port again; a few tries, as the port may be briefly unavailable.
+        std::string error;
+        bool restarted = false;
+        for (int attempt = 0; attempt < 20 && !restarted; ++attempt) {
+            ASSERT_TRUE(peer_.start(argv(port_), {}, log_, error)) << error;
+            const auto deadline = std::chrono::steady_clock::now() + 5s;
+            while (std::chrono::steady_clock::now() < deadline && peer_.running() && !restarted)
+                restarted = wait_for_port(port_, 50ms);
+            if (!restarted) {
+                peer_.stop();
+                std::this_thread::sleep_for(100ms);
+            }
+        }
+        ASSERT_TRUE(restarted) << "hello-server did not come back on port " << port_ << "\n" << read_file(log_);
     }
 
     static void expect_sum(const CallToolResult& r, double sum) {
@@ -131,25 +151,23 @@ TEST_F(HelloServerHttp, ReviewCodePromptEmbedsTheCode) {
 
 // The server restarts on the same port and forgets every session: the next request with the old
 // Mcp-Session-Id gets 404, and the host must start a fresh session and retry the call once.
-TEST_F(HelloServerHttp, SessionExpiryAfterServerRestartIsRecovered) {
+TEST_F(HelloServerHttp, ByDefaultTheModernEraIsUsedAndARestartNeedsNoRecovery) {
     auto session = connect();
+    EXPECT_EQ(session->era(), "modern");
+    EXPECT_EQ(session->protocol_version(), "2026-07-28");
     expect_sum(host_->call_tool("mcp__hello__add", parse_json(R"({"a":2,"b":3})")), 5.0);
+    ASSERT_NO_FATAL_FAILURE(restart_peer());
+    // Stateless: the restarted server serves the next call as it is, with no session to renew.
+    expect_sum(host_->call_tool("mcp__hello__add", parse_json(R"({"a":20,"b":22})")), 42.0);
+    EXPECT_FALSE(logs.contains(LogLevel::Info, "session expired")) << logs.dump();
+    EXPECT_TRUE(session->connected());
+}
 
-    peer_.stop();
-    // Same port again; a few tries, as the port may be briefly unavailable.
-    std::string error;
-    bool restarted = false;
-    for (int attempt = 0; attempt < 20 && !restarted; ++attempt) {
-        ASSERT_TRUE(peer_.start(argv(port_), {}, log_, error)) << error;
-        const auto deadline = std::chrono::steady_clock::now() + 5s;
-        while (std::chrono::steady_clock::now() < deadline && peer_.running() && !restarted)
-            restarted = wait_for_port(port_, 50ms);
-        if (!restarted) {
-            peer_.stop();
-            std::this_thread::sleep_for(100ms);
-        }
-    }
-    ASSERT_TRUE(restarted) << "hello-server did not come back on port " << port_ << "\n" << read_file(log_);
+TEST_F(HelloServerHttp, SessionExpiryAfterServerRestartIsRecovered) {
+    auto session = connect(R"({"protocolVersion":"2025-11-25"})");  // sessions are a legacy-era thing
+    EXPECT_EQ(session->era(), "legacy");
+    expect_sum(host_->call_tool("mcp__hello__add", parse_json(R"({"a":2,"b":3})")), 5.0);
+    ASSERT_NO_FATAL_FAILURE(restart_peer());
 
     const auto t0 = std::chrono::steady_clock::now();
     RequestOptions ro;

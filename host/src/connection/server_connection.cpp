@@ -3,6 +3,7 @@
 #include "connection/reachability.hpp"
 #include "connection/terminal_errors.hpp"
 #include "json/json_access.hpp"
+#include "session/era.hpp"
 #include "url/redact.hpp"
 
 #include <mcph/bounded_json.hpp>
@@ -28,13 +29,23 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStderrTailLines = 20;
 constexpr std::string_view kStderrMarker = "; stderr:\n";  // how the stdio plugin appends the tail
 
-// Did initialize fail the way a legacy (2024-11-05) server answers a POST: HTTP 400, 404 or 405?
+// Did initialize fail the way a legacy (2024-11-05) server answers a POST: HTTP 400, 404 or 405,
+// without a recognised modern JSON-RPC error in the body (a modern server answers an unsupported
+// version, an unknown method or a header mismatch with one, and must not be sent to HTTP+SSE).
 bool looks_like_legacy_server(const Error& e) {
-    if (e.kind() != ErrorKind::Remote || e.data_json().empty()) return false;
-    Json data;
-    if (!json_bounds::parse(data, e.data_json()) || !data.IsObject() || !data.HasMember("httpStatus") || !data["httpStatus"].IsInt()) return false;
-    const int status = data["httpStatus"].GetInt();
-    return status == 400 || status == 404 || status == 405;
+    if (e.kind() != ErrorKind::Remote) return false;
+    int status = e.http_status();
+    if (status == 0 && !e.data_json().empty()) {  // an ABI 1.0 plugin's synthesized error
+        Json data;
+        if (json_bounds::parse(data, e.data_json()) && data.IsObject() && data.HasMember("httpStatus") &&
+            data["httpStatus"].IsInt())
+            status = data["httpStatus"].GetInt();
+    }
+    if (status != 400 && status != 404 && status != 405) return false;
+    if (session::unsupported_version(e) || e.code() == session::kHeaderMismatchCode ||
+        e.code() == session::kMissingRequiredClientCapabilityCode || (status == 404 && e.code() == -32601))
+        return false;
+    return true;
 }
 
 bool is_remote(const config::ServerConfig& config) { return !config.url.empty() && config.type != "sdk"; }

@@ -288,7 +288,12 @@ void RpcEngine::fail_request(std::string_view id_json, const Error& error) {
     const char* end = id_json.data() + id_json.size();
     auto [ptr, ec] = std::from_chars(id_json.data(), end, id);
     if (ec != std::errc() || ptr != end) return;  // not one of ours: the engine only mints integer ids
-    if (auto taken = take(id)) fail(*taken, error);
+    auto taken = take(id);
+    if (!taken) return;
+    // Named like a JSON-RPC error of the same request: "<method>: <why>".
+    Error named(error.kind(), taken->method + ": " + error.what(), error.code(), error.data_json());
+    named.set_http_status(error.http_status());
+    fail(*taken, named);
 }
 
 std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {

@@ -115,6 +115,7 @@ void Engine::enter_modern_era() {
         for (const std::string& id : timer.spec.request_ids) unresumed.push_back(id);
         return true;
     });
+    if (unresumed.empty()) return;  // the usual case: the probe comes first, before any GET stream
     fail_requests(tracker_.waiting(unresumed), MCPH_FAILURE_RESET,
                   "the stream from " + config_.url + " was not resumed: the transport switched to the 2026-07-28 era");
 }
