@@ -1,0 +1,149 @@
+// Keyword coverage of host/src/schema measured against the official JSON-Schema-Test-Suite
+// (draft2020-12 files, as shipped by Debian's libtest-json-schema-acceptance-perl, which
+// scripts/setup.sh installs). Each file's pass count must stay at least what was measured
+// (docs/json-schema.md has the table): a regression in any keyword fails here, and an
+// improvement shows as a higher count to write into the table.
+#include "schema/compiled_schema.hpp"
+
+#include <mcph/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kSuiteDir = "/usr/share/perl5/auto/share/dist/Test-JSON-Schema-Acceptance/tests/draft2020-12";
+
+struct Measured {
+    int passed;
+    int total;
+};
+
+// Tests passed / tests in the file, as measured. refRemote.json is skipped (every test in it needs
+// a remote $ref fetched, which the host never does); so are the optional/ files.
+const std::map<std::string, Measured> kMeasured = {
+    {"additionalProperties.json", {16, 16}},
+    {"allOf.json", {30, 30}},
+    {"anchor.json", {14, 17}},
+    {"anyOf.json", {18, 18}},
+    {"boolean_schema.json", {18, 18}},
+    {"const.json", {50, 50}},
+    {"contains.json", {21, 21}},
+    {"content.json", {18, 18}},
+    {"default.json", {7, 7}},
+    {"defs.json", {0, 2}},
+    {"dependentRequired.json", {20, 20}},
+    {"dependentSchemas.json", {16, 16}},
+    {"dynamicRef.json", {23, 34}},
+    {"enum.json", {33, 33}},
+    {"exclusiveMaximum.json", {4, 4}},
+    {"exclusiveMinimum.json", {4, 4}},
+    {"format.json", {114, 114}},
+    {"id.json", {5, 18}},
+    {"if-then-else.json", {26, 26}},
+    {"infinite-loop-detection.json", {2, 2}},
+    {"items.json", {27, 27}},
+    {"maxContains.json", {12, 12}},
+    {"maxItems.json", {6, 6}},
+    {"maxLength.json", {7, 7}},
+    {"maxProperties.json", {10, 10}},
+    {"maximum.json", {8, 8}},
+    {"minContains.json", {28, 28}},
+    {"minItems.json", {6, 6}},
+    {"minLength.json", {7, 7}},
+    {"minProperties.json", {8, 8}},
+    {"minimum.json", {11, 11}},
+    {"multipleOf.json", {10, 10}},
+    {"not.json", {14, 14}},
+    {"oneOf.json", {27, 27}},
+    {"pattern.json", {9, 9}},
+    {"patternProperties.json", {23, 23}},
+    {"prefixItems.json", {11, 11}},
+    {"properties.json", {28, 28}},
+    {"propertyNames.json", {10, 10}},
+    {"ref.json", {69, 72}},
+    {"required.json", {16, 16}},
+    {"type.json", {80, 80}},
+    {"unevaluatedItems.json", {60, 60}},
+    {"unevaluatedProperties.json", {113, 113}},
+    {"uniqueItems.json", {68, 68}},
+    {"unknownKeyword.json", {3, 3}},
+    {"vocabulary.json", {0, 5}},
+};
+
+struct FileScore {
+    int passed = 0;
+    int total = 0;
+    int remote = 0;  // failed because the test needs a $ref fetched from the network
+    std::string first_failure;
+    std::string failures;  // every failure, printed with MCPH_SCHEMA_SUITE_VERBOSE=1
+};
+
+FileScore run_file(const fs::path& file) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    mcph::Json groups = mcph::parse_json(text.str(), file.filename().c_str());
+    FileScore score;
+    for (const mcph::JsonValue& group : groups.GetArray()) {
+        std::string error;
+        auto schema = mcph::schema::CompiledSchema::compile(group["schema"], error);
+        for (const mcph::JsonValue& test : group["tests"].GetArray()) {
+            ++score.total;
+            const bool expected = test["valid"].GetBool();
+            bool passed = false;
+            std::string detail = error;
+            if (schema) {
+                auto verdict = schema->validate(test["data"]);
+                passed = verdict.status != mcph::schema::ValidationResult::Status::Error && verdict.valid() == expected;
+                detail = verdict.message.empty() ? verdict.keyword : verdict.message;
+            }
+            if (passed) {
+                ++score.passed;
+                continue;
+            }
+            if (detail.find("network URI") != std::string::npos) ++score.remote;
+            const std::string failure = std::string(group["description"].GetString()) + " / " +
+                                        test["description"].GetString() + " (" + detail + ")";
+            if (score.first_failure.empty()) score.first_failure = failure;
+            score.failures += "    " + failure + "\n";
+        }
+    }
+    return score;
+}
+
+TEST(JsonSchemaTestSuite, Draft2020_12PassCountsStayAtWhatWasMeasured) {
+    ASSERT_TRUE(fs::is_directory(kSuiteDir))
+        << kSuiteDir << " is missing: run scripts/setup.sh (package libtest-json-schema-acceptance-perl)";
+    int passed = 0, total = 0;
+    for (const auto& entry : fs::directory_iterator(kSuiteDir)) {
+        if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+        const std::string name = entry.path().filename().string();
+        if (name == "refRemote.json") continue;
+        const FileScore score = run_file(entry.path());
+        passed += score.passed;
+        total += score.total;
+        std::printf("| %s | %d / %d | %d |\n", name.c_str(), score.passed, score.total, score.remote);
+        if (std::getenv("MCPH_SCHEMA_SUITE_VERBOSE")) std::printf("%s", score.failures.c_str());
+        auto measured = kMeasured.find(name);
+        if (measured == kMeasured.end()) {
+            ADD_FAILURE() << name << " is not in the measured table";
+            continue;
+        }
+        EXPECT_EQ(score.total, measured->second.total) << name << ": the suite changed; re-measure";
+        EXPECT_GE(score.passed, measured->second.passed) << name << " regressed; first failure: " << score.first_failure;
+    }
+    std::printf("total: %d / %d\n", passed, total);
+    EXPECT_EQ(kMeasured.size(), 47u) << "a measured file is missing from the suite";
+}
+
+}  // namespace
