@@ -58,7 +58,7 @@ bool multiple_of(const JsonValue& x, const JsonValue& m) {
     if (m.GetDouble() <= 0) return true;  // a malformed divisor asserts nothing
     if (x.IsInt64() && m.IsInt64()) return x.GetInt64() % m.GetInt64() == 0;
     const double q = x.GetDouble() / m.GetDouble();
-    if (!std::isfinite(q)) return false;
+    if (!std::isfinite(q)) return std::fmod(x.GetDouble(), m.GetDouble()) == 0;  // 1e308 / 0.5 overflows
     return std::fabs(q - std::nearbyint(q)) <= 1e-9 * std::max(1.0, std::fabs(q));
 }
 
@@ -259,13 +259,17 @@ bool Evaluator::object_assertions(const JsonValue& schema, const JsonValue& o) {
     if (const JsonValue* required = json::array_member(schema, "required"))
         for (const JsonValue& name : required->GetArray())
             if (name.IsString() && !contains_name(o, name)) return fail("required");
-    const char* dependent = dialect_.dependencies ? "dependencies" : "dependentRequired";
-    if (const JsonValue* deps = json::object_member(schema, dependent))
-        for (const auto& dep : deps->GetObject()) {
-            if (!dep.value.IsArray() || !contains_name(o, dep.name)) continue;
-            for (const JsonValue& name : dep.value.GetArray())
-                if (name.IsString() && !contains_name(o, name)) return fail(dependent);
-        }
+    // draft-07's `dependencies` is honoured in every dialect (the suite's dependencies-compatibility):
+    // schemas written for older drafts still carry it.
+    for (const char* dependent : {"dependentRequired", "dependencies"}) {
+        if (dialect_.dependencies && std::string_view(dependent) == "dependentRequired") continue;  // not in draft-07
+        if (const JsonValue* deps = json::object_member(schema, dependent))
+            for (const auto& dep : deps->GetObject()) {
+                if (!dep.value.IsArray() || !contains_name(o, dep.name)) continue;
+                for (const JsonValue& name : dep.value.GetArray())
+                    if (name.IsString() && !contains_name(o, name)) return fail(dependent);
+            }
+    }
     return true;
 }
 
@@ -309,14 +313,16 @@ bool Evaluator::in_place(const JsonValue& schema, const JsonValue& instance, con
         restore();
     }
     if (!conditional(schema, instance, base, out)) return false;
-    const char* dependent = dialect_.dependencies ? "dependencies" : "dependentSchemas";
-    if (const JsonValue* deps = json::object_member(schema, dependent); deps && instance.IsObject())
-        for (const auto& dep : deps->GetObject()) {
-            if (dep.value.IsArray() || !contains_name(instance, dep.name)) continue;  // arrays: dependentRequired's form
-            Annotations a;
-            if (!evaluate(dep.value, instance, base, a)) return false;
-            out.merge(a);
-        }
+    for (const char* dependent : {"dependentSchemas", "dependencies"}) {
+        if (dialect_.dependencies && std::string_view(dependent) == "dependentSchemas") continue;
+        if (const JsonValue* deps = json::object_member(schema, dependent); deps && instance.IsObject())
+            for (const auto& dep : deps->GetObject()) {
+                if (dep.value.IsArray() || !contains_name(instance, dep.name)) continue;  // arrays: the required form
+                Annotations a;
+                if (!evaluate(dep.value, instance, base, a)) return false;
+                out.merge(a);
+            }
+    }
     return true;
 }
 

@@ -16,7 +16,8 @@ const char* class_body(char shorthand) {
     switch (shorthand) {
         case 'd': return "0-9";
         case 'w': return "a-zA-Z0-9_";
-        case 's': return " \\t\\n\\r\\f\\v";
+        // ECMA-262 WhiteSpace and LineTerminator, Unicode ones included (the engine reads UTF-8).
+        case 's': return " \\t\\n\\r\\f\\v\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
         default: return nullptr;
     }
 }
