@@ -233,7 +233,10 @@ bool Evaluator::string_assertions(const JsonValue& schema, const JsonValue& s) {
     if (count_member(schema, "minLength", bound) && code_points(s) < bound) return fail("minLength");
     if (const JsonValue* source = json::member(schema, "pattern"); source && source->IsString())
         // A pattern the linear-time engine cannot read is not checked (pattern.hpp).
-        if (const Pattern* p = index_.pattern(json::view(*source)); p && !p->search(json::view(s))) return fail("pattern");
+        if (const Pattern* p = index_.pattern(json::view(*source))) {
+            if (!charge(p->cost(s.GetStringLength()))) return false;
+            if (!p->search(json::view(s))) return fail("pattern");
+        }
     return true;
 }
 
@@ -362,6 +365,7 @@ bool Evaluator::object_children(const JsonValue& schema, const JsonValue& o, con
             for (const auto& p : patterns->GetObject()) {
                 const Pattern* re = index_.pattern(json::view(p.name));
                 // Unreadable pattern (pattern.hpp): the property counts as matched, unchecked.
+                if (re && !charge(re->cost(name.size()))) return false;
                 if (re && !re->search(name)) continue;
                 if (re && !child(p.value, m.value, name, base)) return false;
                 matched = true;

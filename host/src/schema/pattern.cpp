@@ -3,7 +3,9 @@
 #include <rapidjson/internal/regex.h>
 
 #include <cctype>
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 namespace mcph::schema {
 namespace {
@@ -11,6 +13,9 @@ namespace {
 // Longer sources are refused: the NFA's size grows with the source (and with {m,n} counts).
 constexpr std::size_t kMaxPatternBytes = 2048;
 constexpr unsigned kMaxRepeat = 256;
+// Past this many (estimated) NFA states a pattern is refused: its memory, and its time per
+// character searched, grow with the state count.
+constexpr std::size_t kMaxStates = 20'000;
 
 const char* class_body(char shorthand) {
     switch (shorthand) {
@@ -38,6 +43,51 @@ bool repeat_within_bound(std::string_view p, std::size_t open) {
         }
     }
     return true;
+}
+
+// An upper estimate of the engine's NFA states for a translated pattern: the engine copies an
+// operand once per counted repetition, so "((a{256}){256}){256}" would be 16 million states.
+std::size_t estimated_states(std::string_view p) {
+    static constexpr std::size_t cap = kMaxStates + 1;
+    auto add = [](std::size_t a, std::size_t b) { return std::min(cap, a + b); };
+    auto mul = [](std::size_t a, std::size_t b) { return b && a > cap / b ? cap : std::min(cap, a * b); };
+    std::vector<std::size_t> groups{0};
+    std::size_t last = 0;  // the size of the operand a quantifier applies to
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        const char c = p[i];
+        if (c == '(') {
+            groups.push_back(0);
+            continue;
+        }
+        if (c == ')' && groups.size() > 1) {
+            last = groups.back();
+            groups.pop_back();
+            groups.back() = add(groups.back(), last);
+            continue;
+        }
+        if (c == '*' || c == '+' || c == '?') {
+            groups.back() = add(groups.back(), 1);
+            continue;
+        }
+        if (c == '{') {
+            std::size_t most = 0, value = 0;
+            for (++i; i < p.size() && p[i] != '}'; ++i)
+                if (std::isdigit(static_cast<unsigned char>(p[i]))) value = value * 10 + static_cast<std::size_t>(p[i] - '0');
+                else value = 0;
+            most = std::max(most, value) + 1;
+            groups.back() = add(groups.back(), mul(last, most));
+            last = mul(last, most);
+            continue;
+        }
+        if (c == '|') continue;
+        if (c == '\\') ++i;
+        else if (c == '[')
+            for (++i; i < p.size() && p[i] != ']'; ++i)
+                if (p[i] == '\\') ++i;
+        last = 1;
+        groups.back() = add(groups.back(), 1);
+    }
+    return groups.front();
 }
 
 }  // namespace
@@ -93,14 +143,15 @@ std::optional<std::string> translate_pattern(std::string_view p) {
             return std::nullopt;  // lazy quantifiers: same matches for search, but the engine cannot read them
         out.push_back(c);
     }
-    if (in_class) return std::nullopt;
+    if (in_class || estimated_states(out) > kMaxStates) return std::nullopt;
     return out;
 }
 
 // The engine keeps its NFA state sets in the regex object, so one search at a time per pattern.
 struct Pattern::Engine {
-    explicit Engine(const std::string& source) : regex(source.c_str()) {}
+    Engine(const std::string& source, std::size_t states) : regex(source.c_str()), states(states) {}
     rapidjson::internal::Regex regex;
+    std::size_t states;
     std::mutex mutex;
 };
 
@@ -110,9 +161,15 @@ Pattern::~Pattern() = default;
 std::shared_ptr<const Pattern> Pattern::compile(std::string_view ecma_pattern) {
     std::optional<std::string> source = translate_pattern(ecma_pattern);
     if (!source) return nullptr;
-    auto engine = std::make_unique<Engine>(*source);
+    auto engine = std::make_unique<Engine>(*source, estimated_states(*source));
     if (!engine->regex.IsValid()) return nullptr;
     return std::shared_ptr<const Pattern>(new Pattern(std::move(engine)));
+}
+
+std::size_t Pattern::cost(std::size_t text_bytes) const {
+    // One unit per 1024 NFA state visits: (text + 1) characters times the states at most.
+    const std::size_t visits = (text_bytes + 1) * std::max<std::size_t>(engine_->states, 1);
+    return visits / 1024 + 1;
 }
 
 bool Pattern::search(std::string_view text) const {

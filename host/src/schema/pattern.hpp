@@ -3,7 +3,8 @@
 // pattern such as "(a+)+$" cannot make validation backtrack exponentially (std::regex and ICU
 // would). The engine reads a subset of ECMA-262; translate() maps the common escapes it lacks
 // (\d \w \s and their negations, (?:...), identity escapes such as \/ and \-) onto it. A pattern
-// still outside that subset (lookaround, backreferences, \b, \p{...}) is reported unsupported and
+// still outside that subset (lookaround, backreferences, \b, \p{...}), or whose NFA would exceed
+// 20,000 states (nested counted repetitions multiply), is reported unsupported and
 // the caller treats the keyword as not checked (documented in docs/json-schema.md).
 #pragma once
 
@@ -20,6 +21,9 @@ public:
     static std::shared_ptr<const Pattern> compile(std::string_view ecma_pattern);
     // An unanchored search, as JSON Schema's `pattern` is.
     bool search(std::string_view text) const;
+    // What a search of `text_bytes` costs, in validation-budget units (schema_limits.hpp): the
+    // engine's time is the text length times its state count.
+    std::size_t cost(std::size_t text_bytes) const;
 
     ~Pattern();
     Pattern(const Pattern&) = delete;

@@ -156,6 +156,30 @@ TEST(CompiledSchema, ABacktrackingPatternRunsInLinearTime) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+TEST(CompiledSchema, NestedCountedRepetitionIsRefusedNotExpanded) {
+    // 256^3 NFA states if expanded: refused at compile (not checked), in no time.
+    const auto start = std::chrono::steady_clock::now();
+    auto s = compile(R"js({"pattern":"^((a{256}){256}){256}$"})js");
+    EXPECT_TRUE(check(*s, R"("b")").valid());
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+    auto uuid = compile(R"({"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"})");
+    EXPECT_TRUE(check(*uuid, R"("123e4567-e89b-12d3-a456-426614174000")").valid());
+    EXPECT_EQ(check(*uuid, R"("123e4567")").keyword, "pattern");
+}
+
+TEST(CompiledSchema, PatternSearchesAreChargedToTheBudget) {
+    auto s = compile(R"({"items":{"pattern":"^(x{100}|y{100}|z{100})+$"}})");
+    const std::string long_text = "\"" + std::string(200000, 'x') + "\"";
+    std::string many = "[";
+    for (int i = 0; i < 40; ++i) many += (i ? "," : "") + long_text;
+    many += "]";
+    const auto start = std::chrono::steady_clock::now();
+    auto verdict = check(*s, many);
+    EXPECT_EQ(verdict.status, Status::Error);
+    EXPECT_NE(verdict.message.find("budget"), std::string::npos) << verdict.message;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
 TEST(CompiledSchema, EcmaEscapesAreTranslatedAndUnreadablePatternsAreNotChecked) {
     auto digits = compile(R"({"pattern":"^\\d{3}-\\w+$"})");
     EXPECT_TRUE(check(*digits, R"("123-ab_c")").valid());
