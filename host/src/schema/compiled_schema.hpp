@@ -21,7 +21,15 @@ struct ValidationResult {
         Invalid,  // the instance breaks the schema: `keyword` at `instance_location`
         Error,    // no verdict: `message` names the bound reached or the $ref that did not resolve
     };
+    // Why an Error gave no verdict.
+    enum class Cause {
+        None,
+        NetworkRef,     // a $ref to a network URI (never fetched)
+        UnresolvedRef,  // a $ref to nothing the document identifies
+        Bound,          // a SchemaLimits bound was reached
+    };
     Status status = Status::Valid;
+    Cause cause = Cause::None;
     std::string keyword;
     std::string instance_location;  // a JSON Pointer ("" is the whole instance)
     std::string message;

@@ -94,6 +94,7 @@ ValidationResult Evaluator::run(const JsonValue& schema, const JsonValue& instan
     ValidationResult result;
     if (!error_.empty()) {
         result.status = ValidationResult::Status::Error;
+        result.cause = cause_;
         result.message = error_;
     } else if (!ok) {
         result.status = ValidationResult::Status::Invalid;
@@ -109,15 +110,15 @@ bool Evaluator::fail(const char* keyword) {
     return false;
 }
 
-bool Evaluator::stop(std::string message) {
-    if (error_.empty()) error_ = std::move(message);
+bool Evaluator::stop(ValidationResult::Cause cause, std::string message) {
+    if (error_.empty()) error_ = std::move(message), cause_ = cause;
     return false;
 }
 
 bool Evaluator::charge(std::size_t evaluations) {
     evaluations_ += evaluations;
     if (evaluations_ <= limits_.max_evaluations) return true;
-    return stop("validation stopped: the budget of " + std::to_string(limits_.max_evaluations) +
+    return stop(ValidationResult::Cause::Bound, "validation stopped: the budget of " + std::to_string(limits_.max_evaluations) +
                 " subschema evaluations per validation is exhausted");
 }
 
@@ -125,7 +126,7 @@ bool Evaluator::evaluate(const JsonValue& schema, const JsonValue& instance, con
                          Annotations& out) {
     if (!error_.empty() || !charge(1)) return false;
     if (depth_ >= limits_.max_depth)
-        return stop("validation stopped: subschemas nest deeper than " + std::to_string(limits_.max_depth) +
+        return stop(ValidationResult::Cause::Bound, "validation stopped: subschemas nest deeper than " + std::to_string(limits_.max_depth) +
                     " (counting each $ref followed)");
     Counter depth(depth_);
     if (schema.IsBool()) return schema.GetBool() || fail("false");
@@ -156,10 +157,12 @@ bool Evaluator::evaluate(const JsonValue& schema, const JsonValue& instance, con
 bool Evaluator::follow(std::string_view ref, bool dynamic, const JsonValue& instance, const std::string& base,
                        Annotations& out) {
     if (++refs_followed_ > limits_.max_refs_followed)
-        return stop("validation stopped: more than " + std::to_string(limits_.max_refs_followed) +
+        return stop(ValidationResult::Cause::Bound, "validation stopped: more than " + std::to_string(limits_.max_refs_followed) +
                     " $ref followed in one validation");
     RefTarget target = index_.resolve(base, ref);
-    if (!target.schema) return stop(std::move(target.error));
+    if (!target.schema)
+        return stop(target.network ? ValidationResult::Cause::NetworkRef : ValidationResult::Cause::UnresolvedRef,
+                    std::move(target.error));
     // $dynamicRef to a $dynamicAnchor: the outermost resource in the dynamic scope that declares
     // the same dynamic anchor wins (2020-12 section 8.2.3.2).
     if (dynamic && target.dynamic_anchor) {

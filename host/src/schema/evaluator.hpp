@@ -47,7 +47,7 @@ private:
     bool unevaluated(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
 
     bool fail(const char* keyword);
-    bool stop(std::string message);
+    bool stop(ValidationResult::Cause cause, std::string message);
     bool charge(std::size_t evaluations);
 
     const SchemaIndex& index_;
@@ -61,6 +61,7 @@ private:
     std::string failed_keyword_;
     std::string failed_location_;
     std::string error_;
+    ValidationResult::Cause cause_ = ValidationResult::Cause::None;
 };
 
 }  // namespace mcph::schema

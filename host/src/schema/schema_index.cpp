@@ -133,16 +133,17 @@ RefTarget SchemaIndex::resolve(std::string_view base, std::string_view ref) cons
     RefTarget target;
     auto resource = resources_.find(document);
     if (resource == resources_.end()) {
-        target.error = is_network_uri(document)
+        target.network = is_network_uri(document);
+        target.error = target.network
                            ? "$ref '" + uri + "' names a network URI, which is never fetched (MCP forbids dereferencing it)"
                            : "$ref '" + uri + "' does not resolve within the schema document";
         return target;
     }
-    if (fragment.empty()) return {resource->second, std::string(document), false, {}};
+    if (fragment.empty()) return {resource->second, std::string(document), false, false, {}};
     if (fragment.front() == '/') return follow_pointer(*resource->second, std::string(document), fragment);
     const std::string anchor = std::string(document) + "#" + fragment;
     if (auto it = anchors_.find(anchor); it != anchors_.end())
-        return {it->second, std::string(document), dynamic_anchors_.count(anchor) > 0, {}};
+        return {it->second, std::string(document), dynamic_anchors_.count(anchor) > 0, false, {}};
     target.error = "$ref '" + uri + "' names an anchor the schema does not declare";
     return target;
 }
@@ -175,7 +176,7 @@ RefTarget SchemaIndex::follow_pointer(const JsonValue& resource, std::string bas
         target.error = "$ref pointer '" + std::string(pointer) + "' does not name a schema";
         return target;
     }
-    return {at, std::move(base), false, {}};
+    return {at, std::move(base), false, false, {}};
 }
 
 }  // namespace mcph::schema

@@ -23,6 +23,7 @@ struct RefTarget {
     const JsonValue* schema = nullptr;  // null when unresolved; then `error` says why
     std::string base;                   // the base URI in force at the target
     bool dynamic_anchor = false;        // the target was found through a `$dynamicAnchor`
+    bool network = false;               // unresolved because it names a network URI
     std::string error;
 };
 

@@ -95,6 +95,7 @@ TEST(CompiledSchema, ANetworkRefIsNeverFetchedAndIsAnError) {
     EXPECT_TRUE(check(*s, R"({"id":"x"})").valid());
     auto verdict = check(*s, R"({"id":"x","profile":{}})");
     EXPECT_EQ(verdict.status, Status::Error);
+    EXPECT_EQ(verdict.cause, mcph::schema::ValidationResult::Cause::NetworkRef);
     EXPECT_NE(verdict.message.find("network URI"), std::string::npos) << verdict.message;
     EXPECT_NE(verdict.message.find(url), std::string::npos) << verdict.message;
     EXPECT_LT(::accept(listener, nullptr, nullptr), 0);
@@ -106,6 +107,7 @@ TEST(CompiledSchema, AnUnresolvedLocalRefIsAnErrorNotAPass) {
     auto s = compile(R"({"properties":{"a":{"$ref":"#/$defs/missing"},"b":{"$ref":"#nowhere"}}})");
     auto a = check(*s, R"({"a":1})");
     EXPECT_EQ(a.status, Status::Error);
+    EXPECT_EQ(a.cause, mcph::schema::ValidationResult::Cause::UnresolvedRef);
     EXPECT_NE(a.message.find("names no location"), std::string::npos) << a.message;
     auto b = check(*s, R"({"b":1})");
     EXPECT_EQ(b.status, Status::Error);
@@ -116,6 +118,7 @@ TEST(CompiledSchema, ARefCycleEndsAtTheDepthBound) {
     auto s = compile(R"({"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"})");
     auto verdict = check(*s, "{}");
     EXPECT_EQ(verdict.status, Status::Error);
+    EXPECT_EQ(verdict.cause, mcph::schema::ValidationResult::Cause::Bound);
     EXPECT_NE(verdict.message.find("nest deeper than 200"), std::string::npos) << verdict.message;
 }
 

@@ -111,18 +111,19 @@ FileScore run_file(const fs::path& file) {
         for (const mcph::JsonValue& test : group["tests"].GetArray()) {
             ++score.total;
             const bool expected = test["valid"].GetBool();
-            bool passed = false;
+            bool passed = false, remote = false;
             std::string detail = error;
             if (schema) {
                 auto verdict = schema->validate(test["data"]);
                 passed = verdict.status != mcph::schema::ValidationResult::Status::Error && verdict.valid() == expected;
+                remote = verdict.cause == mcph::schema::ValidationResult::Cause::NetworkRef;
                 detail = verdict.message.empty() ? verdict.keyword : verdict.message;
             }
             if (passed) {
                 ++score.passed;
                 continue;
             }
-            if (detail.find("network URI") != std::string::npos) ++score.remote;
+            if (remote) ++score.remote;
             const std::string failure = std::string(group["description"].GetString()) + " / " +
                                         test["description"].GetString() + " (" + detail + ")";
             if (score.first_failure.empty()) score.first_failure = failure;
