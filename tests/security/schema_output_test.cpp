@@ -66,6 +66,15 @@ TEST_F(HostileSchemaTest, ANetworkRefIsNeverFetchedWhenListingOrValidating) {
     }();
     ASSERT_EQ(listed.exit_code, 0) << listed.describe();
     EXPECT_TRUE(contains(listed.out, canary.url())) << "the schema is shown as sent\n" << listed.out;
+    const CliResult as_json = mcph_against({"--tools-file", tools_file.string()}, {"tools", "--json"});
+    ASSERT_EQ(as_json.exit_code, 0) << as_json.describe();
+    Json tools = parse_output(as_json.out, "tools --json");
+    ASSERT_TRUE(tools.IsArray() && tools.Size() == 1) << as_json.out;
+    const JsonValue* output = member_at(tools[0], "outputSchema");
+    ASSERT_TRUE(output && output->IsObject()) << "outputSchema kept whole in --json\n" << as_json.out;
+    EXPECT_EQ(string_at(*output, "$schema"), "https://json-schema.org/draft/2020-12/schema");
+    EXPECT_TRUE(member_at(*output, "$defs")) << as_json.out;
+    EXPECT_EQ(string_at((*output)["properties"]["profile"], "$ref"), canary.url());
 
     const CliResult r = call_with(schema, R"({"id":"u-1","profile":{"displayName":"x"}})");
     EXPECT_NE(r.exit_code, 0) << r.describe();
