@@ -1,6 +1,7 @@
 // One validation of one instance against a compiled schema: the JSON Schema 2020-12 evaluation
 // model (assertions, in-place applicators, child applicators, then unevaluatedProperties/Items
 // over the annotations collected), with every bound of SchemaLimits counted as it goes.
+// evaluator.cpp has the applicators and $ref, assertions.cpp the keywords that check the instance.
 // Hand-written rather than Debian's valijson: valijson 1.0 implements draft-07 only (no
 // prefixItems, $defs-aware anchors, dependentRequired/Schemas, unevaluated*, $dynamicRef), its
 // evaluation cannot be given a budget, and its package pulls Qt5 and Poco development packages in.
