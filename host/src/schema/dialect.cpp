@@ -31,7 +31,11 @@ std::optional<Dialect> dialect_of(const JsonValue& root) {
     else if (uri.rfind("http://", 0) == 0) uri.remove_prefix(7);
     else return std::nullopt;
     if (uri == "json-schema.org/draft/2020-12/schema") return Dialect{"2020-12"};
-    if (uri == "json-schema.org/draft/2019-09/schema") return Dialect{"2019-09", true};
+    if (uri == "json-schema.org/draft/2019-09/schema") {
+        Dialect d{"2019-09", true};
+        d.recursive_ref = true;
+        return d;
+    }
     if (uri == "json-schema.org/draft-07/schema") return Dialect{"draft-07", true, true, true};
     if (uri == "json-schema.org/draft-06/schema") return Dialect{"draft-06", true, true, true};
     if (uri == "json-schema.org/draft-04/schema") return Dialect{"draft-04", true, true, true, true, "id"};

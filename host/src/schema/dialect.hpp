@@ -17,6 +17,7 @@ struct Dialect {
     bool dependencies = false;            // draft-07 and older: `dependencies` (not dependentRequired/Schemas)
     bool boolean_exclusive_bounds = false;  // draft-04: exclusiveMinimum/Maximum are booleans
     const char* id_keyword = "$id";       // draft-04: "id"
+    bool recursive_ref = false;           // 2019-09: $recursiveRef / $recursiveAnchor
 };
 
 // The dialect of a root schema; nullopt for a `$schema` this evaluator does not implement (the

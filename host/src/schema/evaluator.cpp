@@ -96,17 +96,19 @@ bool Evaluator::evaluate(const JsonValue& schema, const JsonValue& instance, con
     } pop_scope{scope_, new_scope};
 
     if (const JsonValue* ref = json::member(schema, "$ref"); ref && ref->IsString()) {
-        if (!follow(json::view(*ref), false, instance, base, out)) return false;
+        if (!follow(json::view(*ref), RefKind::Static, instance, base, out)) return false;
         if (dialect_.ref_overrides_siblings) return true;
     }
     if (const JsonValue* ref = json::member(schema, "$dynamicRef"); ref && ref->IsString())
-        if (!follow(json::view(*ref), true, instance, base, out)) return false;
+        if (!follow(json::view(*ref), RefKind::Dynamic, instance, base, out)) return false;
+    if (const JsonValue* ref = json::member(schema, "$recursiveRef"); ref && ref->IsString() && dialect_.recursive_ref)
+        if (!follow(json::view(*ref), RefKind::Recursive, instance, base, out)) return false;
     return assertions(schema, instance) && in_place(schema, instance, base, out) &&
            object_children(schema, instance, base, out) && array_children(schema, instance, base, out) &&
            unevaluated(schema, instance, base, out);
 }
 
-bool Evaluator::follow(std::string_view ref, bool dynamic, const JsonValue& instance, const std::string& base,
+bool Evaluator::follow(std::string_view ref, RefKind kind, const JsonValue& instance, const std::string& base,
                        Annotations& out) {
     if (++refs_followed_ > limits_.max_refs_followed)
         return stop(ValidationResult::Cause::Bound, "validation stopped: more than " + std::to_string(limits_.max_refs_followed) +
@@ -117,7 +119,7 @@ bool Evaluator::follow(std::string_view ref, bool dynamic, const JsonValue& inst
                     std::move(target.error));
     // $dynamicRef to a $dynamicAnchor: the outermost resource in the dynamic scope that declares
     // the same dynamic anchor wins (2020-12 section 8.2.3.2).
-    if (dynamic && target.dynamic_anchor) {
+    if (kind == RefKind::Dynamic && target.dynamic_anchor) {
         const std::string name(fragment_of(ref));
         for (const std::string& resource : scope_)
             if (const JsonValue* outer = index_.dynamic_anchor(resource, name)) {
@@ -125,6 +127,18 @@ bool Evaluator::follow(std::string_view ref, bool dynamic, const JsonValue& inst
                 target.base = resource;
                 break;
             }
+    }
+    // 2019-09 $recursiveRef to a resource with "$recursiveAnchor": true: the outermost resource
+    // in the dynamic scope that also has it wins (2019-09 section 8.2.4.2).
+    if (kind == RefKind::Recursive && json::bool_or(*target.schema, "$recursiveAnchor", false)) {
+        for (const std::string& resource : scope_) {
+            const RefTarget outer = index_.resolve(resource, "");
+            if (outer.schema && json::bool_or(*outer.schema, "$recursiveAnchor", false)) {
+                target.schema = outer.schema;
+                target.base = resource;
+                break;
+            }
+        }
     }
     Annotations annotations;
     if (!evaluate(*target.schema, instance, target.base, annotations)) return false;

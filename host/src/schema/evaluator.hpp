@@ -32,7 +32,8 @@ private:
     };
 
     bool evaluate(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool follow(std::string_view ref, bool dynamic, const JsonValue& instance, const std::string& base, Annotations& out);
+    enum class RefKind { Static, Dynamic, Recursive };  // $ref, $dynamicRef, $recursiveRef (2019-09)
+    bool follow(std::string_view ref, RefKind kind, const JsonValue& instance, const std::string& base, Annotations& out);
     bool child(const JsonValue& schema, const JsonValue& instance, std::string token, const std::string& base);
 
     bool assertions(const JsonValue& schema, const JsonValue& instance);
