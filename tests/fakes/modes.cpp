@@ -266,6 +266,7 @@ void FakeServer::on_tools_list(const Value& id, const Value& params) {
         Json tools;
         std::string error;
         if (!read_tools_file(tools, error)) return wire_.respond_error(id, -32603, error);
+        for (auto& t : tools.GetArray()) t.RemoveMember("structuredContent");  // the call's result, not the Tool's
         Json result(rapidjson::kObjectType);
         result.AddMember("tools", Value(tools, result.GetAllocator()), result.GetAllocator());
         return wire_.respond(id, result);
@@ -300,6 +301,28 @@ void FakeServer::answer_work(const Value& id, std::string_view s) {
     wire_.respond(id, result);
 }
 
+bool FakeServer::answer_structured(const Value& id, const std::string& name) {
+    Json tools;
+    std::string error;
+    if (options_.tools_file.empty() || !read_tools_file(tools, error)) return false;
+    for (const auto& t : tools.GetArray()) {
+        const Value* structured = string_member(t, "name") == name ? member(t, "structuredContent") : nullptr;
+        if (!structured) continue;
+        Json result(rapidjson::kObjectType);
+        auto& a = result.GetAllocator();
+        Value content(rapidjson::kArrayType);
+        Value block(rapidjson::kObjectType);
+        block.AddMember("type", "text", a);
+        block.AddMember("text", text(name + " done", a), a);
+        content.PushBack(block, a);
+        result.AddMember("content", content, a);
+        result.AddMember("structuredContent", Value(*structured, a), a);
+        wire_.respond(id, result);
+        return true;
+    }
+    return false;
+}
+
 void FakeServer::answer_hostile_text(const Value& id, const Value& params) {
     std::ifstream in(options_.text_file, std::ios::binary);
     std::stringstream content;
@@ -331,6 +354,7 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
     if (!knows_tool(name))
         return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
     if (!options_.text_file.empty() && mode_ != Mode::ExitMidCall) return answer_hostile_text(id, params);
+    if (answer_structured(id, name)) return;
     switch (mode_) {
         case Mode::InvalidJson:
             wire_.write_raw("this is not JSON at all");

@@ -58,6 +58,8 @@ private:
     void on_tools_call(const Value& id, const Value& params);
     void on_prompts_list(const Value& id);  // --prompts-file
     void answer_work(const Value& id, std::string_view text);
+    // tools/call of a tools-file entry with a `structuredContent` member: answered with it.
+    bool answer_structured(const Value& id, const std::string& name);
     // --text-file: the file's bytes as a log notification, a progress message, a stderr line and
     // the call's result text.
     void answer_hostile_text(const Value& id, const Value& params);

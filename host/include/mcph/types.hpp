@@ -24,8 +24,8 @@ struct Tool {
     std::string mapped_name;    // mcp__{server}__{tool}, unique across the host
     std::string title;
     std::string description;
-    std::string input_schema;   // JSON text ("{}" if absent)
-    std::string output_schema;  // JSON text, empty if the tool declares none
+    std::string input_schema;   // every keyword the server sent, as compact JSON ({"type":"object"} if absent)
+    std::string output_schema;  // every keyword the server sent, as compact JSON; empty if none
     std::string annotations;    // JSON text, empty if none
     bool destructive = false;   // the server declared destructiveHint: true (and not readOnlyHint)
     // What the tool scanner found in this definition (Host::tools, Host::tool_definitions fill it;
@@ -95,7 +95,8 @@ struct CallToolResult {
     bool is_error = false;
     // The concatenated text of all text content blocks (convenience for CLIs and tests).
     std::string text() const;
-    // structuredContent, if present.
+    // structuredContent, if present: any JSON value (an object, array, string, number, boolean or
+    // null), as the tool sent it.
     const JsonValue* structured() const;
 };
 

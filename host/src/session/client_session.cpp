@@ -19,7 +19,7 @@ std::string CallToolResult::text() const {
 }
 
 const JsonValue* CallToolResult::structured() const {
-    return raw.IsObject() ? json::object_member(raw, "structuredContent") : nullptr;
+    return raw.IsObject() ? json::member(raw, "structuredContent") : nullptr;
 }
 
 ClientSession::ClientSession(std::shared_ptr<detail::SessionCore> core) : core_(std::move(core)) {}

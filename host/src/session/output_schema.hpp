@@ -1,14 +1,16 @@
 // Validation of a tool's structuredContent against its declared outputSchema, with the compiled
 // schemas cached per tool (compiling is far costlier than validating).
 //
-// RapidJSON's validator implements JSON Schema draft-04 (with most of draft-06/07 keywords it
-// shares); keywords it does not know are ignored rather than failing a valid result.
+// The validator is host/src/schema (JSON Schema 2020-12 by default, older drafts by their
+// `$schema`; bounded; `$ref` only within the schema — see docs/json-schema.md). A schema it
+// cannot use (unsupported dialect, over a bound) and a validation without a verdict (a remote or
+// unresolved `$ref`, the budget exhausted) are reported, never taken as a pass.
 #pragma once
+
+#include "schema/compiled_schema.hpp"
 
 #include <mcph/json.hpp>
 #include <mcph/types.hpp>
-
-#include <rapidjson/schema.h>
 
 #include <map>
 #include <memory>
@@ -26,11 +28,16 @@ public:
     std::string validate(const std::string& tool, const CallToolResult& result);
 
 private:
-    std::shared_ptr<rapidjson::SchemaDocument> compiled(const std::string& tool);
+    struct Compiled {
+        std::shared_ptr<const schema::CompiledSchema> schema;  // null: `error` says why
+        std::string error;
+    };
+    // Null when the tool declares no outputSchema.
+    std::shared_ptr<const Compiled> compiled(const std::string& tool);
 
     std::mutex mutex_;
     std::map<std::string, std::string> schema_text_;
-    std::map<std::string, std::shared_ptr<rapidjson::SchemaDocument>> compiled_;
+    std::map<std::string, std::shared_ptr<const Compiled>> compiled_;
 };
 
 }  // namespace mcph::detail

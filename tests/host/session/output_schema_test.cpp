@@ -97,4 +97,37 @@ TEST_F(OutputSchemaTest, SetToolsReplacesTheKnownSchemas) {
     EXPECT_NE(cache.validate("weather", result(R"({"structuredContent":{"temp":1}})")), "");
 }
 
+TEST(OutputSchema2020_12, StructuredContentMayBeAnyJsonValue) {
+    mcph::detail::OutputSchemaCache cache;
+    cache.set_tools({tool("list", R"({"type":"array","items":{"type":"integer"}})"), tool("word", R"({"type":"string"})")});
+    EXPECT_EQ(cache.validate("list", result(R"({"content":[],"structuredContent":[1,2,3]})")), "");
+    EXPECT_NE(cache.validate("list", result(R"({"content":[],"structuredContent":[1,"x"]})")).find("'/1'"), std::string::npos);
+    EXPECT_EQ(cache.validate("word", result(R"({"content":[],"structuredContent":"hi"})")), "");
+    EXPECT_NE(cache.validate("word", result(R"({"content":[],"structuredContent":null})")).find("'type'"), std::string::npos);
+}
+
+TEST(OutputSchema2020_12, KeywordsRapidJsonsDraft04IgnoredAreChecked) {
+    mcph::detail::OutputSchemaCache cache;
+    cache.set_tools({tool("t", R"({"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"n":{"type":"integer"}},
+                                  "prefixItems":[{"$ref":"#/$defs/n"}],"unevaluatedItems":false})")});
+    EXPECT_EQ(cache.validate("t", result(R"({"structuredContent":[1]})")), "");
+    EXPECT_NE(cache.validate("t", result(R"({"structuredContent":[1,2]})")).find("'false'"), std::string::npos);
+    EXPECT_NE(cache.validate("t", result(R"({"structuredContent":["x"]})")).find("'type'"), std::string::npos);
+}
+
+TEST(OutputSchema2020_12, ARemoteRefIsReportedNotPassed) {
+    mcph::detail::OutputSchemaCache cache;
+    cache.set_tools({tool("t", R"({"properties":{"p":{"$ref":"https://schemas.example/profile.json"}}})")});
+    std::string problem = cache.validate("t", result(R"({"structuredContent":{"p":{}}})"));
+    EXPECT_NE(problem.find("could not be checked"), std::string::npos) << problem;
+    EXPECT_NE(problem.find("never fetched"), std::string::npos) << problem;
+}
+
+TEST(OutputSchema2020_12, AnUnsupportedDialectIsReported) {
+    mcph::detail::OutputSchemaCache cache;
+    cache.set_tools({tool("t", R"({"$schema":"https://example.com/custom","type":"object"})")});
+    std::string problem = cache.validate("t", result(R"({"structuredContent":{}})"));
+    EXPECT_NE(problem.find("cannot be used: unsupported JSON Schema dialect"), std::string::npos) << problem;
+}
+
 }  // namespace

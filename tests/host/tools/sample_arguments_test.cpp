@@ -27,3 +27,24 @@ TEST(SampleArguments, BadSchemaGivesAnEmptyObject) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SampleArguments, FollowsSameDocumentRefsConstAndTypeLists) {
+    mcph::Json args = mcph::tools::sample_arguments(R"({"type":"object",
+        "$defs":{"id":{"type":"string","const":"fixed"},"addr":{"$anchor":"addr","type":"object",
+                 "properties":{"city":{"type":"string"}},"required":["city"]},"loop":{"$ref":"#/$defs/loop"}},
+        "properties":{"id":{"$ref":"#/$defs/id"},"home":{"$ref":"#addr"},"n":{"type":["null","integer"]},
+                      "tags":{"type":"array","items":{"type":"string"},"minItems":2},"loop":{"$ref":"#/$defs/loop"},
+                      "remote":{"$ref":"https://example.com/s.json"}},
+        "required":["id","home","n","tags","loop","remote"]})");
+    EXPECT_STREQ(args["id"].GetString(), "fixed");
+    EXPECT_TRUE(args["home"]["city"].IsString());
+    EXPECT_TRUE(args["n"].IsInt());
+    ASSERT_TRUE(args["tags"].IsArray());
+    EXPECT_EQ(args["tags"].Size(), 2u);
+    EXPECT_TRUE(args["loop"].IsString());    // a $ref cycle stops after a few hops
+    EXPECT_TRUE(args["remote"].IsString());  // never fetched: sampled as the bare schema
+}
+
+}  // namespace

@@ -1,0 +1,69 @@
+// One validation of one instance against a compiled schema: the JSON Schema 2020-12 evaluation
+// model (assertions, in-place applicators, child applicators, then unevaluatedProperties/Items
+// over the annotations collected), with every bound of SchemaLimits counted as it goes.
+// evaluator.cpp has the applicators and $ref, assertions.cpp the keywords that check the instance.
+// Hand-written rather than Debian's valijson: valijson 1.0 implements draft-07 only (no
+// prefixItems, $defs-aware anchors, dependentRequired/Schemas, unevaluated*, $dynamicRef), its
+// evaluation cannot be given a budget, and its package pulls Qt5 and Poco development packages in.
+#pragma once
+
+#include "schema/compiled_schema.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mcph::schema {
+
+class Evaluator {
+public:
+    Evaluator(const SchemaIndex& index, const Dialect& dialect, const SchemaLimits& limits)
+        : index_(index), dialect_(dialect), limits_(limits) {}
+    ValidationResult run(const JsonValue& schema, const JsonValue& instance);
+
+private:
+    // What the keywords that succeeded evaluated, for unevaluatedProperties/unevaluatedItems.
+    struct Annotations {
+        std::set<std::string> properties;
+        std::size_t prefix_items = 0;  // items [0, prefix_items) were evaluated
+        bool all_items = false;
+        std::set<std::size_t> contained;  // indices `contains` matched
+        void merge(const Annotations& other);
+    };
+
+    bool evaluate(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    enum class RefKind { Static, Dynamic, Recursive };  // $ref, $dynamicRef, $recursiveRef (2019-09)
+    bool follow(std::string_view ref, RefKind kind, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool child(const JsonValue& schema, const JsonValue& instance, std::string token, const std::string& base);
+
+    bool assertions(const JsonValue& schema, const JsonValue& instance);
+    bool number_assertions(const JsonValue& schema, const JsonValue& instance);
+    bool string_assertions(const JsonValue& schema, const JsonValue& instance);
+    bool array_assertions(const JsonValue& schema, const JsonValue& instance);
+    bool object_assertions(const JsonValue& schema, const JsonValue& instance);
+    bool in_place(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool conditional(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool object_children(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool array_children(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool contains(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool unevaluated(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+
+    bool fail(const char* keyword);
+    bool stop(ValidationResult::Cause cause, std::string message);
+    bool charge(std::size_t evaluations);
+
+    const SchemaIndex& index_;
+    const Dialect& dialect_;
+    const SchemaLimits& limits_;
+    std::size_t evaluations_ = 0;
+    std::size_t refs_followed_ = 0;
+    std::size_t depth_ = 0;
+    std::vector<std::string> path_;   // instance location of the evaluation in progress
+    std::vector<std::string> scope_;  // dynamic scope: base URIs entered, outermost first
+    std::string failed_keyword_;
+    std::string failed_location_;
+    std::string error_;
+    ValidationResult::Cause cause_ = ValidationResult::Cause::None;
+};
+
+}  // namespace mcph::schema
