@@ -1,4 +1,5 @@
 // The public face of SessionCore: every call forwards; nothing else lives here.
+#include "extensions/skills.hpp"
 #include "json/json_access.hpp"
 #include "session/session_core.hpp"
 
@@ -87,6 +88,46 @@ Json ClientSession::complete(const JsonValue& ref, const std::string& argument_n
 
 void ClientSession::set_logging_level(const std::string& level) { core_->call("logging/setLevel", object_with("level", level)); }
 void ClientSession::ping() { core_->call("ping", Json()); }
+
+// ---- skills: the logic lives in extensions/skills.cpp; here only the session's call and log.
+
+namespace {
+extensions::SkillCall skill_call(detail::SessionCore& core) {
+    return [&core](const std::string& method, Json params) { return core.call(method, std::move(params)); };
+}
+
+void require_skills(const ClientSession& session) {
+    if (!session.offers_skills())
+        throw Error(ErrorKind::Usage, "server '" + session.server_name() + "' does not offer skills (no '" +
+                                          extensions::kSkillsExtension + "' extension in its capabilities)");
+}
+}  // namespace
+
+bool ClientSession::offers_skills() const { return extensions::server_offers_skills(core_->server_capabilities()); }
+
+std::vector<Skill> ClientSession::list_skills() {
+    require_skills(*this);
+    const auto& settings = core_->settings();
+    return extensions::list_skills(settings.server_name, skill_call(*core_), [&settings](const std::string& warning) {
+        if (settings.log) settings.log(LogLevel::Warn, settings.server_name, warning);
+    });
+}
+
+LoadedSkill ClientSession::load_skill(const Skill& skill) {
+    require_skills(*this);
+    return extensions::load_skill(skill, skill_call(*core_));
+}
+
+LoadedSkill ClientSession::load_skill(const std::string& name_or_uri) {
+    for (const Skill& skill : list_skills())
+        if (skill.name == name_or_uri || skill.uri == name_or_uri) return load_skill(skill);
+    throw Error(ErrorKind::NotFound, "server '" + server_name() + "' lists no skill named '" + name_or_uri + "'");
+}
+
+std::string ClientSession::read_skill_file(const LoadedSkill& skill, const std::string& uri) {
+    require_skills(*this);
+    return extensions::read_skill_file(skill, uri, skill_call(*core_));
+}
 
 std::vector<Tool> ClientSession::cached_tools() const { return core_->cached_tools(); }
 std::vector<Resource> ClientSession::cached_resources() const { return core_->cached_resources(); }
