@@ -189,7 +189,8 @@ void print_skills(std::ostream& out, const std::vector<Skill>& skills) {
         const FirstLine first = first_line_of(k.description);
         if (!first.line.empty())
             out << "    " << one_line(first.line) << (first.cut ? "..." : "")
-                << (first.more_lines ? " (+" + std::to_string(first.more_lines) + " lines)" : "") << "\n";
+                << (first.more_lines ? "  (+" + std::to_string(first.more_lines) + " lines, see `mcph skills --json`)" : "")
+                << "\n";
     }
 }
 
