@@ -209,7 +209,13 @@ int cmd_read(Host& host, const Options& o) {
 int cmd_skill_load(Host& host, const Options& o) {
     if (o.args.size() != 3) throw Error(ErrorKind::Usage, "usage: mcph skills load <server> <skill name or uri>");
     auto session = host.connect(o.args[1]);
-    const LoadedSkill loaded = session->load_skill(o.args[2]);
+    LoadedSkill loaded;
+    try {
+        loaded = session->load_skill(o.args[2]);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound) throw;
+        throw Error(ErrorKind::NotFound, std::string(e.what()) + " (run `mcph skills " + o.args[1] + "`)");
+    }
     if (o.json) print_json(loaded_skill_json(loaded));
     else std::cout << terminal_safe(loaded.content) << (loaded.content.empty() || loaded.content.back() == '\n' ? "" : "\n");
     return 0;
