@@ -184,8 +184,10 @@ void print_resources(std::ostream& out, const std::vector<Resource>& resources) 
 void print_skills(std::ostream& out, const std::vector<Skill>& skills) {
     if (skills.empty()) out << "(no skills)\n";
     for (const Skill& k : skills) {
-        out << one_line(k.name) << "  " << one_line(k.uri) << "  " << k.files.size() << (k.files.size() == 1 ? " file" : " files")
-            << "  (" << one_line(k.server) << ")\n";
+        out << one_line(k.name) << "  " << one_line(k.uri) << "  ";
+        if (k.dynamic) out << "dynamic files (not verifiable)";
+        else out << k.files.size() << (k.files.size() == 1 ? " file" : " files");
+        out << "  (" << one_line(k.server) << ")\n";
         const FirstLine first = first_line_of(k.description);
         if (!first.line.empty())
             out << "    " << one_line(first.line) << (first.cut ? "..." : "")
@@ -401,6 +403,7 @@ Json skills_json(const std::vector<Skill>& skills) {
             files.PushBack(file, a);
         }
         o.AddMember("files", files, a);
+        if (k.dynamic) o.AddMember("dynamic", true, a);
         doc.PushBack(o, a);
     }
     return doc;

@@ -96,7 +96,7 @@ TEST_F(SkillTamper, AFrontmatterThatSaysSomethingElseIsRefused) {
 TEST_F(SkillTamper, AHugeDeclaredSizeIsRefusedWithoutARead) {
     CliResult r = run(skills_file(kFrontmatter, kSkillMd, kSkillMd, std::uint64_t{1} << 40), {"skills", "load", "srv", "pdf"});
     EXPECT_EQ(r.exit_code, 3) << r.describe();
-    EXPECT_TRUE(contains(r.err, "over the 8388608-byte cap")) << r.describe();
+    EXPECT_TRUE(contains(r.err, "over the 16777216-byte cap for a skill")) << r.describe();
     EXPECT_FALSE(contains(received(), "resources/read")) << received();
 }
 

@@ -111,6 +111,10 @@ struct Skill {
     std::string description;    // frontmatter.description
     std::string frontmatter;    // the entry's frontmatter object, JSON text
     std::vector<SkillFile> files;  // the entry's resources (SKILL.md among them)
+    // The entry says "resources": "dynamic": no file manifest, hence no digests. Its SKILL.md is
+    // still checked against the frontmatter and every read is capped, but the bytes cannot be
+    // checked for integrity: an application that needs that refuses dynamic skills.
+    bool dynamic = false;
 };
 
 // A skill whose SKILL.md was read and verified against its entry (size, digest, frontmatter).

@@ -131,14 +131,22 @@ private:
     std::size_t nodes_ = 0;
 };
 
+// The closing delimiter: "---", then nothing but blanks.
+bool is_closing_line(std::string_view line) {
+    if (line.substr(0, 3) != "---") return false;
+    return line.find_first_not_of(" \t", 3) == std::string_view::npos;
+}
+
 }  // namespace
 
 SplitSkillFile split_frontmatter(std::string_view text, const std::string& uri, const FrontmatterLimits& limits) {
+    constexpr std::string_view kBom = "\xEF\xBB\xBF";
+    if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
     std::size_t next = 0;
     if (line_at(text, 0, next) != "---") throw bad(uri, "SKILL.md does not open with a YAML frontmatter block ('---')");
     const std::size_t yaml_begin = next;
     for (std::size_t pos = yaml_begin; pos < text.size() && pos - yaml_begin <= limits.max_bytes; pos = next)
-        if (line_at(text, pos, next) == "---") return {text.substr(yaml_begin, pos - yaml_begin), text.substr(next)};
+        if (is_closing_line(line_at(text, pos, next))) return {text.substr(yaml_begin, pos - yaml_begin), text.substr(next)};
     if (text.size() - yaml_begin > limits.max_bytes)
         throw bad(uri, "SKILL.md frontmatter is not closed within " + std::to_string(limits.max_bytes) + " bytes");
     throw bad(uri, "SKILL.md frontmatter is not closed (no second '---' line)");

@@ -8,6 +8,8 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 
 namespace mcph::extensions {
@@ -65,11 +67,45 @@ std::string decode_base64(std::string_view in, const std::string& uri) {
 
 // Reads one listed file and verifies it; the bytes leave only when they match the entry.
 std::string fetch_verified(const SkillFile& entry, const SkillCall& call, const SkillLimits& limits) {
-    check_entry_before_read(entry, limits.max_file_bytes);
+    check_entry_before_read(entry, limits.max_skill_bytes);
     Json result = call("resources/read", uri_params(entry.uri));
-    std::string bytes = resource_bytes(result, entry.uri, limits.max_file_bytes);
-    verify_content(entry, bytes, limits.max_file_bytes);
+    std::string bytes = resource_bytes(result, entry.uri, limits.max_skill_bytes);
+    verify_content(entry, bytes, limits.max_skill_bytes);
     return bytes;
+}
+
+// A dynamic skill's file: no digest to check, only the cap.
+std::string fetch_capped(const std::string& uri, const SkillCall& call, const SkillLimits& limits) {
+    Json result = call("resources/read", uri_params(uri));
+    return resource_bytes(result, uri, limits.max_skill_bytes);
+}
+
+constexpr std::string_view kSkillMdSuffix = "/SKILL.md";
+
+// Is `uri` below the directory of the skill whose SKILL.md is `skill_uri`, with no "." or ".."
+// segment that could lead out of it (nor an encoded dot the server might decode into one)?
+bool within_skill(const std::string& skill_uri, const std::string& uri) {
+    if (skill_uri.size() <= kSkillMdSuffix.size() ||
+        skill_uri.compare(skill_uri.size() - kSkillMdSuffix.size(), kSkillMdSuffix.size(), kSkillMdSuffix) != 0)
+        return false;
+    const std::string dir = skill_uri.substr(0, skill_uri.size() - kSkillMdSuffix.size() + 1);  // keeps the '/'
+    if (uri.size() <= dir.size() || uri.compare(0, dir.size(), dir) != 0) return false;
+    std::string rest = uri.substr(dir.size());
+    for (char& c : rest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (rest.find("%2e") != std::string::npos) return false;
+    for (std::size_t start = 0;;) {
+        const std::size_t end = rest.find('/', start);
+        const std::string_view segment(rest.data() + start, (end == std::string::npos ? rest.size() : end) - start);
+        if (segment == "." || segment == "..") return false;
+        if (end == std::string::npos) return true;
+        start = end + 1;
+    }
+}
+
+std::uint64_t declared_total(const Skill& skill) {
+    std::uint64_t total = 0;
+    for (const SkillFile& f : skill.files) total += std::min<std::uint64_t>(f.size, std::uint64_t{1} << 62);
+    return total;
 }
 
 }  // namespace
@@ -95,22 +131,26 @@ std::optional<Skill> parse_skill_entry(const std::string& server, const JsonValu
         return std::nullopt;
     }
     const JsonValue* frontmatter = json::object_member(entry, "frontmatter");
-    const JsonValue* resources = json::array_member(entry, "resources");
-    if (!frontmatter || !resources) {
-        why = "entry '" + skill.uri + "' has no frontmatter object or resources array";
+    const JsonValue* resources = json::member(entry, "resources");
+    skill.dynamic = resources && json::view(*resources) == "dynamic";
+    if (!frontmatter || !resources || !(resources->IsArray() || skill.dynamic)) {
+        why = "entry '" + skill.uri + "' has no frontmatter object, or resources neither an array nor \"dynamic\"";
         return std::nullopt;
     }
-    if (resources->Size() > limits.max_files_per_skill) {
+    if (skill.dynamic) resources = nullptr;
+    if (resources && resources->Size() > limits.max_files_per_skill) {
         why = "entry '" + skill.uri + "' lists more than " + std::to_string(limits.max_files_per_skill) + " files";
         return std::nullopt;
     }
-    for (const JsonValue& r : resources->GetArray()) {
-        std::optional<SkillFile> file = parse_file(r);
-        if (!file) {
-            why = "entry '" + skill.uri + "' has a resource without uri, digest or byte size";
-            return std::nullopt;
+    if (resources) {
+        for (const JsonValue& r : resources->GetArray()) {
+            std::optional<SkillFile> file = parse_file(r);
+            if (!file) {
+                why = "entry '" + skill.uri + "' has a resource without uri, digest or byte size";
+                return std::nullopt;
+            }
+            skill.files.push_back(std::move(*file));
         }
-        skill.files.push_back(std::move(*file));
     }
     skill.frontmatter = to_json(*frontmatter);
     skill.name = json::string_or(*frontmatter, "name", name_from_uri(skill.uri));
@@ -144,12 +184,17 @@ std::vector<Skill> list_skills(const std::string& server, const SkillCall& call,
 
 LoadedSkill load_skill(const Skill& skill, const SkillCall& call, const SkillLimits& limits) {
     const SkillFile* entry = listed(skill, skill.uri);
-    if (!entry)
-        throw Error(ErrorKind::Protocol, "skill '" + skill.name + "' not loaded: its SKILL.md '" + skill.uri +
+    const std::string not_loaded = "skill '" + skill.name + "' not loaded: ";
+    if (!entry && !skill.dynamic)
+        throw Error(ErrorKind::Protocol, not_loaded + "its SKILL.md '" + skill.uri +
                                              "' is not among the entry's resources, so it cannot be verified");
+    if (const std::uint64_t total = declared_total(skill); total > limits.max_skill_bytes)
+        throw Error(ErrorKind::Protocol, not_loaded + "its entry declares " + std::to_string(total) +
+                                             " bytes in all, over the " + std::to_string(limits.max_skill_bytes) +
+                                             "-byte cap for a skill");
     LoadedSkill loaded;
     try {
-        loaded.content = fetch_verified(*entry, call, limits);
+        loaded.content = entry ? fetch_verified(*entry, call, limits) : fetch_capped(skill.uri, call, limits);
         const SplitSkillFile split = split_frontmatter(loaded.content, skill.uri, limits.frontmatter);
         const Json from_file = parse_frontmatter(split.yaml, skill.uri, limits.frontmatter);
         const Json from_entry = parse_json(skill.frontmatter, "skill entry frontmatter");
@@ -157,7 +202,7 @@ LoadedSkill load_skill(const Skill& skill, const SkillCall& call, const SkillLim
         loaded.body = std::string(split.body);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::Protocol) throw;
-        throw Error(ErrorKind::Protocol, "skill '" + skill.name + "' not loaded: " + e.what());
+        throw Error(ErrorKind::Protocol, not_loaded + e.what());
     }
     loaded.skill = skill;
     return loaded;
@@ -167,6 +212,7 @@ std::string read_skill_file(const LoadedSkill& skill, const std::string& uri, co
                             const SkillLimits& limits) {
     if (uri == skill.skill.uri) return skill.content;
     const SkillFile* entry = listed(skill.skill, uri);
+    if (!entry && skill.skill.dynamic && within_skill(skill.skill.uri, uri)) return fetch_capped(uri, call, limits);
     if (!entry)
         throw Error(ErrorKind::Usage, "'" + uri + "' is not one of skill '" + skill.skill.name +
                                           "''s listed files: its content could not be verified, so it is not read");

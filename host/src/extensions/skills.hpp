@@ -31,9 +31,10 @@ Json skills_client_extensions();
 // Does the server's capabilities object offer the extension (capabilities.extensions[id])?
 bool server_offers_skills(const JsonValue& server_capabilities);
 
+// SEP-2640 bounds a skill at 512 files and 16 MiB in all; a host holds servers to them.
 struct SkillLimits {
-    std::uint64_t max_file_bytes = std::uint64_t{8} << 20;  // one skill file, as declared and as read
-    std::size_t max_files_per_skill = 1000;
+    std::uint64_t max_skill_bytes = std::uint64_t{16} << 20;  // all files of a skill, as declared and as read
+    std::size_t max_files_per_skill = 512;
     std::size_t max_skills = 10'000;
     FrontmatterLimits frontmatter;
 };
@@ -43,7 +44,8 @@ using SkillCall = std::function<Json(const std::string& method, Json params)>;
 using SkillWarn = std::function<void(const std::string& message)>;
 
 // One skills/list entry, or nullopt (with the reason in `why`) when it lacks what verification
-// needs: a uri, a frontmatter object, resources each with uri, digest and a byte size.
+// needs: a uri, a frontmatter object, resources each with uri, digest and a byte size (or the
+// string "dynamic"), at most limits.max_files_per_skill of them.
 std::optional<Skill> parse_skill_entry(const std::string& server, const JsonValue& entry, const SkillLimits& limits,
                                        std::string& why);
 
@@ -52,13 +54,16 @@ std::optional<Skill> parse_skill_entry(const std::string& server, const JsonValu
 std::vector<Skill> list_skills(const std::string& server, const SkillCall& call, const SkillWarn& warn,
                                const SkillLimits& limits = {});
 
-// Reads SKILL.md and verifies it (size, digest, frontmatter against the entry). Throws
-// mcph::Error(Protocol) naming the file and the mismatch; nothing else of the skill is read.
+// Reads SKILL.md and verifies it (size, digest, frontmatter against the entry; a dynamic skill:
+// frontmatter and the size cap). Refused before any read when the entry declares more than
+// limits.max_skill_bytes in all. Throws mcph::Error(Protocol) naming the file and the mismatch;
+// nothing else of the skill is read.
 LoadedSkill load_skill(const Skill& skill, const SkillCall& call, const SkillLimits& limits = {});
 
 // A file listed in the loaded skill's resources, read and verified the same way (SKILL.md itself
 // is returned from the loaded copy). A uri the entry does not list is refused (ErrorKind::Usage)
-// without a read: its content could not be verified.
+// without a read: its content could not be verified. A dynamic skill reads any uri below its
+// SKILL.md's directory (no "." or ".." segments), capped at limits.max_skill_bytes.
 std::string read_skill_file(const LoadedSkill& skill, const std::string& uri, const SkillCall& call,
                             const SkillLimits& limits = {});
 

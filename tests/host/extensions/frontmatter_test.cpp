@@ -87,4 +87,12 @@ TEST(Frontmatter, DepthIsBounded) {
     EXPECT_NE(protocol_error([&] { parse_frontmatter(deeper, kUri); }).find(kUri), std::string::npos);
 }
 
+TEST(Frontmatter, AcceptsAByteOrderMarkAndBlanksAfterTheClosingLine) {
+    const std::string text = "\xEF\xBB\xBF---\nname: a\n--- \t\nBody";
+    auto split = split_frontmatter(text, kUri);
+    EXPECT_EQ(split.yaml, "name: a\n");
+    EXPECT_EQ(split.body, "Body");
+    EXPECT_THROW(split_frontmatter("---\nname: a\n----\n", kUri), Error);  // "----" is not the delimiter
+}
+
 }  // namespace

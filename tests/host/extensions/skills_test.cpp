@@ -174,7 +174,7 @@ TEST(Skills, AnOversizedDeclarationIsRefusedWithoutARead) {
     ScriptedServer server;
     mcph::Skill skill = server.listed();
     ext::SkillLimits limits;
-    limits.max_file_bytes = 16;
+    limits.max_skill_bytes = 16;
     try {
         ext::load_skill(skill, server.call(), limits);
         ADD_FAILURE() << "loaded";
@@ -234,6 +234,60 @@ TEST(Skills, CapabilityHelpers) {
     EXPECT_EQ(mcph::to_json(ext::skills_client_extensions()), R"({"io.modelcontextprotocol/skills":{}})");
     EXPECT_TRUE(ext::server_offers_skills(mcph::parse_json(R"({"extensions":{"io.modelcontextprotocol/skills":{}}})")));
     EXPECT_FALSE(ext::server_offers_skills(mcph::parse_json(R"({"resources":{}})")));
+}
+
+TEST(Skills, TheSkillsTotalDeclaredSizeIsBoundedBeforeAnyRead) {
+    ScriptedServer server;
+    mcph::Skill skill = server.listed();
+    skill.files[1].size = (std::uint64_t{16} << 20);  // with SKILL.md: over SEP-2640's 16 MiB per skill
+    try {
+        ext::load_skill(skill, server.call());
+        ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("bytes in all, over the 16777216-byte cap for a skill"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(server.reads.empty());
+}
+
+TEST(Skills, MoreThan512FilesIsAMalformedEntry) {
+    std::string resources;
+    for (int i = 0; i < 513; ++i)
+        resources += std::string(i ? "," : "") + R"({"uri":"skill://a/f)" + std::to_string(i) + R"(","digest":"sha256:00","size":1})";
+    std::string why;
+    EXPECT_FALSE(ext::parse_skill_entry(
+        "s", mcph::parse_json(R"({"uri":"skill://a/SKILL.md","frontmatter":{},"resources":[)" + resources + "]}"), {}, why));
+    EXPECT_NE(why.find("more than 512 files"), std::string::npos) << why;
+}
+
+// "resources": "dynamic": no manifest. The frontmatter still decides, and files are read only
+// below the skill's directory.
+TEST(Skills, ADynamicSkillIsCheckedByFrontmatterAndStaysInItsDirectory) {
+    ScriptedServer server;
+    server.served["skill://pdf/notes/a.md"] = "notes";
+    std::string why;
+    auto skill = ext::parse_skill_entry(
+        "s", mcph::parse_json(R"({"uri":")" + kSkillUri + R"(","frontmatter":{"name":"pdf","description":"Fill PDF forms"},"resources":"dynamic"})"),
+        {}, why);
+    ASSERT_TRUE(skill) << why;
+    EXPECT_TRUE(skill->dynamic);
+    EXPECT_TRUE(skill->files.empty());
+    mcph::LoadedSkill loaded = ext::load_skill(*skill, server.call());
+    EXPECT_EQ(loaded.body, "\nSkill body.\n");
+    EXPECT_EQ(ext::read_skill_file(loaded, "skill://pdf/notes/a.md", server.call()), "notes");
+    for (const std::string escape : {"skill://pdf/../other/SKILL.md", "skill://pdf/notes/%2E%2E/x", "skill://pdfx/a.md",
+                                     "skill://other/SKILL.md", "skill://pdf/./a.md"}) {
+        try {
+            ext::read_skill_file(loaded, escape, server.call());
+            ADD_FAILURE() << escape << " was read";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Usage) << escape;
+        }
+    }
+    EXPECT_EQ(server.reads, (std::vector<std::string>{kSkillUri, "skill://pdf/notes/a.md"}));
+
+    server.served[kSkillUri] = "---\nname: pdf\ndescription: Something else\n---\n";
+    EXPECT_THROW(ext::load_skill(*skill, server.call()), Error);
 }
 
 }  // namespace
