@@ -148,7 +148,8 @@ void FakeServer::handle(const Json& message) {
     if (method == "tools/list") return on_tools_list(*id, *params);
     if (method == "tools/call") return on_tools_call(*id, *params);
     if (method == "prompts/list" && !options_.prompts_file.empty()) return on_prompts_list(*id);
-    if ((method == "skills/list" || method == "resources/read" || method == "resources/list") && !options_.skills_file.empty())
+    if ((method == "skills/list" || method == "skills/get" || method == "resources/read" || method == "resources/list") &&
+        !options_.skills_file.empty())
         return on_skills_request(*id, method, *params);
     wire_.respond_error(*id, -32601, "method not found: " + std::string(method));
 }
@@ -255,6 +256,11 @@ void FakeServer::on_skills_request(const Value& id, std::string_view method, con
         result.AddMember("resources", Value(rapidjson::kArrayType), a);
     } else if (method == "skills/list") {
         result.AddMember("skills", Value(*skills, a), a);
+    } else if (method == "skills/get") {
+        const std::string_view uri = string_member(params, "uri");
+        for (const Value& entry : skills->GetArray())
+            if (!uri.empty() && string_member(entry, "uri") == uri) result.AddMember("skill", Value(entry, a), a);
+        if (!result.HasMember("skill")) return wire_.respond_error(id, -32602, "unknown skill: " + std::string(uri));
     } else {
         const std::string_view uri = string_member(params, "uri");
         const Value* text_value = member(*files, std::string(uri).c_str());

@@ -154,5 +154,20 @@ TEST_F(Skills, AServerWithoutTheExtensionIsRefusedWithoutARequest) {
     EXPECT_EQ(read_file(log_.path()).find("skills/list"), std::string::npos);
 }
 
+TEST_F(Skills, LoadingByUriAsksForThatOneEntry) {
+    auto session = connect(kSkillMd, kSkillMd);
+    const LoadedSkill loaded = session->load_skill(kSkillUri);
+    EXPECT_EQ(loaded.skill.name, "pdf-processing");
+    const std::string log = read_file(log_.path());
+    EXPECT_NE(log.find("\"skills/get\""), std::string::npos) << log;
+    EXPECT_EQ(log.find("\"skills/list\""), std::string::npos) << "no listing needed: " << log;
+    try {
+        session->load_skill("skill://nope/SKILL.md");
+        ADD_FAILURE() << "loaded an unknown skill";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::NotFound) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace mcph::test

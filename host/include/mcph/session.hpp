@@ -89,8 +89,11 @@ public:
     // read_skill_file reads one file the loaded skill lists, verified the same way.
     bool offers_skills() const;
     std::vector<Skill> list_skills();
+    // skills/get: one skill's entry by its SKILL.md uri (reads no skill file).
+    Skill get_skill(const std::string& uri);
     LoadedSkill load_skill(const Skill& skill);
-    // By name or SKILL.md uri: lists the skills first. Error(NotFound) if none matches.
+    // By SKILL.md uri (skills/get; a server without it: the list) or by name (the list).
+    // Error(NotFound) if none matches.
     LoadedSkill load_skill(const std::string& name_or_uri);
     std::string read_skill_file(const LoadedSkill& skill, const std::string& uri);
 

@@ -182,6 +182,18 @@ std::vector<Skill> list_skills(const std::string& server, const SkillCall& call,
     return out;
 }
 
+Skill get_skill(const std::string& server, const std::string& uri, const SkillCall& call, const SkillLimits& limits) {
+    const Json result = call("skills/get", uri_params(uri));
+    const std::string what = "skills/get of '" + uri + "' from '" + server + "'";
+    const JsonValue* entry = json::object_member(result, "skill");
+    if (!entry) throw Error(ErrorKind::Protocol, what + ": result has no skill object");
+    std::string why;
+    std::optional<Skill> skill = parse_skill_entry(server, *entry, limits, why);
+    if (!skill) throw Error(ErrorKind::Protocol, what + ": " + why);
+    if (skill->uri != uri) throw Error(ErrorKind::Protocol, what + ": the entry is for '" + skill->uri + "'");
+    return std::move(*skill);
+}
+
 LoadedSkill load_skill(const Skill& skill, const SkillCall& call, const SkillLimits& limits) {
     const SkillFile* entry = listed(skill, skill.uri);
     const std::string not_loaded = "skill '" + skill.name + "' not loaded: ";

@@ -54,6 +54,11 @@ std::optional<Skill> parse_skill_entry(const std::string& server, const JsonValu
 std::vector<Skill> list_skills(const std::string& server, const SkillCall& call, const SkillWarn& warn,
                                const SkillLimits& limits = {});
 
+// skills/get: the entry of the one skill whose SKILL.md is `uri` (the result's "skill" object,
+// parsed like a skills/list entry). Throws mcph::Error(Protocol) for a malformed entry or one
+// for another uri; reads no skill file.
+Skill get_skill(const std::string& server, const std::string& uri, const SkillCall& call, const SkillLimits& limits = {});
+
 // Reads SKILL.md and verifies it (size, digest, frontmatter against the entry; a dynamic skill:
 // frontmatter and the size cap). Refused before any read when the entry declares more than
 // limits.max_skill_bytes in all. Throws mcph::Error(Protocol) naming the file and the mismatch;

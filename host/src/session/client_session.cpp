@@ -118,7 +118,24 @@ LoadedSkill ClientSession::load_skill(const Skill& skill) {
     return extensions::load_skill(skill, skill_call(*core_));
 }
 
+Skill ClientSession::get_skill(const std::string& uri) {
+    require_skills(*this);
+    return extensions::get_skill(server_name(), uri, skill_call(*core_));
+}
+
 LoadedSkill ClientSession::load_skill(const std::string& name_or_uri) {
+    constexpr int kMethodNotFound = -32601;
+    constexpr int kInvalidParams = -32602;  // SEP-2640: skills/get of an unknown uri
+    if (name_or_uri.find("://") != std::string::npos) {
+        try {
+            return load_skill(get_skill(name_or_uri));
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::Remote && e.code() == kInvalidParams)
+                throw Error(ErrorKind::NotFound, "server '" + server_name() + "' has no skill '" + name_or_uri + "': " + e.what());
+            // Only a server that predates skills/get falls back to the list; any other answer stands.
+            if (e.kind() != ErrorKind::Remote || e.code() != kMethodNotFound) throw;
+        }
+    }
     for (const Skill& skill : list_skills())
         if (skill.name == name_or_uri || skill.uri == name_or_uri) return load_skill(skill);
     throw Error(ErrorKind::NotFound, "server '" + server_name() + "' lists no skill named '" + name_or_uri + "'");

@@ -290,4 +290,23 @@ TEST(Skills, ADynamicSkillIsCheckedByFrontmatterAndStaysInItsDirectory) {
     EXPECT_THROW(ext::load_skill(*skill, server.call()), Error);
 }
 
+TEST(Skills, GetSkillParsesTheOneEntryAndChecksItsUri) {
+    ScriptedServer server;
+    auto call = [&](const std::string& method, Json params) {
+        EXPECT_EQ(method, "skills/get");
+        EXPECT_EQ(std::string(params["uri"].GetString()), kSkillUri);
+        return mcph::parse_json(R"({"skill":)" + server.entry() + "}");
+    };
+    EXPECT_EQ(ext::get_skill("srv", kSkillUri, call).name, "pdf");
+    try {
+        ext::get_skill("srv", kSkillUri, [&](const std::string&, Json) {
+            return mcph::parse_json(R"({"skill":{"uri":"skill://other/SKILL.md","frontmatter":{},"resources":[]}})");
+        });
+        ADD_FAILURE() << "an entry for another uri was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Protocol);
+        EXPECT_NE(std::string(e.what()).find("the entry is for 'skill://other/SKILL.md'"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
