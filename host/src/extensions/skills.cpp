@@ -102,9 +102,11 @@ bool within_skill(const std::string& skill_uri, const std::string& uri) {
     }
 }
 
+// The sum of the declared sizes, saturating (a server may declare 2^64-1 bytes per file).
 std::uint64_t declared_total(const Skill& skill) {
+    constexpr std::uint64_t kSaturated = std::uint64_t{1} << 62;
     std::uint64_t total = 0;
-    for (const SkillFile& f : skill.files) total += std::min<std::uint64_t>(f.size, std::uint64_t{1} << 62);
+    for (const SkillFile& f : skill.files) total = std::min(total + std::min(f.size, kSaturated), kSaturated);
     return total;
 }
 

@@ -309,4 +309,14 @@ TEST(Skills, GetSkillParsesTheOneEntryAndChecksItsUri) {
     }
 }
 
+TEST(Skills, DeclaredSizesThatWouldWrapAroundStillCountAsTooBig) {
+    ScriptedServer server;
+    mcph::Skill skill = server.listed();
+    // SKILL.md's own bytes plus four times 2^62: an unsaturated uint64 sum wraps to a few bytes.
+    skill.files[1].size = std::uint64_t{1} << 62;
+    for (int i = 0; i < 3; ++i) skill.files.push_back({"skill://pdf/big" + std::to_string(i), "sha256:00", UINT64_MAX});
+    EXPECT_THROW(ext::load_skill(skill, server.call()), Error);
+    EXPECT_TRUE(server.reads.empty());
+}
+
 }  // namespace
