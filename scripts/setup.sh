@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   libboost-dev libboost-filesystem-dev rapidjson-dev
-  libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev
+  libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
   libtest-json-schema-acceptance-perl

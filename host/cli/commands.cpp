@@ -204,6 +204,44 @@ int cmd_read(Host& host, const Options& o) {
     throw Error(ErrorKind::NotFound, "no connected server offers resources");
 }
 
+// `mcph skills [server]` lists skills (nothing of a skill is read); `mcph skills load <server>
+// <skill>` loads one, which reads and verifies its SKILL.md, and prints it.
+int cmd_skill_load(Host& host, const Options& o) {
+    if (o.args.size() != 3) throw Error(ErrorKind::Usage, "usage: mcph skills load <server> <skill name or uri>");
+    auto session = host.connect(o.args[1]);
+    LoadedSkill loaded;
+    try {
+        loaded = session->load_skill(o.args[2]);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound) throw;
+        throw Error(ErrorKind::NotFound, std::string(e.what()) + " (run `mcph skills " + o.args[1] + "`)");
+    }
+    if (o.json) print_json(loaded_skill_json(loaded));
+    else std::cout << terminal_safe(loaded.content) << (loaded.content.empty() || loaded.content.back() == '\n' ? "" : "\n");
+    return 0;
+}
+
+int cmd_skills(Host& host, const Options& o) {
+    require_servers(host);
+    if (!o.args.empty() && o.args[0] == "load" && o.args.size() > 1) return cmd_skill_load(host, o);
+    if (o.args.size() > 1) throw Error(ErrorKind::Usage, "usage: mcph skills [server] | mcph skills load <server> <skill>");
+    std::vector<std::shared_ptr<ClientSession>> sessions;
+    if (!o.args.empty()) {
+        sessions.push_back(host.connect(o.args[0]));
+        if (!sessions[0]->offers_skills()) sessions[0]->list_skills();  // throws: says the server lacks the extension
+    } else {
+        connect_all_reporting(host);
+        sessions = live_sessions(host);
+    }
+    std::vector<Skill> all;
+    for (auto& s : sessions)
+        if (s->offers_skills())
+            for (auto& skill : s->list_skills()) all.push_back(std::move(skill));
+    if (o.json) print_json(skills_json(all));
+    else print_skills(std::cout, all);
+    return 0;
+}
+
 int cmd_prompts(Host& host, const Options& o) {
     require_servers(host);
     connect_all_reporting(host);
@@ -294,7 +332,7 @@ int run_command(const Options& o) {
     using Handler = int (*)(Host&, const Options&);
     static const std::map<std::string, Handler> kCommands = {
         {"servers", cmd_servers},     {"tools", cmd_tools},   {"call", cmd_call},     {"resources", cmd_resources},
-        {"read", cmd_read},           {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
+        {"read", cmd_read},           {"skills", cmd_skills},   {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
         {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},

@@ -17,6 +17,11 @@ Commands:
   call <tool> [json-args]   call a tool by mapped name (or server/tool); args as a JSON object
   resources                 list resources of every server
   read <uri> [server]       read a resource
+  skills [server]           list skills (io.modelcontextprotocol/skills): name, uri, file count;
+                            nothing of a skill is fetched
+  skills load <server> <skill>
+                            load a skill (name or uri) and print its SKILL.md, verified against the
+                            list entry (size, sha256 digest, frontmatter)
   prompts                   list prompts
   prompt <name> [json-args] render a prompt (name or server/name)
   status                    connect everything and show the status view (the "/mcp" view)

@@ -181,6 +181,21 @@ void print_resources(std::ostream& out, const std::vector<Resource>& resources) 
     }
 }
 
+void print_skills(std::ostream& out, const std::vector<Skill>& skills) {
+    if (skills.empty()) out << "(no skills)\n";
+    for (const Skill& k : skills) {
+        out << one_line(k.name) << "  " << one_line(k.uri) << "  ";
+        if (k.dynamic) out << "dynamic files (not verifiable)";
+        else out << k.files.size() << (k.files.size() == 1 ? " file" : " files");
+        out << "  (" << one_line(k.server) << ")\n";
+        const FirstLine first = first_line_of(k.description);
+        if (!first.line.empty())
+            out << "    " << one_line(first.line) << (first.cut ? "..." : "")
+                << (first.more_lines ? "  (+" + std::to_string(first.more_lines) + " lines, see `mcph skills --json`)" : "")
+                << "\n";
+    }
+}
+
 void print_read_result(std::ostream& out, const JsonValue& result) {
     if (!result.IsObject() || !result.HasMember("contents") || !result["contents"].IsArray()) {
         out << terminal_safe(to_pretty_json(result)) << "\n";
@@ -370,6 +385,40 @@ Json resources_json(const std::vector<Resource>& resources) {
         if (!r.mime_type.empty()) o.AddMember("mimeType", str(r.mime_type, a), a);
         doc.PushBack(o, a);
     }
+    return doc;
+}
+
+Json skills_json(const std::vector<Skill>& skills) {
+    Json doc(rapidjson::kArrayType);
+    auto& a = doc.GetAllocator();
+    for (const Skill& k : skills) {
+        JsonValue o(rapidjson::kObjectType);
+        o.AddMember("name", str(k.name, a), a);
+        o.AddMember("description", str(k.description, a), a);
+        o.AddMember("uri", str(k.uri, a), a);
+        o.AddMember("server", str(k.server, a), a);
+        JsonValue files(rapidjson::kArrayType);
+        for (const SkillFile& f : k.files) {
+            JsonValue file(rapidjson::kObjectType);
+            file.AddMember("uri", str(f.uri, a), a);
+            file.AddMember("digest", str(f.digest, a), a);
+            file.AddMember("size", f.size, a);
+            files.PushBack(file, a);
+        }
+        o.AddMember("files", files, a);
+        if (k.dynamic) o.AddMember("dynamic", true, a);
+        doc.PushBack(o, a);
+    }
+    return doc;
+}
+
+Json loaded_skill_json(const LoadedSkill& skill) {
+    Json doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("name", str(skill.skill.name, a), a);
+    doc.AddMember("uri", str(skill.skill.uri, a), a);
+    doc.AddMember("server", str(skill.skill.server, a), a);
+    doc.AddMember("content", str(skill.content, a), a);
     return doc;
 }
 

@@ -2,7 +2,8 @@
 // generic session through the same Host code paths a user's config takes — connect over
 // Streamable HTTP, list the tools, call each with arguments sampled from its schema, close — and
 // answers server requests as a headless application would: elicitation accepted with the schema's
-// defaults, sampling with a fixed reply. MCP_CONFORMANCE_SCENARIO only labels the log.
+// defaults, sampling with a fixed reply. MCP_CONFORMANCE_SCENARIO labels the log and picks what the
+// application does with skills (run_skills_scenario).
 #include "headless_browser.hpp"
 #include "tool_arguments.hpp"
 
@@ -79,6 +80,27 @@ mcph::Json oauth_config(const std::string& scenario) {
     return oauth;
 }
 
+// SEP-2640 (skills), as an application would drive it: it lists the server's skills; in the
+// verify-* scenarios it then loads each (reading the supporting files only of one that loaded),
+// in no-prefetch it picks none, so nothing may be read. A skill that fails verification is an
+// outcome the scenario expects: the reason is printed and the run goes on.
+void run_skills_scenario(mcph::ClientSession& session, const std::string& scenario) {
+    if (scenario.rfind("sep-2640-client-", 0) != 0 || !session.offers_skills()) return;
+    const std::vector<mcph::Skill> skills = session.list_skills();
+    std::cerr << "listed " << skills.size() << " skill(s)\n";
+    if (scenario.rfind("sep-2640-client-verify-", 0) != 0) return;
+    for (const mcph::Skill& skill : skills) {
+        try {
+            const mcph::LoadedSkill loaded = session.load_skill(skill);
+            std::cerr << "loaded skill " << skill.name << "\n";
+            for (const mcph::SkillFile& file : skill.files)
+                if (file.uri != skill.uri) session.read_skill_file(loaded, file.uri);
+        } catch (const mcph::Error& e) {
+            std::cerr << "skill " << skill.name << " rejected: " << e.what() << "\n";
+        }
+    }
+}
+
 std::string config_for(const std::string& url, const std::string& scenario, bool with_oauth) {
     mcph::Json doc = mcph::parse_json(R"({"mcpServers":{"conformance":{"type":"http"}}})");
     auto& a = doc.GetAllocator();
@@ -108,6 +130,7 @@ int main(int argc, char** argv) {
         // remote server: it only acts when the server answers 401.
         host.add_config_json(config_for(argv[1], scenario ? scenario : "", has_auth_backend(host, "oauth")));
         auto session = host.connect("conformance");
+        run_skills_scenario(*session, scenario ? scenario : "");
         const std::vector<mcph::Tool> tools = session->cached_tools();
         for (const mcph::Tool& tool : tools) {
             mcph::Json args = mcph::conformance::tool_arguments(tool, tools);

@@ -80,6 +80,9 @@ expect call-timeout 3 "timed out after 300 ms" -- "$MCPH" --mcp-config "$HELLO_C
 expect read 0 "notes for the cli test" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://today
 expect read-unknown 3 "JSON-RPC error" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://nope h
 expect resources 0 "notes://today" -- "$MCPH" --mcp-config "$HELLO_CFG" resources
+expect skills-none 0 "\(no skills\)" -- "$MCPH" --mcp-config "$HELLO_CFG" skills
+expect skills-unsupported 2 "server 'h' does not offer skills" -- "$MCPH" --mcp-config "$HELLO_CFG" skills h
+expect skills-load-usage 2 "usage: mcph skills load <server>" -- "$MCPH" --mcp-config "$HELLO_CFG" skills load h
 expect prompts 0 "review-code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompts
 expect prompt 0 "user: Please review the following code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompt review-code '{"code":"x = 1"}'
 expect status-json 0 "\"state\": \"connected\"" -- "$MCPH" --mcp-config "$HELLO_CFG" --json status

@@ -116,3 +116,24 @@ TEST(ToolsJson, StringsKeepTheirLengthAndFindingsAreListed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PrintSkills, OneLinePerSkillEscapedWithTheDescriptionsFirstLine) {
+    mcph::Skill k;
+    k.server = "srv";
+    k.uri = "skill://pdf/SKILL.md\x1b[2J";
+    k.name = "pdf\nforged line";
+    k.description = "Fill PDF forms\n\x1b]52;c;eA==\x07 hidden";
+    k.files.resize(2);
+    std::ostringstream out;
+    mcph::cli::print_skills(out, {k});
+    EXPECT_FALSE(has_raw_control(out.str())) << out.str();
+    EXPECT_NE(out.str().find("2 files  (srv)"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("    Fill PDF forms  (+1 lines, see `mcph skills --json`)"), std::string::npos) << out.str();
+    std::ostringstream none;
+    mcph::cli::print_skills(none, {});
+    EXPECT_EQ(none.str(), "(no skills)\n");
+}
+
+}  // namespace

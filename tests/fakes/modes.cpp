@@ -148,6 +148,9 @@ void FakeServer::handle(const Json& message) {
     if (method == "tools/list") return on_tools_list(*id, *params);
     if (method == "tools/call") return on_tools_call(*id, *params);
     if (method == "prompts/list" && !options_.prompts_file.empty()) return on_prompts_list(*id);
+    if ((method == "skills/list" || method == "skills/get" || method == "resources/read" || method == "resources/list") &&
+        !options_.skills_file.empty())
+        return on_skills_request(*id, method, *params);
     wire_.respond_error(*id, -32601, "method not found: " + std::string(method));
 }
 
@@ -169,6 +172,12 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
         tools.AddMember("listChanged", true, a);
     caps.AddMember("tools", tools, a);
     if (!options_.prompts_file.empty()) caps.AddMember("prompts", Value(rapidjson::kObjectType), a);
+    if (!options_.skills_file.empty()) {
+        caps.AddMember("resources", Value(rapidjson::kObjectType), a);
+        Value extensions(rapidjson::kObjectType);
+        extensions.AddMember("io.modelcontextprotocol/skills", Value(rapidjson::kObjectType), a);
+        caps.AddMember("extensions", extensions, a);
+    }
     result.AddMember("capabilities", caps, a);
     Value info(rapidjson::kObjectType);
     info.AddMember("name", "fake-mcp-server", a);
@@ -226,6 +235,45 @@ bool FakeServer::read_tools_file(Json& tools, std::string& error) const {
         }
     }
     return true;
+}
+
+void FakeServer::on_skills_request(const Value& id, std::string_view method, const Value& params) {
+    std::ifstream in(options_.skills_file, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    Json doc;
+    const Value* skills = nullptr;
+    const Value* files = nullptr;
+    if (in && parse(content.str(), doc)) {
+        skills = member(doc, "skills");
+        files = member(doc, "files");
+    }
+    if (!skills || !skills->IsArray() || !files || !files->IsObject())
+        return wire_.respond_error(id, -32603, "skills file '" + options_.skills_file + "' needs a \"skills\" array and a \"files\" object");
+    Json result(rapidjson::kObjectType);
+    auto& a = result.GetAllocator();
+    if (method == "resources/list") {
+        result.AddMember("resources", Value(rapidjson::kArrayType), a);
+    } else if (method == "skills/list") {
+        result.AddMember("skills", Value(*skills, a), a);
+    } else if (method == "skills/get") {
+        const std::string_view uri = string_member(params, "uri");
+        for (const Value& entry : skills->GetArray())
+            if (!uri.empty() && string_member(entry, "uri") == uri) result.AddMember("skill", Value(entry, a), a);
+        if (!result.HasMember("skill")) return wire_.respond_error(id, -32602, "unknown skill: " + std::string(uri));
+    } else {
+        const std::string_view uri = string_member(params, "uri");
+        const Value* text_value = member(*files, std::string(uri).c_str());
+        if (!text_value || !text_value->IsString()) return wire_.respond_error(id, -32002, "resource not found: " + std::string(uri));
+        Value item(rapidjson::kObjectType);
+        item.AddMember("uri", text(uri, a), a);
+        item.AddMember("mimeType", "text/markdown", a);
+        item.AddMember("text", Value(*text_value, a), a);
+        Value contents(rapidjson::kArrayType);
+        contents.PushBack(item, a);
+        result.AddMember("contents", contents, a);
+    }
+    wire_.respond(id, result);
 }
 
 void FakeServer::on_prompts_list(const Value& id) {

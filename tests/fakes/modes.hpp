@@ -57,6 +57,8 @@ private:
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
     void on_prompts_list(const Value& id);  // --prompts-file
+    // --skills-file: skills/list answers its "skills", resources/read its "files" (read afresh).
+    void on_skills_request(const Value& id, std::string_view method, const Value& params);
     void answer_work(const Value& id, std::string_view text);
     // tools/call of a tools-file entry with a `structuredContent` member: answered with it.
     bool answer_structured(const Value& id, const std::string& name);

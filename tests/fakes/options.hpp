@@ -16,6 +16,7 @@ struct Options {
     std::string text_file;                    // --text-file: tools/call sends these bytes everywhere it can
     std::string instructions_file;            // --instructions-file: the same, read at each initialize
     std::string prompts_file;                 // --prompts-file: prompts/list answers this file's array
+    std::string skills_file;                  // --skills-file: the skills extension (skills/list, resources/read)
 };
 
 // Appends "<event> <pid> <CLOCK_MONOTONIC ms>\n" to the trace file with a single write() on an

@@ -84,6 +84,22 @@ public:
     void set_logging_level(const std::string& level);
     void ping();
 
+    // Skills extension (io.modelcontextprotocol/skills). offers_skills(): the server's capabilities
+    // carry extensions["io.modelcontextprotocol/skills"]; the calls below throw Error(Usage)
+    // without it. Retrieval is lazy and verified: list_skills reads no skill file; load_skill reads
+    // the skill's SKILL.md and checks its size, sha256 digest and frontmatter against the entry
+    // (Error(Protocol) naming the file and the mismatch on any difference; nothing else is read);
+    // read_skill_file reads one file the loaded skill lists, verified the same way.
+    bool offers_skills() const;
+    std::vector<Skill> list_skills();
+    // skills/get: one skill's entry by its SKILL.md uri (reads no skill file).
+    Skill get_skill(const std::string& uri);
+    LoadedSkill load_skill(const Skill& skill);
+    // By SKILL.md uri (skills/get; a server without it: the list) or by name (the list).
+    // Error(NotFound) if none matches.
+    LoadedSkill load_skill(const std::string& name_or_uri);
+    std::string read_skill_file(const LoadedSkill& skill, const std::string& uri);
+
     // Cached lists (filled at connect, refreshed on list_changed). Empty if unsupported.
     std::vector<Tool> cached_tools() const;
     std::vector<Resource> cached_resources() const;

@@ -5,6 +5,7 @@
 #include <mcph/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -98,6 +99,38 @@ struct CallToolResult {
     // structuredContent, if present: any JSON value (an object, array, string, number, boolean or
     // null), as the tool sent it.
     const JsonValue* structured() const;
+};
+
+// ---- Skills extension (io.modelcontextprotocol/skills, SEP-2640) ----------------------------------
+
+// One file of a skill as its skills/list entry declares it: what a read of `uri` must match.
+struct SkillFile {
+    std::string uri;
+    std::string digest;       // "sha256:<64 hex>" as the server wrote it
+    std::uint64_t size = 0;   // bytes
+};
+
+// A skills/list entry: a promise about content the host has not fetched. Nothing of it is read
+// until the application loads the skill (ClientSession::load_skill).
+struct Skill {
+    std::string server;
+    std::string uri;            // the skill's SKILL.md
+    std::string name;           // frontmatter.name (else the uri's authority, skill://<name>/...)
+    std::string description;    // frontmatter.description
+    std::string frontmatter;    // the entry's frontmatter object, JSON text
+    std::vector<SkillFile> files;  // the entry's resources (SKILL.md among them)
+    // The entry says "resources": "dynamic": no file manifest, hence no digests. Its SKILL.md is
+    // still checked against the frontmatter and every read is capped, but the bytes cannot be
+    // checked for integrity: an application that needs that refuses dynamic skills.
+    bool dynamic = false;
+};
+
+// A skill whose SKILL.md was read and verified against its entry (size, digest, frontmatter).
+// Only a LoadedSkill opens its supporting files (ClientSession::read_skill_file).
+struct LoadedSkill {
+    Skill skill;
+    std::string content;  // SKILL.md as read, verified
+    std::string body;     // SKILL.md after its frontmatter
 };
 
 }  // namespace mcph

@@ -1,4 +1,5 @@
 #include "config/headers_helper.hpp"
+#include "extensions/skills.hpp"
 #include "host/host_impl.hpp"
 #include "secrets/file_secret_store.hpp"
 #include "session/connect_budget.hpp"
@@ -148,6 +149,8 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.request_timeout = config.request_timeout.value_or(options.request_timeout);
     settings.connect_timeout = options.connect_timeout;
     settings.client_info = options.client_info;
+    // Extensions this host implements, declared in both eras' client capabilities.
+    settings.client_extensions_json = to_json(extensions::skills_client_extensions());
     settings.callbacks = options.callbacks;
     settings.log = options.logger;
     settings.auth = auth_for(config);

@@ -62,6 +62,18 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
     info.AddMember("version", str(facts->server_info.version, a), a);
     o.AddMember("serverInfo", info, a);
     o.AddMember("capabilities", JsonValue(facts->capabilities, a), a);
+    // Tools left out for an invalid x-mcp-header annotation: the rest of the server stays usable.
+    const auto set_aside = core.set_aside_tools();
+    if (!set_aside.empty()) {
+        JsonValue list(rapidjson::kArrayType);
+        for (const auto& [tool, why] : set_aside) {
+            JsonValue entry(rapidjson::kObjectType);
+            entry.AddMember("name", str(tool, a), a);
+            entry.AddMember("reason", str(why, a), a);
+            list.PushBack(entry, a);
+        }
+        o.AddMember("setAsideTools", list, a);
+    }
     if (!facts->instructions.empty() && !instructions_withheld) {
         o.AddMember("instructions", str(facts->instructions, a), a);
         const auto findings = governance::scan_instructions(facts->instructions);

@@ -1,4 +1,5 @@
 // The public face of SessionCore: every call forwards; nothing else lives here.
+#include "extensions/skills.hpp"
 #include "json/json_access.hpp"
 #include "session/session_core.hpp"
 
@@ -89,6 +90,63 @@ Json ClientSession::complete(const JsonValue& ref, const std::string& argument_n
 void ClientSession::set_logging_level(const std::string& level) { core_->set_log_level(level); }
 // The modern revision has no ping: server/discover is the cheapest request every server answers.
 void ClientSession::ping() { core_->call(core_->facts()->era == session::Era::Modern ? "server/discover" : "ping", Json()); }
+
+// ---- skills: the logic lives in extensions/skills.cpp; here only the session's call and log.
+
+namespace {
+extensions::SkillCall skill_call(detail::SessionCore& core) {
+    return [&core](const std::string& method, Json params) { return core.call(method, std::move(params)); };
+}
+
+void require_skills(const ClientSession& session) {
+    if (!session.offers_skills())
+        throw Error(ErrorKind::Usage, "server '" + session.server_name() + "' does not offer skills (no '" +
+                                          extensions::kSkillsExtension + "' extension in its capabilities)");
+}
+}  // namespace
+
+bool ClientSession::offers_skills() const { return extensions::server_offers_skills(core_->facts()->capabilities); }
+
+std::vector<Skill> ClientSession::list_skills() {
+    require_skills(*this);
+    const auto& settings = core_->settings();
+    return extensions::list_skills(settings.server_name, skill_call(*core_), [&settings](const std::string& warning) {
+        if (settings.log) settings.log(LogLevel::Warn, settings.server_name, warning);
+    });
+}
+
+LoadedSkill ClientSession::load_skill(const Skill& skill) {
+    require_skills(*this);
+    return extensions::load_skill(skill, skill_call(*core_));
+}
+
+Skill ClientSession::get_skill(const std::string& uri) {
+    require_skills(*this);
+    return extensions::get_skill(server_name(), uri, skill_call(*core_));
+}
+
+LoadedSkill ClientSession::load_skill(const std::string& name_or_uri) {
+    constexpr int kMethodNotFound = -32601;
+    constexpr int kInvalidParams = -32602;  // SEP-2640: skills/get of an unknown uri
+    if (name_or_uri.find("://") != std::string::npos) {
+        try {
+            return load_skill(get_skill(name_or_uri));
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::Remote && e.code() == kInvalidParams)
+                throw Error(ErrorKind::NotFound, "server '" + server_name() + "' has no skill '" + name_or_uri + "': " + e.what());
+            // Only a server that predates skills/get falls back to the list; any other answer stands.
+            if (e.kind() != ErrorKind::Remote || e.code() != kMethodNotFound) throw;
+        }
+    }
+    for (const Skill& skill : list_skills())
+        if (skill.name == name_or_uri || skill.uri == name_or_uri) return load_skill(skill);
+    throw Error(ErrorKind::NotFound, "server '" + server_name() + "' lists no skill named '" + name_or_uri + "'");
+}
+
+std::string ClientSession::read_skill_file(const LoadedSkill& skill, const std::string& uri) {
+    require_skills(*this);
+    return extensions::read_skill_file(skill, uri, skill_call(*core_));
+}
 
 std::vector<Tool> ClientSession::cached_tools() const { return core_->cached_tools(); }
 std::vector<Resource> ClientSession::cached_resources() const { return core_->cached_resources(); }

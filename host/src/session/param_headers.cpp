@@ -187,7 +187,7 @@ std::vector<std::pair<std::string, std::string>> extract_param_headers(const std
             if (!at) break;
         }
         std::string text;
-        if (at && header_text(*at, text)) out.emplace_back("Mcp-Param-" + header.name, std::move(text));
+        if (at && header_text(*at, text)) out.emplace_back(header.name, std::move(text));
     }
     return out;
 }

@@ -27,7 +27,8 @@ struct HeaderAnnotations {
 
 HeaderAnnotations read_header_annotations(const JsonValue& input_schema);
 
-// ("Mcp-Param-{name}", value text) for each annotated parameter present in `arguments`: a string
+// (annotation name, value text) — the name as the x-mcp-header gives it ("Region"); the transport adds the
+// Mcp-Param- prefix and the encoding — for each annotated parameter present in `arguments`: a string
 // as is, an integer in decimal, a boolean as "true"/"false". Omitted: absent, null, and values the
 // annotation's rules exclude (non-integral numbers, integers outside ±(2^53−1), objects, arrays).
 std::vector<std::pair<std::string, std::string>> extract_param_headers(const std::vector<ParamHeader>& headers,

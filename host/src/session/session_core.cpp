@@ -490,6 +490,12 @@ PendingRequest SessionCore::send_request(const std::string& method, Json params,
     jsonrpc::RequestSettings settings = request_settings(options);
     settings.facts.protocol_version = version;
     settings.facts.name = routed_name(method, params);
+    if (method == "tools/call" && (transport_traits_.load() & MCPH_TRAIT_HTTP_HEADERS)) {
+        std::lock_guard lock(state_mutex_);
+        if (auto it = param_headers_.find(settings.facts.name); it != param_headers_.end())
+            if (const JsonValue* arguments = json::object_member(params, "arguments"))
+                settings.facts.params = session::extract_param_headers(it->second, *arguments);
+    }
     if (method == "subscriptions/listen") settings.facts.flags |= MCPH_MESSAGE_LISTEN_STREAM;
     return engine_->start_request(method, std::move(params), std::move(settings));
 }
@@ -576,6 +582,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
     Json current = std::move(params);
     bool version_retried = false;
     bool stream_retried = false;
+    bool headers_retried = false;
     int rounds = 0;
     for (;;) {
         Json sent;
@@ -602,6 +609,13 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                 }
                 throw Error(ErrorKind::Protocol, context + ": the server refused protocol version " + f->protocol_version +
                                                      " (it supports " + joined(refused->supported) + ")");
+            }
+            if (e.code() == session::kHeaderMismatchCode && method == "tools/call" && !headers_retried) {
+                // The tool's annotations may have changed: list the tools again, then retry once.
+                headers_retried = true;
+                log(LogLevel::Info, context + ": the server reported a header mismatch; refreshing the tool list");
+                refresh_list("tools");
+                continue;
             }
             if (e.code() == kResponseStreamBrokenCode && !stream_retried) {
                 stream_retried = true;  // the request was lost with its stream: re-issue it once, new id
@@ -656,6 +670,7 @@ std::vector<Tool> SessionCore::fetch_tools() {
             if (auto tool = parse_tool(settings_.server_name, item)) tools.push_back(std::move(*tool));
         },
         [this](const std::string& warning) { log(LogLevel::Warn, warning); });
+    set_aside_invalid_header_tools(tools);
     output_schemas_.set_tools(tools);
     {
         std::lock_guard lock(state_mutex_);
@@ -728,6 +743,37 @@ CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& 
     std::string problem = output_schemas_.validate(name, result);
     if (!problem.empty()) throw Error(ErrorKind::Protocol, problem);
     return result;
+}
+
+// Over a transport that mirrors parameters into headers (Streamable HTTP), a tool whose
+// x-mcp-header annotations break the spec's rules is left out — that tool only, never the server
+// — with a warning and its reason kept for status. The valid annotations are kept per tool.
+void SessionCore::set_aside_invalid_header_tools(std::vector<Tool>& tools) {
+    std::unordered_map<std::string, std::vector<session::ParamHeader>> headers;
+    std::vector<std::pair<std::string, std::string>> set_aside;
+    if (transport_traits_.load() & MCPH_TRAIT_HTTP_HEADERS) {
+        std::erase_if(tools, [&](const Tool& tool) {
+            Json schema;
+            json_bounds::parse(schema, tool.input_schema);  // written by us from a bounded tree
+            session::HeaderAnnotations annotations = session::read_header_annotations(schema);
+            if (!annotations.valid()) {
+                log(LogLevel::Warn, "tool '" + tool.name + "' set aside: invalid x-mcp-header annotation (" +
+                                        annotations.invalid_reason + ")");
+                set_aside.emplace_back(tool.name, annotations.invalid_reason);
+                return true;
+            }
+            if (!annotations.headers.empty()) headers.emplace(tool.name, std::move(annotations.headers));
+            return false;
+        });
+    }
+    std::lock_guard lock(state_mutex_);
+    param_headers_ = std::move(headers);
+    set_aside_tools_ = std::move(set_aside);
+}
+
+std::vector<std::pair<std::string, std::string>> SessionCore::set_aside_tools() const {
+    std::lock_guard lock(state_mutex_);
+    return set_aside_tools_;
 }
 
 std::vector<Tool> SessionCore::cached_tools() const {

@@ -11,6 +11,7 @@
 #include "session/era.hpp"
 #include "session/list_refresh_gate.hpp"
 #include "session/output_schema.hpp"
+#include "session/param_headers.hpp"
 #include "session/prompt_budget.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_channel.hpp"
@@ -27,6 +28,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <unordered_map>
 
 namespace mcph::detail {
 
@@ -110,6 +112,9 @@ public:
     CallToolResult call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options);
 
     std::vector<Tool> cached_tools() const;
+    // Tools the server listed that were left out: an invalid x-mcp-header annotation (over
+    // Streamable HTTP), with the reason. Shown in status; never offered to the model.
+    std::vector<std::pair<std::string, std::string>> set_aside_tools() const;
     // The tools generation (SessionSettings::tools_generation): it has moved whenever this
     // session's cached tool list changed since it was last read.
     std::uint64_t tools_generation() const { return tools_generation_->load(std::memory_order_acquire); }
@@ -146,6 +151,7 @@ private:
     Json answer_input(const std::string& method, const JsonValue& params);
     bool take_prompt_budget(const std::string& method, std::string* why);
     void refresh_lists();
+    void set_aside_invalid_header_tools(std::vector<Tool>& tools);
     void clear_cached_lists();
     bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
     void schedule_refresh(const std::string& which);
@@ -200,6 +206,8 @@ private:
     std::vector<Resource> resources_;
     std::vector<Prompt> prompts_;
     OutputSchemaCache output_schemas_;
+    std::unordered_map<std::string, std::vector<session::ParamHeader>> param_headers_;  // tool → x-mcp-header params
+    std::vector<std::pair<std::string, std::string>> set_aside_tools_;              // tool, why
 
     // One per list kind (tools, resources, prompts): list_changed floods coalesce here.
     session::ListRefreshGate refresh_gates_[3];

@@ -1,5 +1,5 @@
-// SHA-256 through OpenSSL (a fixed dependency): used for deterministic name suffixes and
-// content signatures, never for security decisions here.
+// SHA-256 through OpenSSL (a fixed dependency): deterministic name suffixes, content signatures,
+// and the integrity check of skill files against their declared digests (extensions/skill_verify).
 #pragma once
 
 #include <string>

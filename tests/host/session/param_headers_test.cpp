@@ -135,28 +135,28 @@ const char* kCallSchema = R"({"type":"object","properties":{
 TEST(ParamHeaders, ExtractionConvertsStringsIntegersAndBooleans) {
     EXPECT_EQ(extract(kCallSchema, R"({"region":"us-west1","priority":42,"verbose":false,"text":"Hello, 世界",
                                       "options":{"zone":"b"},"query":"SELECT 1"})"),
-              (Headers{{"Mcp-Param-Region", "us-west1"},
-                       {"Mcp-Param-Priority", "42"},
-                       {"Mcp-Param-Verbose", "false"},
-                       {"Mcp-Param-Text", "Hello, 世界"},  // as is: the transport encodes
-                       {"Mcp-Param-Zone", "b"}}));
+              (Headers{{"Region", "us-west1"},
+                       {"Priority", "42"},
+                       {"Verbose", "false"},
+                       {"Text", "Hello, 世界"},  // as is: the transport encodes
+                       {"Zone", "b"}}));
     EXPECT_EQ(extract(kCallSchema, R"({"priority":-7,"verbose":true})"),
-              (Headers{{"Mcp-Param-Priority", "-7"}, {"Mcp-Param-Verbose", "true"}}));
-    EXPECT_EQ(extract(kCallSchema, R"({"priority":42.0})"), (Headers{{"Mcp-Param-Priority", "42"}}));
+              (Headers{{"Priority", "-7"}, {"Verbose", "true"}}));
+    EXPECT_EQ(extract(kCallSchema, R"({"priority":42.0})"), (Headers{{"Priority", "42"}}));
 }
 
 TEST(ParamHeaders, AbsentAndNullValuesAreOmitted) {
     EXPECT_EQ(extract(kCallSchema, R"({"region":"us-east1","verbose":null,"options":{}})"),
-              (Headers{{"Mcp-Param-Region", "us-east1"}}));
+              (Headers{{"Region", "us-east1"}}));
     EXPECT_EQ(extract(kCallSchema, R"({"options":null})"), Headers{});
     EXPECT_EQ(extract(kCallSchema, R"({})"), Headers{});
     EXPECT_EQ(extract(kCallSchema, R"([1,2])"), Headers{});
 }
 
 TEST(ParamHeaders, ValuesOutsideTheAnnotationRulesAreOmitted) {
-    EXPECT_EQ(extract(kCallSchema, R"({"priority":9007199254740991})"), (Headers{{"Mcp-Param-Priority", "9007199254740991"}}));
+    EXPECT_EQ(extract(kCallSchema, R"({"priority":9007199254740991})"), (Headers{{"Priority", "9007199254740991"}}));
     EXPECT_EQ(extract(kCallSchema, R"({"priority":-9007199254740991})"),
-              (Headers{{"Mcp-Param-Priority", "-9007199254740991"}}));
+              (Headers{{"Priority", "-9007199254740991"}}));
     EXPECT_EQ(extract(kCallSchema, R"({"priority":9007199254740992})"), Headers{});
     EXPECT_EQ(extract(kCallSchema, R"({"priority":-9007199254740992})"), Headers{});
     EXPECT_EQ(extract(kCallSchema, R"({"priority":18446744073709551615})"), Headers{});
