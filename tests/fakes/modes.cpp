@@ -22,6 +22,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"progress", Mode::Progress},      {"list-changed", Mode::ListChanged}, {"paginate", Mode::Paginate},
     {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
     {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
+    {"silent-discover", Mode::SilentDiscover}, {"modern-only-init", Mode::ModernOnlyInit},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -127,7 +128,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
-           "progress-forever";
+           "progress-forever silent-discover modern-only-init";
 }
 
 void FakeServer::on_start() {
@@ -143,6 +144,8 @@ void FakeServer::handle(const Json& message) {
     if (!params) params = &kEmpty;
     if (method.empty() || !id || id->IsNull()) return;  // a notification, or a response to us: nothing to do
 
+    if (method == "server/discover" && mode_ == Mode::SilentDiscover) return;  // read, never answered
+    if (method == "initialize" && mode_ == Mode::ModernOnlyInit) return refuse_legacy(*id, *params);
     if (method == "initialize") return on_initialize(*id, *params);
     if (method == "ping") return wire_.respond(*id, kEmpty);
     if (method == "tools/list") return on_tools_list(*id, *params);
@@ -152,6 +155,26 @@ void FakeServer::handle(const Json& message) {
         !options_.skills_file.empty())
         return on_skills_request(*id, method, *params);
     wire_.respond_error(*id, -32601, "method not found: " + std::string(method));
+}
+
+// modern-only-init: initialize is refused the way a modern-only server refuses a version it does
+// not speak (-32022, data.supported lists only 2026-07-28), although server/discover got -32601.
+void FakeServer::refuse_legacy(const Value& id, const Value& params) {
+    Json message(rapidjson::kObjectType);
+    auto& a = message.GetAllocator();
+    message.AddMember("jsonrpc", "2.0", a);
+    message.AddMember("id", Value(id, a), a);
+    Value error(rapidjson::kObjectType);
+    error.AddMember("code", -32022, a);
+    error.AddMember("message", "Unsupported protocol version", a);
+    Value data(rapidjson::kObjectType);
+    Value supported(rapidjson::kArrayType);
+    supported.PushBack("2026-07-28", a);
+    data.AddMember("supported", supported, a);
+    data.AddMember("requested", text(string_member(params, "protocolVersion"), a), a);
+    error.AddMember("data", data, a);
+    message.AddMember("error", error, a);
+    wire_.write(message);
 }
 
 void FakeServer::on_initialize(const Value& id, const Value& params) {

@@ -35,6 +35,8 @@ enum class Mode {
     DeafFlood,    // tools/call: the same flood from the main loop, which never reads stdin again
     ListFlood,    // tools/call: 20,000 tools/list_changed, then a new list (`fresh-tool`) and the answer
     ProgressForever,  // tools/call: notifications/progress every 100 ms, never an answer
+    SilentDiscover,   // server/discover: read and never answered (a legacy server ignoring it); the rest behaves
+    ModernOnlyInit,   // server/discover: -32601; initialize: -32022 with data.supported ["2026-07-28"]
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
@@ -54,6 +56,7 @@ public:
 
 private:
     void on_initialize(const Value& id, const Value& params);
+    void refuse_legacy(const Value& id, const Value& params);  // modern-only-init
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
     void on_prompts_list(const Value& id);  // --prompts-file
