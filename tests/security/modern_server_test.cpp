@@ -500,6 +500,13 @@ TEST(ModernServer, AToolWithAnInvalidHeaderAnnotationIsSetAsideAndTheOthersWork)
         ro.timeout = 5s;
         EXPECT_EQ(first_text(c.host->call_tool("mcp__m__work", parse_json(R"({"q":"hi"})"), ro)), "work done");
         EXPECT_TRUE(c.logs.contains(LogLevel::Warn, "count")) << c.logs.dump();
+        try {
+            c.host->call_tool("mcp__m__count", parse_json(R"({"n":1})"), ro);
+            ADD_FAILURE() << "a set-aside tool cannot be called";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::NotFound) << e.what();
+        }
+        EXPECT_EQ(server.count("tools/call"), 1u) << "the set-aside tool never reached the server";
     }
     const std::string config = servers_config("m", remote_entry_for(server.url()));
     CliResult tools = run_mcph(config, {"--connect-timeout", "5s", "tools"}, 15s);
