@@ -219,8 +219,10 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     }
     entry.timeout = settings.timeout;
     const auto now = Clock::now();
-    entry.deadline = now + settings.timeout;
-    entry.hard_deadline = settings.max_total_timeout ? now + *settings.max_total_timeout : Clock::time_point::max();
+    entry.long_lived = settings.long_lived;
+    entry.deadline = settings.long_lived ? Clock::time_point::max() : now + settings.timeout;
+    entry.hard_deadline = settings.max_total_timeout && !settings.long_lived ? now + *settings.max_total_timeout
+                                                                             : Clock::time_point::max();
     entry.max_total = settings.max_total_timeout.value_or(std::chrono::milliseconds(0));
     entry.reset_on_progress = settings.reset_timeout_on_progress;
     if (settings.on_progress)
@@ -235,7 +237,9 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
             fail(entry, Error(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json()));
             return id;
         }
-        was_empty = pending_.empty();
+        // The ticker starts with the first request that can time out (long-lived ones never do).
+        was_empty = !entry.long_lived && pending_.size() == long_lived_;
+        if (entry.long_lived) ++long_lived_;
         pending_.emplace(id, std::move(entry));
     }
     if (was_empty && hooks_.arm_timeouts) hooks_.arm_timeouts();
@@ -300,6 +304,7 @@ std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
     std::lock_guard lock(mutex_);
     auto node = pending_.extract(id);
     if (node.empty()) return std::nullopt;
+    if (node.mapped().long_lived) --long_lived_;
     return std::move(node.mapped());
 }
 
@@ -496,7 +501,7 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
                 ++it;
             }
         }
-        remaining = pending_.size();
+        remaining = pending_.size() - long_lived_;
     }
     for (auto& [id, entry] : expired) {
         const bool hard = now >= entry.hard_deadline;
@@ -527,6 +532,7 @@ void RpcEngine::fail_all(const Error& error) {
         std::lock_guard lock(mutex_);
         closed_error_ = error;
         failed.swap(pending_);
+        long_lived_ = 0;
     }
     for (auto& [id, entry] : failed) {
         fail(entry, Error(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json()));
@@ -546,6 +552,11 @@ void RpcEngine::send_raw(std::string_view message, const transport::MessageFacts
         ~Counted() { --n; }
     } counted(sends_in_progress_);
     hooks_.send(message, facts);
+}
+
+std::size_t RpcEngine::timed_pending_count() const {
+    std::lock_guard lock(mutex_);
+    return pending_.size() - long_lived_;
 }
 
 std::size_t RpcEngine::pending_count() const {

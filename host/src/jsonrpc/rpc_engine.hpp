@@ -91,6 +91,9 @@ struct RequestSettings {
     // Facts for the transport (name, x-mcp-header params, version, flags); the engine fills in
     // the id and the method.
     transport::MessageFacts facts;
+    // A request meant to stay open (subscriptions/listen): no timeout, and it does not keep the
+    // owner's timeout ticker running.
+    bool long_lived = false;
 };
 
 class RpcEngine : public std::enable_shared_from_this<RpcEngine> {
@@ -125,6 +128,8 @@ public:
     void set_cancel_by_stream(bool on) { cancel_by_stream_ = on; }
 
     std::size_t pending_count() const;
+    // Pending requests that have a deadline (long-lived ones excluded): what the ticker waits for.
+    std::size_t timed_pending_count() const;
     // Server→client requests handed to on_request and not yet answered.
     std::size_t inbound_in_flight() const { return inbound_in_flight_.load(); }
     // Writes one message through hooks.send (every write of the engine goes through here).
@@ -140,6 +145,7 @@ private:
         Clock::time_point hard_deadline;
         std::chrono::milliseconds max_total{0};
         bool reset_on_progress = false;
+        bool long_lived = false;
         std::shared_ptr<const std::function<void(const Progress&)>> on_progress;
     };
 
@@ -164,6 +170,7 @@ private:
     std::atomic<std::int64_t> next_id_{0};
     mutable std::mutex mutex_;
     std::unordered_map<std::int64_t, Pending> pending_;
+    std::size_t long_lived_ = 0;  // entries of pending_ with long_lived set (guarded by mutex_)
     std::optional<Error> closed_error_;
     std::atomic<std::size_t> inbound_in_flight_{0};
     std::atomic<std::uint64_t> inbound_refused_{0};

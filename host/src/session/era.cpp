@@ -16,6 +16,8 @@ std::string joined(const std::vector<std::string>& versions) {
     return out;
 }
 
+}  // namespace
+
 std::string client_versions(bool legacy_sse) {
     std::string out;
     for (auto v : kModernProtocolVersions) out += (out.empty() ? "" : ", ") + std::string(v);
@@ -23,6 +25,8 @@ std::string client_versions(bool legacy_sse) {
     if (legacy_sse) out += ", " + std::string(kLegacySseProtocolVersion);
     return out;
 }
+
+namespace {
 
 std::vector<std::string> string_list(const JsonValue* array) {
     std::vector<std::string> out;

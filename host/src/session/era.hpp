@@ -25,6 +25,9 @@ inline constexpr std::string_view kLatestModernProtocolVersion = "2026-07-28";
 
 bool is_modern_version(std::string_view version);
 
+// Every version mcph speaks, newest first, for messages ("2026-07-28, 2025-11-25, ...").
+std::string client_versions(bool legacy_sse_transport);
+
 // JSON-RPC error codes the modern revision defines (-32020..-32099 are reserved for the spec).
 inline constexpr int kHeaderMismatchCode = -32020;
 inline constexpr int kMissingRequiredClientCapabilityCode = -32021;

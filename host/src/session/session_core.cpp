@@ -58,9 +58,6 @@ Json initialize_params(const std::string& version, const JsonValue& capabilities
     return params;
 }
 
-// How long a stdio server may stay silent on server/discover before it counts as legacy (a legacy
-// server may ignore an unknown request sent before initialize). A modern one answers at once.
-constexpr auto kStdioProbeWait = std::chrono::milliseconds(5000);
 
 // The name Mcp-Name mirrors: params.name (tools/call, prompts/get) or params.uri (resources/read).
 std::string routed_name(const std::string& method, const JsonValue& params) {
@@ -150,6 +147,11 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
     } else {
         max_input_rounds_ = session::kDefaultMaxInputRounds;
     }
+    if (const JsonValue* wait = config.IsObject() ? json::member(config, "discoverTimeoutMs") : nullptr) {
+        if (!wait->IsInt() || wait->GetInt() < 1 || wait->GetInt() > 600000)
+            throw Error(ErrorKind::Usage, "server '" + settings_.server_name + "': discoverTimeoutMs must be an integer from 1 to 600000");
+        stdio_probe_wait_ = std::chrono::milliseconds(wait->GetInt());
+    }
     Json extensions(rapidjson::kObjectType);
     if (!settings_.client_extensions_json.empty()) json_bounds::parse(extensions, settings_.client_extensions_json);
     client_capabilities_ = session::client_capabilities(extensions);
@@ -170,6 +172,7 @@ void SessionCore::connect() {
     establish();
     connected_ = true;
     refresh_lists();
+    start_listen();
 }
 
 void SessionCore::create_engine() {
@@ -307,7 +310,7 @@ bool SessionCore::probe_modern(std::chrono::steady_clock::time_point deadline) {
     for (int attempt = 0; attempt < 2; ++attempt) {
         RequestOptions options;
         options.timeout = remaining(deadline);
-        if (stdio) options.timeout = std::min(*options.timeout, std::chrono::milliseconds(kStdioProbeWait));
+        if (stdio) options.timeout = std::min(*options.timeout, stdio_probe_wait_);
         session::ProbeVerdict verdict;
         try {
             Json result = send_request("server/discover", Json(rapidjson::kObjectType), options, version).get();
@@ -368,6 +371,11 @@ void SessionCore::legacy_handshake(std::chrono::steady_clock::time_point deadlin
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not answer initialize within " +
                                                    std::to_string(settings_.connect_timeout.count()) + " ms");
         if (is_transport_failure(e)) throw Error(ErrorKind::Connection, e.what(), e.code(), e.data_json());
+        if (auto refused = session::unsupported_version(e))
+            throw Error(ErrorKind::Protocol, "server '" + settings_.server_name + "' refused initialize at " + offered +
+                                                 "; it supports " + joined(refused->supported) +
+                                                 ", yet did not answer server/discover as a modern server; mcph speaks " +
+                                                 session::client_versions(false));
         throw;
     }
     std::string version = json::string_or(result, "protocolVersion");
@@ -923,6 +931,23 @@ void SessionCore::run_refresh(const std::string& which) {
 
 void SessionCore::on_server_notification(const std::string& method, const JsonValue& params) {
     const ClientCallbacks& cb = settings_.callbacks;
+    // Modern era: change notifications come only on our listen stream, tagged with its id; one
+    // that names another (or no) subscription is not ours to act on.
+    if (session::is_subscription_notification(method) && modern()) {
+        std::int64_t current = -1;
+        {
+            std::lock_guard lock(listen_mutex_);
+            current = listen_id_;
+        }
+        if (current < 0 || !session::names_subscription(params, current)) {
+            log(LogLevel::Debug, "ignored " + method + " that names no open subscription of ours");
+            return;
+        }
+        if (method == "notifications/subscriptions/acknowledged") {
+            on_listen_acknowledged(params);
+            return;
+        }
+    }
     if (method == "notifications/tools/list_changed") schedule_refresh("tools");
     else if (method == "notifications/resources/list_changed") schedule_refresh("resources");
     else if (method == "notifications/prompts/list_changed") schedule_refresh("prompts");
@@ -939,6 +964,189 @@ void SessionCore::on_server_notification(const std::string& method, const JsonVa
     } else {
         log(LogLevel::Debug, "ignored notification " + method);
     }
+}
+
+// ---- subscriptions/listen (modern era) -----------------------------------------------------------
+
+// Opens the listen stream for what this server can tell (its listChanged capabilities and the
+// application's resource subscriptions). It stays open with no timeout; its end, a missing
+// acknowledgment or a lost connection are handled by the callbacks below.
+void SessionCore::start_listen() {
+    const auto f = facts();
+    if (f->era != session::Era::Modern || closing_ || !connected_ || !engine_) return;
+    session::ListenFilter filter;
+    std::uint64_t generation = 0;
+    {
+        std::lock_guard lock(listen_mutex_);
+        filter = session::wanted_filter(f->capabilities, resource_subscriptions_);
+        generation = ++listen_generation_;
+        listen_id_ = -1;
+        listen_acked_ = false;
+        listen_asked_ = filter;
+        listen_state_ = filter.empty() ? "none" : "pending";
+    }
+    if (filter.empty()) return;
+    Json params(rapidjson::kObjectType);
+    params.AddMember("notifications", JsonValue(filter.to_json(), params.GetAllocator()), params.GetAllocator());
+    session::RequestMeta meta;
+    meta.protocol_version = f->protocol_version;
+    meta.capabilities = &client_capabilities_;
+    meta.client_info = &client_info_json_;
+    session::add_request_meta(params, meta);
+    jsonrpc::RequestSettings settings;
+    settings.long_lived = true;
+    settings.facts.protocol_version = f->protocol_version;
+    settings.facts.flags = MCPH_MESSAGE_LISTEN_STREAM;
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    // Held across the send: the acknowledgment may arrive (on the transport thread) before the id
+    // is stored, and must then wait for it. The completion never takes this lock in place.
+    std::lock_guard lock(listen_mutex_);
+    listen_id_ = engine_->start_request_async(
+        "subscriptions/listen", std::move(params), std::move(settings), [weak, generation](Json, const Error* error) {
+            auto self = weak.lock();
+            if (!self) return;
+            std::optional<Error> copy;
+            if (error) copy = *error;
+            self->runtime_.post([weak, generation, copy] {
+                if (auto s = weak.lock()) s->on_listen_ended(generation, copy ? &*copy : nullptr);
+            });
+        });
+    after(session::kListenAckWait, [generation](SessionCore& self) { self.on_listen_ack_overdue(generation); });
+}
+
+// The application's subscriptions changed: the stream is opened again with the new filter.
+void SessionCore::restart_listen() {
+    std::int64_t old_id = -1;
+    {
+        std::lock_guard lock(listen_mutex_);
+        old_id = listen_id_;
+        ++listen_generation_;  // the old stream's end is not a loss
+        listen_id_ = -1;
+    }
+    if (old_id >= 0 && engine_) engine_->cancel(old_id, "subscriptions changed");
+    start_listen();
+}
+
+void SessionCore::on_listen_acknowledged(const JsonValue& params) {
+    static const JsonValue kNone(rapidjson::kObjectType);
+    const JsonValue* granted_json = json::object_member(params, "notifications");
+    const session::ListenFilter granted = session::ListenFilter::from_json(granted_json ? *granted_json : kNone);
+    bool refresh = false;
+    std::vector<std::string> missing;
+    {
+        std::lock_guard lock(listen_mutex_);
+        listen_acked_ = true;
+        listen_failures_ = 0;
+        listen_granted_ = granted;
+        listen_state_ = "acknowledged";
+        missing = session::not_granted(listen_asked_, granted);
+        refresh = std::exchange(listen_was_lost_, false);
+    }
+    for (const auto& what : missing) log(LogLevel::Info, "the server does not send " + what + " on its listen stream");
+    if (refresh) {
+        // Changes made while no stream was open went unannounced: list again, once.
+        std::weak_ptr<SessionCore> weak = weak_from_this();
+        runtime_.run_background([weak] {
+            if (auto self = weak.lock())
+                for (const char* which : {"tools", "resources", "prompts"})
+                    if (self->has_capability(which)) self->schedule_refresh(which);
+        });
+    }
+}
+
+void SessionCore::on_listen_ack_overdue(std::uint64_t generation) {
+    std::int64_t id = -1;
+    {
+        std::lock_guard lock(listen_mutex_);
+        if (generation != listen_generation_ || listen_acked_ || listen_id_ < 0) return;
+        id = listen_id_;
+    }
+    log(LogLevel::Warn, "the server did not acknowledge subscriptions/listen within " +
+                            std::to_string(session::kListenAckWait.count()) +
+                            " ms; list changes may go unseen until it does (listening again later)");
+    if (engine_) engine_->cancel(id, "not acknowledged");  // its end schedules the next attempt
+}
+
+// The stream ended: the server closed it gracefully, it broke, or the connection went. While the
+// connection lasts the client listens again, later and later if it keeps ending.
+void SessionCore::on_listen_ended(std::uint64_t generation, const Error* error) {
+    {
+        std::lock_guard lock(listen_mutex_);
+        if (generation != listen_generation_) return;  // replaced on purpose
+        listen_id_ = -1;
+        listen_was_lost_ = true;
+        ++listen_failures_;
+        listen_state_ = "retrying";
+    }
+    if (closing_ || !connected_ || !modern()) return;
+    log(error ? LogLevel::Warn : LogLevel::Info,
+        std::string("the listen stream ended") + (error ? std::string(": ") + error->what() : " (the server closed it)") +
+            "; listening again");
+    schedule_relisten(generation);
+}
+
+void SessionCore::schedule_relisten(std::uint64_t generation) {
+    int failures = 0;
+    {
+        std::lock_guard lock(listen_mutex_);
+        failures = listen_failures_;
+    }
+    after(session::relisten_delay(failures), [generation](SessionCore& self) {
+        {
+            std::lock_guard lock(self.listen_mutex_);
+            if (generation != self.listen_generation_ || self.listen_id_ >= 0) return;
+        }
+        self.start_listen();
+    });
+}
+
+// Runs `work` on the event loop after `delay`, if the session still exists then.
+void SessionCore::after(std::chrono::milliseconds delay, std::function<void(SessionCore&)> work) {
+    auto timer = std::make_shared<boost::asio::steady_timer>(runtime_.loop(), delay);
+    std::weak_ptr<SessionCore> weak = weak_from_this();
+    timer->async_wait([weak, timer, work = std::move(work)](const boost::system::error_code& ec) {
+        if (ec) return;
+        if (auto self = weak.lock()) work(*self);
+    });
+}
+
+void SessionCore::subscribe_resource(const std::string& uri) {
+    if (!modern()) {
+        Json params(rapidjson::kObjectType);
+        params.AddMember("uri", json::string_value(uri, params.GetAllocator()), params.GetAllocator());
+        call("resources/subscribe", std::move(params));
+        return;
+    }
+    {
+        std::lock_guard lock(listen_mutex_);
+        if (!resource_subscriptions_.insert(uri).second) return;
+    }
+    restart_listen();
+}
+
+void SessionCore::unsubscribe_resource(const std::string& uri) {
+    if (!modern()) {
+        Json params(rapidjson::kObjectType);
+        params.AddMember("uri", json::string_value(uri, params.GetAllocator()), params.GetAllocator());
+        call("resources/unsubscribe", std::move(params));
+        return;
+    }
+    {
+        std::lock_guard lock(listen_mutex_);
+        if (!resource_subscriptions_.erase(uri)) return;
+    }
+    restart_listen();
+}
+
+Json SessionCore::listen_status() const {
+    Json out;
+    if (!modern()) return out;
+    out.SetObject();
+    auto& a = out.GetAllocator();
+    std::lock_guard lock(listen_mutex_);
+    out.AddMember("state", json::string_value(listen_state_, a), a);
+    if (listen_acked_) out.AddMember("notifications", JsonValue(listen_granted_.to_json(), a), a);
+    return out;
 }
 
 // ---- transport events ---------------------------------------------------------------------------
@@ -1038,7 +1246,7 @@ void SessionCore::tick_timeouts() {
         }
         self->ticking_ = false;
         // A request may have been added between the check and the store: re-arm if so.
-        if (self->engine_->pending_count() && !self->ticking_.exchange(true)) {
+        if (self->engine_->timed_pending_count() && !self->ticking_.exchange(true)) {
             self->idle_ticks_ = 0;
             self->tick_timeouts();
         }

@@ -10,6 +10,7 @@
 #include "runtime/runtime.hpp"
 #include "session/era.hpp"
 #include "session/list_refresh_gate.hpp"
+#include "session/listen_filter.hpp"
 #include "session/output_schema.hpp"
 #include "session/param_headers.hpp"
 #include "session/prompt_budget.hpp"
@@ -27,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -98,6 +100,12 @@ public:
     // Modern era: the level servers send notifications/message at for every request (the
     // per-request replacement of logging/setLevel). Legacy: logging/setLevel.
     void set_log_level(const std::string& level);
+    // notifications/resources/updated for `uri`: resources/subscribe (legacy) or the listen
+    // stream's resourceSubscriptions (modern: the stream is opened again with the new filter).
+    void subscribe_resource(const std::string& uri);
+    void unsubscribe_resource(const std::string& uri);
+    // The modern listen stream for status: {"state", "notifications" granted}; null in legacy.
+    Json listen_status() const;
     std::string last_error() const;
 
     PendingRequest request(const std::string& method, Json params, const RequestOptions& options);
@@ -152,6 +160,13 @@ private:
     bool take_prompt_budget(const std::string& method, std::string* why);
     void refresh_lists();
     void set_aside_invalid_header_tools(std::vector<Tool>& tools);
+    void start_listen();
+    void restart_listen();
+    void on_listen_ended(std::uint64_t generation, const Error* error);
+    void on_listen_acknowledged(const JsonValue& params);
+    void on_listen_ack_overdue(std::uint64_t generation);
+    void schedule_relisten(std::uint64_t generation);
+    void after(std::chrono::milliseconds delay, std::function<void(SessionCore&)> work);
     void clear_cached_lists();
     bool refresh_list(const std::string& which);  // false when the fetch failed (logged)
     void schedule_refresh(const std::string& which);
@@ -190,12 +205,28 @@ private:
     std::shared_ptr<const ServerFacts> facts_ = std::make_shared<const ServerFacts>();
     session::ProtocolPreference preference_;
     int max_input_rounds_ = 10;
+    // How long a stdio server may stay silent on server/discover before it counts as legacy (a
+    // legacy server may ignore an unknown request sent before initialize; a modern one answers at
+    // once). Config "discoverTimeoutMs".
+    std::chrono::milliseconds stdio_probe_wait_{5000};
     // The era the last connect found (cached per server: a reconnect to a legacy HTTP server goes
     // straight to initialize and re-probes only if that fails).
     std::atomic<int> known_era_{-1};
     std::atomic<std::uint32_t> transport_traits_{0};  // the current transport's MCPH_TRAIT_* flags
     Json client_capabilities_;
     Json client_info_json_;
+    // The modern listen stream (guarded by listen_mutex_). One at a time; a new generation makes
+    // every callback of an older stream stale.
+    mutable std::mutex listen_mutex_;
+    std::int64_t listen_id_ = -1;
+    std::uint64_t listen_generation_ = 0;
+    bool listen_acked_ = false;
+    bool listen_was_lost_ = false;  // the next acknowledgment follows a loss: refresh the lists
+    int listen_failures_ = 0;
+    std::string listen_state_ = "none";
+    session::ListenFilter listen_asked_;
+    session::ListenFilter listen_granted_;
+    std::set<std::string> resource_subscriptions_;
     mutable std::mutex log_level_mutex_;
     std::string log_level_;  // modern era: sent in every request's _meta
 
