@@ -23,6 +23,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
     {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
     {"silent-discover", Mode::SilentDiscover}, {"modern-only-init", Mode::ModernOnlyInit},
+    {"listen-unacked", Mode::ListenUnacked},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -128,7 +129,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
-           "progress-forever silent-discover modern-only-init";
+           "progress-forever silent-discover modern-only-init listen-unacked";
 }
 
 void FakeServer::on_start() {
@@ -145,6 +146,15 @@ void FakeServer::handle(const Json& message) {
     if (method.empty() || !id || id->IsNull()) return;  // a notification, or a response to us: nothing to do
 
     if (method == "server/discover" && mode_ == Mode::SilentDiscover) return;  // read, never answered
+    if (mode_ == Mode::ListenUnacked) {
+        if (method == "server/discover") {
+            Json discover;
+            parse(R"({"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}}})",
+                  discover);
+            return wire_.respond(*id, discover);
+        }
+        if (method == "subscriptions/listen") return;  // held open, never acknowledged
+    }
     if (method == "initialize" && mode_ == Mode::ModernOnlyInit) return refuse_legacy(*id, *params);
     if (method == "initialize") return on_initialize(*id, *params);
     if (method == "ping") return wire_.respond(*id, kEmpty);

@@ -37,6 +37,7 @@ enum class Mode {
     ProgressForever,  // tools/call: notifications/progress every 100 ms, never an answer
     SilentDiscover,   // server/discover: read and never answered (a legacy server ignoring it); the rest behaves
     ModernOnlyInit,   // server/discover: -32601; initialize: -32022 with data.supported ["2026-07-28"]
+    ListenUnacked,    // a modern server (discover: tools.listChanged) that never acknowledges subscriptions/listen
 };
 
 std::optional<Mode> parse_mode(std::string_view name);

@@ -518,4 +518,31 @@ TEST(ModernServer, AToolWithAnInvalidHeaderAnnotationIsSetAsideAndTheOthersWork)
     EXPECT_TRUE(contains(status.out, "\"setAsideTools\"")) << status.out;
 }
 
+// A listen stream the server never acknowledges is given up after listenAckTimeoutMs (cancelled:
+// notifications/cancelled over stdio) and opened again after the backoff; calls keep working.
+TEST(ModernServer, AListenStreamNeverAcknowledgedIsCancelledAndOpenedAgain) {
+    TempDir dir("mcph-modern");
+    const auto log = dir / "received.log";
+    LogCapture logs;
+    HostOptions options = test_options(logs);
+    Host host(options);
+    ASSERT_TRUE(has_stdio_plugin(host));
+    Json config = fake_config("listen-unacked", log);
+    config.AddMember("listenAckTimeoutMs", 300, config.GetAllocator());
+    host.add_server("m", config);
+    auto session = host.connect("m");
+    ASSERT_EQ(session->era(), "modern");
+    ASSERT_TRUE(wait_until([&] { return logs.contains(LogLevel::Warn, "did not acknowledge subscriptions/listen"); }, 5s))
+        << logs.dump();
+    // Cancelled (stdio: notifications/cancelled), then a second listen after the 1 s backoff.
+    ASSERT_TRUE(wait_until([&] { return occurrences(read_file(log), "\"subscriptions/listen\"") >= 2; }, 5s))
+        << read_file(log);
+    EXPECT_GE(occurrences(read_file(log), "\"notifications/cancelled\""), 1u) << read_file(log);
+    Json status = host.status_json();
+    EXPECT_NE(string_at(status["servers"][0]["subscription"], "state"), "acknowledged") << to_json(status);
+    RequestOptions ro;
+    ro.timeout = 5s;
+    EXPECT_EQ(first_text(host.call_tool("mcp__m__work", parse_json("{}"), ro)), "work done");
+}
+
 }  // namespace

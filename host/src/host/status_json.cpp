@@ -74,6 +74,9 @@ void add_session_details(JsonValue& o, detail::SessionCore& core, const std::vec
         }
         o.AddMember("setAsideTools", list, a);
     }
+    // Modern era: the listen stream that carries change notifications.
+    Json subscription = core.listen_status();
+    if (subscription.IsObject()) o.AddMember("subscription", JsonValue(subscription, a), a);
     if (!facts->instructions.empty() && !instructions_withheld) {
         o.AddMember("instructions", str(facts->instructions, a), a);
         const auto findings = governance::scan_instructions(facts->instructions);

@@ -152,6 +152,11 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
             throw Error(ErrorKind::Usage, "server '" + settings_.server_name + "': discoverTimeoutMs must be an integer from 1 to 600000");
         stdio_probe_wait_ = std::chrono::milliseconds(wait->GetInt());
     }
+    if (const JsonValue* wait = config.IsObject() ? json::member(config, "listenAckTimeoutMs") : nullptr) {
+        if (!wait->IsInt() || wait->GetInt() < 1 || wait->GetInt() > 600000)
+            throw Error(ErrorKind::Usage, "server '" + settings_.server_name + "': listenAckTimeoutMs must be an integer from 1 to 600000");
+        listen_ack_wait_ = std::chrono::milliseconds(wait->GetInt());
+    }
     Json extensions(rapidjson::kObjectType);
     if (!settings_.client_extensions_json.empty()) json_bounds::parse(extensions, settings_.client_extensions_json);
     client_capabilities_ = session::client_capabilities(extensions);
@@ -1011,7 +1016,7 @@ void SessionCore::start_listen() {
                 if (auto s = weak.lock()) s->on_listen_ended(generation, copy ? &*copy : nullptr);
             });
         });
-    after(session::kListenAckWait, [generation](SessionCore& self) { self.on_listen_ack_overdue(generation); });
+    after(listen_ack_wait_, [generation](SessionCore& self) { self.on_listen_ack_overdue(generation); });
 }
 
 // The application's subscriptions changed: the stream is opened again with the new filter.
@@ -1062,7 +1067,7 @@ void SessionCore::on_listen_ack_overdue(std::uint64_t generation) {
         id = listen_id_;
     }
     log(LogLevel::Warn, "the server did not acknowledge subscriptions/listen within " +
-                            std::to_string(session::kListenAckWait.count()) +
+                            std::to_string(listen_ack_wait_.count()) +
                             " ms; list changes may go unseen until it does (listening again later)");
     if (engine_) engine_->cancel(id, "not acknowledged");  // its end schedules the next attempt
 }

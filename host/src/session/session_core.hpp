@@ -209,6 +209,7 @@ private:
     // legacy server may ignore an unknown request sent before initialize; a modern one answers at
     // once). Config "discoverTimeoutMs".
     std::chrono::milliseconds stdio_probe_wait_{5000};
+    std::chrono::milliseconds listen_ack_wait_ = session::kListenAckWait;  // config "listenAckTimeoutMs"
     // The era the last connect found (cached per server: a reconnect to a legacy HTTP server goes
     // straight to initialize and re-probes only if that fails).
     std::atomic<int> known_era_{-1};
