@@ -4,6 +4,7 @@
 // the era and version negotiated, a pinned legacy version, MRTR answered by the application's
 // callbacks (form and URL elicitation, sampling), x-mcp-header values the SDK checks, a restart
 // mid-use, progress and cancellation. The peer has no tool that logs, so on_log is not covered here.
+#include "governance_support.hpp"
 #include "peer_process.hpp"
 #include "test_support.hpp"
 
@@ -224,6 +225,53 @@ TEST_P(V2ModernOnlyServer, DISABLED_PinnedLegacyVersionRefusalNamesTheServersVer
     EXPECT_NE(message.find(kModernVersion), std::string::npos)
         << "the error should name the version the server speaks: " << message << "\ndata: " << e.data_json();
     EXPECT_NE(message.find(kLegacyVersion), std::string::npos) << "the error should name the pinned version: " << message;
+}
+
+// The `mcph` CLI: `status --json` reports the era and version, `call` runs a tool; in scratch
+// config locations, with only this server (--strict-mcp-config).
+struct CliRun {
+    fs::path dir = temp_path("v2-cli");
+    CliLocations where{dir / "repo", dir / "config", dir / "managed", dir / "home"};
+    CliRun() { where.create(); }
+    ~CliRun() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    CliResult operator()(const Json& config, std::vector<std::string> args) {
+        std::vector<std::string> argv{"--strict-mcp-config", "--mcp-config",
+                                      std::string(R"({"mcpServers":{")") + kServer + "\":" + to_json(config) + "}}"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_cli(argv, where.env(), where.repo, 20s);
+    }
+};
+
+TEST_P(V2Server, CliStatusShowsTheModernEraAndCallWorks) {
+    ASSERT_TRUE(fs::exists(cli_path())) << cli_path();
+    CliRun mcph;
+    const CliResult status = mcph(config(), {"status", "--json"});
+    ASSERT_EQ(status.exit_code, 0) << status.describe();
+    Json doc = parse_or_fail(status.out, "`mcph status --json` output");
+    const JsonValue* server = find_named(member_at(doc, "servers"), kServer);
+    ASSERT_NE(server, nullptr) << status.describe();
+    EXPECT_EQ(string_at(*server, "state"), "connected") << status.describe();
+    EXPECT_EQ(string_at(*server, "era"), "modern") << status.describe();
+    EXPECT_EQ(string_at(*server, "protocolVersion"), kModernVersion) << status.describe();
+
+    const CliResult echo = mcph(config(), {"call", std::string("mcp__") + kServer + "__echo", R"({"text":"from the cli"})"});
+    ASSERT_EQ(echo.exit_code, 0) << echo.describe();
+    EXPECT_NE(echo.out.find("from the cli"), std::string::npos) << echo.describe();
+}
+
+TEST_P(V2DualServer, CliStatusShowsAPinnedLegacyEra) {
+    ASSERT_TRUE(fs::exists(cli_path())) << cli_path();
+    CliRun mcph;
+    const CliResult status = mcph(config(legacy_pin()), {"status", "--json"});
+    ASSERT_EQ(status.exit_code, 0) << status.describe();
+    Json doc = parse_or_fail(status.out, "`mcph status --json` output");
+    const JsonValue* server = find_named(member_at(doc, "servers"), kServer);
+    ASSERT_NE(server, nullptr) << status.describe();
+    EXPECT_EQ(string_at(*server, "era"), "legacy") << status.describe();
+    EXPECT_EQ(string_at(*server, "protocolVersion"), kLegacyVersion) << status.describe();
 }
 
 // ---- 2. MRTR through the application's callbacks ------------------------------------------------
