@@ -17,6 +17,21 @@ void set_string(JsonValue& object, const char* key, const std::string& value, Js
     if (!value.empty()) set_member(object, key, json::string_value(value, a), a);
 }
 
+// The capabilities as the 2026-07-28 envelope declares them. There an empty `elicitation` object
+// means form mode only (client/elicitation.mdx, "Capabilities"), and a modern server must then not
+// ask for URL mode; mcph puts URL-mode requests to the application too (ElicitationRequest::url,
+// never fetched), so the envelope names both modes. The legacy initialize keeps the bare {} (see
+// client_capabilities): a server reading the envelope speaks 2026-07-28, so it knows the modes.
+JsonValue envelope_capabilities(const JsonValue& caps, Json::AllocatorType& a) {
+    JsonValue out(caps, a);
+    JsonValue* elicitation = out.IsObject() ? json::member_mut(out, "elicitation") : nullptr;
+    if (elicitation && elicitation->IsObject() && elicitation->ObjectEmpty()) {
+        elicitation->AddMember("form", JsonValue(rapidjson::kObjectType), a);
+        elicitation->AddMember("url", JsonValue(rapidjson::kObjectType), a);
+    }
+    return out;
+}
+
 }  // namespace
 
 Json client_capabilities(const JsonValue& extensions) {
@@ -49,7 +64,7 @@ void add_request_meta(Json& params, const RequestMeta& meta) {
         m = json::member_mut(params, "_meta");
     }
     set_string(*m, kMetaProtocolVersion, meta.protocol_version, a);
-    if (meta.capabilities) set_member(*m, kMetaClientCapabilities, JsonValue(*meta.capabilities, a), a);
+    if (meta.capabilities) set_member(*m, kMetaClientCapabilities, envelope_capabilities(*meta.capabilities, a), a);
     if (meta.client_info) set_member(*m, kMetaClientInfo, JsonValue(*meta.client_info, a), a);
     set_string(*m, kMetaLogLevel, meta.log_level, a);
     set_string(*m, "traceparent", meta.traceparent, a);

@@ -376,11 +376,18 @@ void SessionCore::legacy_handshake(std::chrono::steady_clock::time_point deadlin
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not answer initialize within " +
                                                    std::to_string(settings_.connect_timeout.count()) + " ms");
         if (is_transport_failure(e)) throw Error(ErrorKind::Connection, e.what(), e.code(), e.data_json());
-        if (auto refused = session::unsupported_version(e))
+        if (auto refused = session::unsupported_version(e)) {
+            if (!preference_.automatic())
+                throw Error(ErrorKind::Protocol, "server '" + settings_.server_name + "' refused protocol version " + offered +
+                                                     " (pinned by \"protocolVersion\"); it speaks " + joined(refused->supported) +
+                                                     "; set \"protocolVersion\" to \"auto\" or one of those",
+                            e.code(), e.data_json());
             throw Error(ErrorKind::Protocol, "server '" + settings_.server_name + "' refused initialize at " + offered +
                                                  "; it supports " + joined(refused->supported) +
                                                  ", yet did not answer server/discover as a modern server; mcph speaks " +
-                                                 session::client_versions(false));
+                                                 session::client_versions(false),
+                        e.code(), e.data_json());
+        }
         throw;
     }
     std::string version = json::string_or(result, "protocolVersion");

@@ -33,6 +33,22 @@ TEST(RequestMeta, EveryRequiredFieldIsAddedAndTheCallersMetaKept) {
     EXPECT_FALSE(m.HasMember("tracestate")) << "absent when the embedder gave none";
 }
 
+// An empty elicitation object means form mode only in 2026-07-28; mcph serves URL mode too.
+TEST(RequestMeta, EnvelopeDeclaresBothElicitationModes) {
+    Json caps = client_capabilities(Json(rapidjson::kObjectType));
+    ASSERT_TRUE(caps["elicitation"].IsObject());
+    EXPECT_TRUE(caps["elicitation"].ObjectEmpty()) << "the legacy initialize keeps the bare {}";
+    Json params;
+    RequestMeta meta;
+    meta.protocol_version = "2026-07-28";
+    meta.capabilities = &caps;
+    add_request_meta(params, meta);
+    const auto& elicitation = params["_meta"][kMetaClientCapabilities]["elicitation"];
+    ASSERT_TRUE(elicitation.IsObject()) << mcph::to_json(params);
+    EXPECT_TRUE(elicitation.HasMember("form")) << mcph::to_json(params);
+    EXPECT_TRUE(elicitation.HasMember("url")) << mcph::to_json(params);
+}
+
 TEST(RequestMeta, NullParamsBecomeAnObjectAndNoLogLevelMeansNone) {
     Json params;
     RequestMeta meta;
