@@ -1,11 +1,14 @@
 #include "session/response_cache.hpp"
 
+#include "tools/sha256.hpp"
+
 #include <mcph/error.hpp>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 
@@ -20,8 +23,10 @@ constexpr int kMaxParamsDepth = 64;
 
 std::string_view name_of(const JsonValue& v) { return {v.GetString(), v.GetStringLength()}; }
 
-// Written by hand rather than through a sorted copy and to_json: the sort is per object and
-// only reorders pointers, and the depth check doubles as the recursion bound.
+// Written here rather than reusing governance::canonical_json: that one is for config files (no
+// depth bound, no _meta rule) and would need a copy of the params without _meta; this one sorts
+// pointers per object in place, and its depth check doubles as the recursion bound. Duplicate
+// keys keep their order (two orders of duplicates are two keys: a miss, never a wrong hit).
 bool write_canonical(const JsonValue& v, Writer& w, int depth, bool drop_meta) {
     if (depth > kMaxParamsDepth) return false;
     if (v.IsObject()) {
@@ -140,6 +145,32 @@ std::optional<CacheKey> make_cache_key(std::string_view server, std::string_view
         if (uri != params->MemberEnd() && uri->value.IsString()) key.resource_uri = std::string(name_of(uri->value));
     }
     return key;
+}
+
+std::string cache_server_identity(std::string_view server_name, std::string_view config_json) {
+    std::string identity;
+    append_field(identity, server_name);
+    identity += tools::sha256_hex(config_json);
+    return identity;
+}
+
+std::string cache_principal(const std::vector<std::pair<std::string, std::string>>& auth_headers) {
+    if (auth_headers.empty()) return {};
+    std::vector<std::pair<std::string, std::string>> sorted;
+    sorted.reserve(auth_headers.size());
+    for (const auto& [name, value] : auth_headers) {
+        std::string lower(name);
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        sorted.emplace_back(std::move(lower), value);
+    }
+    std::sort(sorted.begin(), sorted.end());
+    std::string material;
+    for (const auto& [name, value] : sorted) {
+        append_field(material, name);
+        append_field(material, value);
+    }
+    return tools::sha256_hex(material);
 }
 
 std::vector<std::string> methods_invalidated_by(std::string_view notification_method) {

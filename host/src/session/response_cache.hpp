@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace mcph::session {
@@ -57,6 +58,18 @@ std::optional<std::string> canonical_params(const JsonValue* params);
 // (params.inputResponses / params.requestState), or params canonical_params() refuses.
 std::optional<CacheKey> make_cache_key(std::string_view server, std::string_view method, const JsonValue* params,
                                        std::string_view principal);
+
+// The server identity of a cache key: the configured name plus a digest of the whole config entry
+// (URL, headers, command, auth config...), so a server redefined under the same name — another
+// URL, another static Authorization header — never meets the old definition's entries.
+std::string cache_server_identity(std::string_view server_name, std::string_view config_json);
+
+// The auth principal of a cache key: a digest of the credentials a request carries (the auth
+// backend's headers, names lower-cased, sorted), "" when there are none. The spec's line is "a
+// different access token requires a different cache"; a token is what the host knows, not a user
+// id (the auth ABI exposes none). A digest, so the cache holds no token; a refreshed token is a
+// new principal, which only costs a re-fetch.
+std::string cache_principal(const std::vector<std::pair<std::string, std::string>>& auth_headers);
 
 // The methods whose cached results a notification makes stale (list_changed → that list, the
 // resource one → resources/list and resources/templates/list); empty for any other notification.

@@ -15,6 +15,8 @@ using mcph::Json;
 using mcph::JsonValue;
 using mcph::parse_json;
 using mcph::to_json;
+using mcph::session::cache_principal;
+using mcph::session::cache_server_identity;
 using mcph::session::CacheKey;
 using mcph::session::canonical_params;
 using mcph::session::make_cache_key;
@@ -375,6 +377,24 @@ TEST(ResponseCache, ConcurrentUseStaysWithinBounds) {
         });
     for (auto& th : threads) th.join();
     EXPECT_LE(cache.size(), limits.max_entries);
+}
+
+TEST(ResponseCache, ServerIdentityFollowsTheWholeDefinition) {
+    EXPECT_EQ(cache_server_identity("s", R"({"url":"https://a"})"), cache_server_identity("s", R"({"url":"https://a"})"));
+    EXPECT_NE(cache_server_identity("s", R"({"url":"https://a"})"), cache_server_identity("s", R"({"url":"https://b"})"));
+    EXPECT_NE(cache_server_identity("s", "{}"), cache_server_identity("t", "{}"));
+}
+
+TEST(ResponseCache, PrincipalIsADigestOfTheCredentials) {
+    EXPECT_EQ(cache_principal({}), "") << "no auth: the single context";
+    const std::string alice = cache_principal({{"Authorization", "Bearer alice-token"}});
+    EXPECT_EQ(alice.size(), 64u);
+    EXPECT_EQ(alice.find("alice-token"), std::string::npos) << "no token in the cache";
+    EXPECT_EQ(alice, cache_principal({{"authorization", "Bearer alice-token"}})) << "header names are case-insensitive";
+    EXPECT_NE(alice, cache_principal({{"Authorization", "Bearer bob-token"}}));
+    EXPECT_NE(alice, cache_principal({{"Authorization", "Bearer alice-token"}, {"X-Tenant", "2"}}));
+    EXPECT_EQ(cache_principal({{"A", "1"}, {"B", "2"}}), cache_principal({{"b", "2"}, {"a", "1"}}));
+    EXPECT_NE(cache_principal({{"A", "1B: 2"}}), cache_principal({{"A", "1"}, {"B", "2"}}));
 }
 
 }  // namespace
