@@ -157,6 +157,7 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.on_disconnected = std::move(hooks.on_disconnected);
     settings.on_transport_problem = std::move(hooks.on_transport_problem);
     settings.tools_generation = review_generation;
+    settings.response_cache = response_cache;
     return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
 }
 

@@ -19,6 +19,7 @@
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "runtime/runtime.hpp"
+#include "session/response_cache.hpp"
 #include "session/session_core.hpp"
 #include "host/tool_review.hpp"
 
@@ -106,6 +107,8 @@ private:
     // bumps it, SessionSettings::tools_generation), a server going live or not (on_state_change),
     // pins, policy and the server table (review_inputs_changed).
     const std::shared_ptr<std::atomic<std::uint64_t>> review_generation = std::make_shared<std::atomic<std::uint64_t>>(0);
+    // One response cache for every server of this host (its bounds are host-wide).
+    const std::shared_ptr<session::ResponseCache> response_cache = std::make_shared<session::ResponseCache>();
 };
 
 }  // namespace mcph

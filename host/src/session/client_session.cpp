@@ -64,7 +64,7 @@ Json object_with(const char* key, const std::string& value) {
 }
 }  // namespace
 
-Json ClientSession::read_resource(const std::string& uri) { return core_->call("resources/read", object_with("uri", uri)); }
+Json ClientSession::read_resource(const std::string& uri) { return core_->cached_call("resources/read", object_with("uri", uri)); }
 void ClientSession::subscribe_resource(const std::string& uri) { core_->subscribe_resource(uri); }
 void ClientSession::unsubscribe_resource(const std::string& uri) { core_->unsubscribe_resource(uri); }
 Json ClientSession::get_prompt(const std::string& name, const JsonValue& arguments) {

@@ -157,6 +157,8 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
             throw Error(ErrorKind::Usage, "server '" + settings_.server_name + "': listenAckTimeoutMs must be an integer from 1 to 600000");
         listen_ack_wait_ = std::chrono::milliseconds(wait->GetInt());
     }
+    cache_ = settings_.response_cache ? settings_.response_cache : std::make_shared<session::ResponseCache>();
+    cache_identity_ = session::cache_server_identity(settings_.server_name, settings_.config_json);
     Json extensions(rapidjson::kObjectType);
     if (!settings_.client_extensions_json.empty()) json_bounds::parse(extensions, settings_.client_extensions_json);
     client_capabilities_ = session::client_capabilities(extensions);
@@ -210,6 +212,7 @@ void SessionCore::establish() {
     if (channel_) drop_transport();  // a reconnect: the previous transport is finished
     closing_ = false;
     needs_auth_ = false;
+    cache_->clear(cache_identity_);  // a new connection may meet a changed server
     engine_->reopen();
     // --connect-timeout bounds the whole connect: the transport's start and the handshake share it.
     const auto deadline = std::chrono::steady_clock::now() + settings_.connect_timeout;
@@ -448,6 +451,7 @@ void SessionCore::close() {
 }
 
 void SessionCore::clear_cached_lists() {
+    cache_->clear(cache_identity_);
     {
         std::lock_guard lock(state_mutex_);
         tools_.clear();
@@ -580,8 +584,8 @@ Json SessionCore::call(const std::string& method, Json params, const RequestOpti
     }
 }
 
-Json SessionCore::exchange(const std::string& method, Json params, const RequestOptions& options) {
-    if (modern()) return modern_exchange(method, std::move(params), options);
+Json SessionCore::exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds) {
+    if (modern()) return modern_exchange(method, std::move(params), options, input_rounds);
     Json result = request(method, std::move(params), options).get();
     // Earlier servers omit resultType (= complete); one that says otherwise is not followed.
     if (result.IsObject() && session::result_type(result, method + " from '" + settings_.server_name + "'") !=
@@ -595,7 +599,8 @@ Json SessionCore::exchange(const std::string& method, Json params, const Request
 // One modern request to its end: input rounds answered through the application's callbacks
 // (each retry a new id, the original params plus this round's inputResponses and requestState),
 // one retry at a version the server names as shared, one re-issue after a broken response stream.
-Json SessionCore::modern_exchange(const std::string& method, Json params, const RequestOptions& options) {
+Json SessionCore::modern_exchange(const std::string& method, Json params, const RequestOptions& options,
+                                  int* input_rounds) {
     const std::string context = method + " from '" + settings_.server_name + "'";
     Json original;
     original.CopyFrom(params, original.GetAllocator());
@@ -634,6 +639,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                 // The tool's annotations may have changed: list the tools again, then retry once.
                 headers_retried = true;
                 log(LogLevel::Info, context + ": the server reported a header mismatch; refreshing the tool list");
+                cache_->evict_method(cache_identity_, "tools/list");
                 refresh_list("tools");
                 continue;
             }
@@ -647,6 +653,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
         if (!result.IsObject()) throw Error(ErrorKind::Protocol, context + ": the result is not an object");
         switch (session::result_type(result, context)) {
             case session::ResultType::Complete:
+                if (input_rounds) *input_rounds = rounds;
                 return result;
             case session::ResultType::Task:
                 throw Error(ErrorKind::Protocol, context + ": the server answered with a task, which mcph did not ask for "
@@ -672,6 +679,32 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
     }
 }
 
+// The spec's caching hints (ttlMs, cacheScope) apply to what one authorization context sees: a
+// private entry is keyed by a digest of the request's auth headers, never the token itself.
+std::string SessionCore::cache_principal() const {
+    return settings_.auth ? session::cache_principal(settings_.auth->headers()) : std::string();
+}
+
+Json SessionCore::cached_call(const std::string& method, Json params, const RequestOptions& options) {
+    if (!modern()) return call(method, std::move(params), options);
+    const std::string principal = cache_principal();
+    auto key = session::make_cache_key(cache_identity_, method, &params, principal);
+    if (!key) return call(method, std::move(params), options);
+    if (auto hit = cache_->lookup(*key, std::chrono::steady_clock::now())) return std::move(*hit);
+    int rounds = 0;
+    Json result;
+    try {
+        result = exchange(method, std::move(params), options, &rounds);
+    } catch (const Error&) {
+        // A failed page (an invalid cursor) makes every cached page of that list suspect.
+        if (method != "resources/read") cache_->evict_method(cache_identity_, method);
+        throw;
+    }
+    // Results that took input rounds, or were fetched as another principal, are not kept.
+    if (rounds == 0 && cache_principal() == principal) cache_->store(*key, result, std::chrono::steady_clock::now());
+    return result;
+}
+
 void SessionCore::notify(const std::string& method, Json params) {
     if (!engine_) throw disconnected_error();
     engine_->notify(method, &params);
@@ -684,7 +717,7 @@ std::vector<Tool> SessionCore::fetch_tools() {
     std::vector<Tool> tools;
     session::for_each_page_item(
         "tools/list from '" + settings_.server_name + "'", "tools",
-        [this](const std::string& cursor) { return call("tools/list", cursor_params(cursor)); },
+        [this](const std::string& cursor) { return cached_call("tools/list", cursor_params(cursor)); },
         [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "name")); },
         [&](const JsonValue& item) {
             if (auto tool = parse_tool(settings_.server_name, item)) tools.push_back(std::move(*tool));
@@ -705,7 +738,7 @@ std::vector<Resource> SessionCore::fetch_resources() {
     std::vector<Resource> out;
     session::for_each_page_item(
         "resources/list from '" + settings_.server_name + "'", "resources",
-        [this](const std::string& cursor) { return call("resources/list", cursor_params(cursor)); },
+        [this](const std::string& cursor) { return cached_call("resources/list", cursor_params(cursor)); },
         [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "uri")); },
         [&](const JsonValue& item) {
             if (auto r = parse_resource(settings_.server_name, item)) out.push_back(std::move(*r));
@@ -721,7 +754,7 @@ std::vector<ResourceTemplate> SessionCore::fetch_resource_templates() {
     std::vector<ResourceTemplate> out;
     session::for_each_page_item(
         "resources/templates/list from '" + settings_.server_name + "'", "resourceTemplates",
-        [this](const std::string& cursor) { return call("resources/templates/list", cursor_params(cursor)); },
+        [this](const std::string& cursor) { return cached_call("resources/templates/list", cursor_params(cursor)); },
         [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "uriTemplate")); },
         [&](const JsonValue& item) {
             if (auto r = parse_resource_template(settings_.server_name, item)) out.push_back(std::move(*r));
@@ -735,7 +768,7 @@ std::vector<Prompt> SessionCore::fetch_prompts() {
     std::vector<Prompt> out;
     session::for_each_page_item(
         "prompts/list from '" + settings_.server_name + "'", "prompts",
-        [this](const std::string& cursor) { return call("prompts/list", cursor_params(cursor)); },
+        [this](const std::string& cursor) { return cached_call("prompts/list", cursor_params(cursor)); },
         [](const JsonValue& item) { return std::optional<std::string>(json::string_or(item, "name")); },
         [&](const JsonValue& item) {
             if (auto p = parse_prompt(settings_.server_name, item)) out.push_back(std::move(*p));
@@ -943,6 +976,7 @@ void SessionCore::run_refresh(const std::string& which) {
 
 void SessionCore::on_server_notification(const std::string& method, const JsonValue& params) {
     const ClientCallbacks& cb = settings_.callbacks;
+    cache_->evict_for_notification(cache_identity_, method, &params);  // before any refresh reads it
     // Modern era: change notifications come only on our listen stream, tagged with its id; one
     // that names another (or no) subscription is not ours to act on.
     if (session::is_subscription_notification(method) && modern()) {

@@ -13,6 +13,7 @@
 #include "session/listen_filter.hpp"
 #include "session/output_schema.hpp"
 #include "session/param_headers.hpp"
+#include "session/response_cache.hpp"
 #include "session/prompt_budget.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_channel.hpp"
@@ -68,6 +69,9 @@ struct SessionSettings {
     // counter among all its sessions and its own inputs, so its tool review checks one number per
     // call, however many servers there are. Null: the session keeps a counter of its own.
     std::shared_ptr<std::atomic<std::uint64_t>> tools_generation;
+    // Modern era: results cached by their ttlMs / cacheScope (shared by the host's sessions).
+    // Null: the session keeps one of its own.
+    std::shared_ptr<session::ResponseCache> response_cache;
 };
 
 // What a server said about itself at the last connect. Published whole (a new object per
@@ -110,6 +114,9 @@ public:
 
     PendingRequest request(const std::string& method, Json params, const RequestOptions& options);
     Json call(const std::string& method, Json params, const RequestOptions& options = {});
+    // call() for the cacheable reads (lists, resources/read): a fresh cached answer is served
+    // without a request, and an answer with ttlMs is kept (modern era; legacy: call()).
+    Json cached_call(const std::string& method, Json params, const RequestOptions& options = {});
     void request_async(const std::string& method, Json params, ResponseHandler done, const RequestOptions& options);
     void notify(const std::string& method, Json params);
 
@@ -154,8 +161,9 @@ private:
     bool modern() const;
     PendingRequest send_request(const std::string& method, Json params, const RequestOptions& options,
                                 const std::string& version);
-    Json exchange(const std::string& method, Json params, const RequestOptions& options);
-    Json modern_exchange(const std::string& method, Json params, const RequestOptions& options);
+    Json exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds = nullptr);
+    Json modern_exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds);
+    std::string cache_principal() const;
     Json answer_input(const std::string& method, const JsonValue& params);
     bool take_prompt_budget(const std::string& method, std::string* why);
     void refresh_lists();
@@ -204,6 +212,8 @@ private:
     mutable std::mutex facts_mutex_;  // guards facts_ (the pointer, not the object: it is immutable)
     std::shared_ptr<const ServerFacts> facts_ = std::make_shared<const ServerFacts>();
     session::ProtocolPreference preference_;
+    std::shared_ptr<session::ResponseCache> cache_;
+    std::string cache_identity_;  // this server's definition, as the cache keys it
     int max_input_rounds_ = 10;
     // How long a stdio server may stay silent on server/discover before it counts as legacy (a
     // legacy server may ignore an unknown request sent before initialize; a modern one answers at
