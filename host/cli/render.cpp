@@ -267,7 +267,14 @@ void print_server(std::ostream& out, const JsonValue& s) {
     if (!member(s, "pluginSource").empty()) out << "    from plugin: " << shown(s, "pluginSource") << "\n";
     if (s.HasMember("serverInfo"))
         out << "    server: " << shown(s["serverInfo"], "name") << " " << shown(s["serverInfo"], "version")
-            << ", protocol " << shown(s, "protocolVersion") << "\n";
+            << ", protocol " << shown(s, "protocolVersion");
+    if (!member(s, "era").empty()) out << " (" << shown(s, "era") << " era)";
+    out << "\n";
+    if (s.HasMember("subscription") && s["subscription"].IsObject() && member(s["subscription"], "state") != "none")
+        out << "    subscription: " << shown(s["subscription"], "state") << "\n";
+    if (s.HasMember("setAsideTools") && s["setAsideTools"].IsArray())
+        for (const JsonValue& t : s["setAsideTools"].GetArray())
+            out << "    ! tool set aside: " << shown(t, "name") << " (" << shown(t, "reason") << ")\n";
     if (s.HasMember("tools") && s["tools"].IsArray()) {
         out << "    tools (" << s["tools"].Size() << "):";
         for (const JsonValue& t : s["tools"].GetArray()) {
