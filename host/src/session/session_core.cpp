@@ -26,8 +26,6 @@ constexpr std::chrono::milliseconds kLongestDefaultTotal = std::chrono::hours(24
 constexpr auto kRecoveryWaitSlack = std::chrono::milliseconds(2000);
 // The least time between the starts of two refreshes of one list (list_changed floods).
 constexpr auto kListRefreshSpacing = std::chrono::milliseconds(200);
-// JSON-RPC error code of a sampling/elicitation refused by the prompt budget.
-constexpr int kPromptRateLimitedCode = -32000;
 
 // Set while a thread fetches the lists of a freshly recovered session: a request failing there
 // with an expired session again must not start another recovery (one recovery per call).
@@ -134,7 +132,9 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
       runtime_(*runtime_holder_),
       ticker_(runtime_.loop()),
       tools_generation_(settings_.tools_generation ? settings_.tools_generation
-                                                   : std::make_shared<std::atomic<std::uint64_t>>(0)) {
+                                                   : std::make_shared<std::atomic<std::uint64_t>>(0)),
+      client_requests_(settings_.server_name, settings_.callbacks,
+                       [this](LogLevel level, const std::string& message) { log(level, message); }) {
     Json config;
     if (!settings_.config_json.empty()) json_bounds::parse(config, settings_.config_json);
     const std::string configured = config.IsObject() ? json::string_or(config, "protocolVersion") : std::string();
@@ -602,8 +602,7 @@ Json SessionCore::exchange(const std::string& method, Json params, const Request
 Json SessionCore::modern_exchange(const std::string& method, Json params, const RequestOptions& options,
                                   int* input_rounds) {
     const std::string context = method + " from '" + settings_.server_name + "'";
-    Json original;
-    original.CopyFrom(params, original.GetAllocator());
+    Json original;  // the caller's params, copied only when a first input round needs them
     Json current = std::move(params);
     bool version_retried = false;
     bool stream_retried = false;
@@ -669,12 +668,9 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                                                  " rounds (the client's round cap, maxInputRounds); gave up");
         session::InputRound round = session::answer_input_requests(
             result,
-            [this](const std::string& m, const JsonValue& p) {
-                std::string why;
-                if (!take_prompt_budget(m, &why)) throw Error(ErrorKind::Remote, why, kPromptRateLimitedCode);
-                return answer_input(m, p);
-            },
+            [this](const std::string& m, const JsonValue& p) { return client_requests_.answer(m, p); },
             [this](const std::string& warning) { log(LogLevel::Warn, warning); }, context);
+        if (rounds == 1) original.CopyFrom(current, original.GetAllocator());  // still the caller's params
         current = session::retry_params(original, round);
     }
 }
@@ -865,8 +861,8 @@ void SessionCore::on_server_request(const std::string& method, Json params, std:
     // The engine bounds how many of these are in flight; on top, prompts that reach the application
     // (a person or a model) are rate-limited, refused at once when the server asks too fast.
     std::string why;
-    if (!take_prompt_budget(method, &why)) {
-        responder->error(kPromptRateLimitedCode, why);
+    if (!client_requests_.take_prompt(method, &why)) {
+        responder->error(session::kPromptRateLimitedCode, why);
         return;
     }
     // Application callbacks may block (a person answering a form): run them on the callback pool
@@ -886,50 +882,8 @@ void SessionCore::on_server_request(const std::string& method, Json params, std:
     });
 }
 
-// Prompts that reach the application (a person or a model) are rate-limited in both eras: false
-// (with the reason) when the server asks too fast.
-bool SessionCore::take_prompt_budget(const std::string& method, std::string* why) {
-    const ClientCallbacks& cb = settings_.callbacks;
-    const bool prompts = (method == "sampling/createMessage" && cb.sampling) || (method == "elicitation/create" && cb.elicitation);
-    if (!prompts || prompt_budget_.try_take()) return true;
-    *why = method + " refused without asking: server '" + settings_.server_name + "' exceeded " +
-           std::to_string(prompt_budget_.burst()) + " prompts at once, then one per " +
-           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(prompt_budget_.refill()).count()) +
-           " ms (the client's prompt rate limit)";
-    if (prompts_refused_.fetch_add(1) % 1000 == 0) log(LogLevel::Warn, *why);  // a flood is not a log flood
-    return false;
-}
-
 void SessionCore::answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder) {
-    responder.result(answer_input(method, params));
-}
-
-// The answer to one server→client request (legacy era) or input request (modern era), through the
-// application's callbacks. Throws Error(Remote) with the JSON-RPC code to refuse it.
-Json SessionCore::answer_input(const std::string& method, const JsonValue& params) {
-    const ClientCallbacks& cb = settings_.callbacks;
-    if (method == "roots/list") return roots_result(cb.roots ? cb.roots(settings_.server_name) : default_roots());
-    if (method == "sampling/createMessage") {
-        if (!cb.sampling) throw Error(ErrorKind::Remote, "sampling declined: this application has no model to sample from", -1);
-        return cb.sampling(settings_.server_name, params);
-    }
-    if (method == "elicitation/create") {
-        ElicitationRequest request;
-        request.server = settings_.server_name;
-        request.mode = json::string_or(params, "mode", "form");
-        request.message = json::string_or(params, "message");
-        request.url = json::string_or(params, "url");
-        if (const JsonValue* schema = json::object_member(params, "requestedSchema"))
-            request.requested_schema.CopyFrom(*schema, request.requested_schema.GetAllocator());
-        else
-            request.requested_schema.SetObject();
-        // URL mode is put to the application only with the full URL to show; mcph never fetches it.
-        const bool askable = request.mode == "form" || (request.mode == "url" && !request.url.empty());
-        ElicitationResponse response;  // declined unless a callback accepts
-        if (cb.elicitation && askable) response = cb.elicitation(request);
-        return elicitation_result(request, std::move(response));
-    }
-    throw Error(ErrorKind::Remote, "method not found: " + method, -32601);
+    responder.result(client_requests_.answer_taken(method, params));  // the budget was taken on arrival
 }
 
 session::ListRefreshGate& SessionCore::refresh_gate(const std::string& which) {

@@ -8,13 +8,13 @@
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "runtime/runtime.hpp"
+#include "session/client_request_router.hpp"
 #include "session/era.hpp"
 #include "session/list_refresh_gate.hpp"
 #include "session/listen_filter.hpp"
 #include "session/output_schema.hpp"
 #include "session/param_headers.hpp"
 #include "session/response_cache.hpp"
-#include "session/prompt_budget.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_channel.hpp"
 
@@ -164,8 +164,6 @@ private:
     Json exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds = nullptr);
     Json modern_exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds);
     std::string cache_principal() const;
-    Json answer_input(const std::string& method, const JsonValue& params);
-    bool take_prompt_budget(const std::string& method, std::string* why);
     void refresh_lists();
     void set_aside_invalid_header_tools(std::vector<Tool>& tools);
     void start_listen();
@@ -253,8 +251,8 @@ private:
 
     // One per list kind (tools, resources, prompts): list_changed floods coalesce here.
     session::ListRefreshGate refresh_gates_[3];
-    session::PromptBudget prompt_budget_{session::kPromptBurst, session::kPromptRefill};
-    std::atomic<std::uint64_t> prompts_refused_{0};
+    // Answers what servers ask (both eras), under the session's prompt rate limit.
+    session::ClientRequestRouter client_requests_;
 };
 
 }  // namespace mcph::detail
