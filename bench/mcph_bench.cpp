@@ -7,6 +7,8 @@
 // table, outputSchema validation of structuredContent), and reading the result.
 #include <mcph/host.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +38,16 @@ struct Config {
 };
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU time of the whole client process (every thread: the caller and the transport's I/O
+// threads), in µs. Unlike wall time it does not count the time the server or another process held
+// the CPU, so it stays comparable on a loaded machine.
+double process_cpu_us() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+    return us(u.ru_utime) + us(u.ru_stime);
+}
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;
@@ -143,6 +155,7 @@ int run(const Config& c) {
     // 2. sequential tools/call add.
     std::vector<double> lat_us;
     lat_us.reserve(static_cast<size_t>(c.calls));
+    double cpu0 = process_cpu_us();
     auto t0 = Clock::now();
     for (long i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
@@ -150,17 +163,20 @@ int run(const Config& c) {
         lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
     double seq_s = seconds_since(t0);
+    const double seq_cpu_us = (process_cpu_us() - cpu0) / c.calls;
 
     // 2b. The same sequential add through Host::call_tool and the mapped name, as an agent loop calls
     //     it: name resolution and the rug-pull guard (tool review) are in the timed path.
     std::vector<double> host_lat_us;
     host_lat_us.reserve(static_cast<size_t>(c.calls));
     for (long i = 0; i < std::min<long>(1000, c.calls); ++i) check(host.call_tool("mcp__hello__add", add_args(i)), "warm-up (host)");
+    cpu0 = process_cpu_us();
     for (long i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
         check(host.call_tool("mcp__hello__add", add_args(i)), "host.call_tool add");
         host_lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
+    const double host_seq_cpu_us = (process_cpu_us() - cpu0) / c.calls;
 
     // 3. K requests in flight (the oldest is awaited, then one more is sent), N in total.
     t0 = Clock::now();
@@ -219,11 +235,12 @@ int run(const Config& c) {
 
     std::printf(
         "{\"client\":\"mcph\",\"era\":\"%s\",\"protocol_version\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
-        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"host_seq_p50_us\":%.2f,\"host_seq_p99_us\":%.2f,"
+        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,\"host_seq_p50_us\":%.2f,\"host_seq_p99_us\":%.2f,\"host_seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,\"inflight_async_calls_per_s\":%.0f,"
         "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
         era.c_str(), protocol_version.c_str(), c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
-        percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, percentile(host_lat_us, 0.5), percentile(host_lat_us, 0.99), c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
+        percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, percentile(host_lat_us, 0.5),
+        percentile(host_lat_us, 0.99), host_seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
         c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
     return 0;
 }

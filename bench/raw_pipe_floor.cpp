@@ -20,6 +20,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -322,6 +323,16 @@ std::string add_request(long id, bool modern) {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// CPU time of the whole client process (every thread: the caller and the transport's I/O
+// threads), in µs. Unlike wall time it does not count the time the server or another process held
+// the CPU, so it stays comparable on a loaded machine.
+double process_cpu_us() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+    return us(u.ru_utime) + us(u.ru_stime);
+}
+
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -401,6 +412,7 @@ int main(int argc, char** argv) {
     // 2. sequential tools/call add.
     std::vector<double> lat_us;
     lat_us.reserve(static_cast<size_t>(c.calls));
+    const double cpu0 = process_cpu_us();
     auto t0 = Clock::now();
     for (int i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
@@ -409,6 +421,7 @@ int main(int argc, char** argv) {
         lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
     double seq_s = seconds_since(t0);
+    const double seq_cpu_us = (process_cpu_us() - cpu0) / c.calls;
 
     // 3. K calls in flight (refilled as each reply arrives), N in total.
     t0 = Clock::now();
@@ -442,11 +455,11 @@ int main(int argc, char** argv) {
 
     std::printf(
         "{\"client\":\"raw\",\"era\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
-        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,"
+        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,"
         "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
         c.modern ? "modern" : "legacy", c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
-        percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, c.inflight, c.calls, c.calls / inflight_s, c.echo_calls, c.echo_bytes,
+        percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.echo_calls, c.echo_bytes,
         c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
     return 0;
 }
