@@ -122,6 +122,8 @@ const metrics = [
   ['seq_p50_us', 'sequential add p50 (µs)', 'lower'],
   ['seq_p99_us', 'sequential add p99 (µs)', 'lower'],
   ['seq_calls_per_s', 'sequential add (calls/s)', 'higher'],
+  // CPU time of the client process per sequential call (floor and mcph only): steady on a loaded machine.
+  ['seq_cpu_us', 'client CPU per sequential add (µs)', 'lower'],
   ['inflight_calls_per_s', '16 in flight add, futures (calls/s)', 'higher'],
   // mcph's callback API against the others' only in-flight figure (they have one API for it).
   ['inflight_async_calls_per_s', '16 in flight add, mcph request_async (calls/s)', 'higher', 'inflight_calls_per_s'],
