@@ -104,7 +104,8 @@ if [[ $http == 1 ]]; then
   server_pid=$!
   url=""
   for _ in $(seq 1 100); do
-    url="$(sed -n 's/^listening on //p' "$work/server.out")"
+    # (the backgrounded server may not have created its output file yet: not an error)
+    url="$(sed -n 's/^listening on //p' "$work/server.out" 2>/dev/null || true)"
     [[ -n "$url" ]] && break
     sleep 0.05
   done
