@@ -7,6 +7,8 @@
 // table, outputSchema validation of structuredContent), and reading the result.
 #include <mcph/host.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,11 +32,22 @@ struct Config {
     std::string server;
     std::string http_url;
     std::vector<std::string> server_args;  // --server-arg, repeatable (e.g. a fake server's --tools-file)
+    std::string era = "auto";              // --era auto|legacy|modern: the server config's "protocolVersion"
     int calls = 20000, inflight = 16, echo_calls = 50, connects = 5;
     size_t echo_bytes = 1 << 20;
 };
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU time of the whole client process (every thread: the caller and the transport's I/O
+// threads), in µs. Unlike wall time it does not count the time the server or another process held
+// the CPU, so it stays comparable on a loaded machine.
+double process_cpu_us() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+    return us(u.ru_utime) + us(u.ru_stime);
+}
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;
@@ -57,10 +70,20 @@ std::string default_server() {
     return (self.parent_path() / "hello-server").string();
 }
 
-// {"command": server} or {"type":"http","url": url}
+// The revision each --era pins through the server config (what a user writes in .mcp.json);
+// "auto" leaves the key out, so mcph probes with server/discover and takes the modern era when
+// the server has it.
+const char* pinned_version(const std::string& era) {
+    if (era == "legacy") return "2025-11-25";
+    if (era == "modern") return "2026-07-28";
+    return nullptr;
+}
+
+// {"command": server} or {"type":"http","url": url}, plus "protocolVersion" when --era pins one.
 mcph::Json server_config(const Config& c) {
     mcph::Json cfg(rapidjson::kObjectType);
     auto& a = cfg.GetAllocator();
+    if (const char* version = pinned_version(c.era)) cfg.AddMember("protocolVersion", rapidjson::StringRef(version), a);
     if (c.http_url.empty()) {
         cfg.AddMember("command", mcph::JsonValue(c.server, a), a);
         mcph::JsonValue args(rapidjson::kArrayType);
@@ -98,8 +121,8 @@ void check(const mcph::CallToolResult& r, const char* what) {
 
 int usage() {
     std::fprintf(stderr,
-                 "usage: mcph-bench [--server PATH] [--server-arg ARG]... [--http URL] [--calls N] [--inflight K] [--echo-calls M]\n"
-                 "                  [--echo-bytes B] [--connects C]\n");
+                 "usage: mcph-bench [--server PATH] [--server-arg ARG]... [--http URL] [--era auto|legacy|modern] [--calls N]\n"
+                 "                  [--inflight K] [--echo-calls M] [--echo-bytes B] [--connects C]\n");
     return 2;
 }
 
@@ -122,12 +145,17 @@ int run(const Config& c) {
     mcph::Host host(options);
     host.add_server("hello", cfg);
     auto s = host.connect("hello");
+    const std::string era = s->era(), protocol_version = s->protocol_version();
+    // A pinned era that was not obtained would put a number in the wrong column.
+    if (const char* version = pinned_version(c.era); version && protocol_version != version)
+        throw std::runtime_error("--era " + c.era + " asked for " + version + ", the session speaks " + protocol_version);
     s->list_tools();  // as the TS script does (mcph caches the list at connect anyway)
     for (long i = 0; i < 1000; ++i) check(s->call_tool("add", add_args(i)), "warm-up");
 
     // 2. sequential tools/call add.
     std::vector<double> lat_us;
     lat_us.reserve(static_cast<size_t>(c.calls));
+    double cpu0 = process_cpu_us();
     auto t0 = Clock::now();
     for (long i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
@@ -135,17 +163,20 @@ int run(const Config& c) {
         lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
     double seq_s = seconds_since(t0);
+    const double seq_cpu_us = (process_cpu_us() - cpu0) / c.calls;
 
     // 2b. The same sequential add through Host::call_tool and the mapped name, as an agent loop calls
     //     it: name resolution and the rug-pull guard (tool review) are in the timed path.
     std::vector<double> host_lat_us;
     host_lat_us.reserve(static_cast<size_t>(c.calls));
     for (long i = 0; i < std::min<long>(1000, c.calls); ++i) check(host.call_tool("mcp__hello__add", add_args(i)), "warm-up (host)");
+    cpu0 = process_cpu_us();
     for (long i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
         check(host.call_tool("mcp__hello__add", add_args(i)), "host.call_tool add");
         host_lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
+    const double host_seq_cpu_us = (process_cpu_us() - cpu0) / c.calls;
 
     // 3. K requests in flight (the oldest is awaited, then one more is sent), N in total.
     t0 = Clock::now();
@@ -203,12 +234,13 @@ int run(const Config& c) {
     host.close();
 
     std::printf(
-        "{\"client\":\"mcph\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
-        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"host_seq_p50_us\":%.2f,\"host_seq_p99_us\":%.2f,"
+        "{\"client\":\"mcph\",\"era\":\"%s\",\"protocol_version\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
+        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,\"host_seq_p50_us\":%.2f,\"host_seq_p99_us\":%.2f,\"host_seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,\"inflight_async_calls_per_s\":%.0f,"
         "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
-        c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls, percentile(lat_us, 0.5),
-        percentile(lat_us, 0.99), c.calls / seq_s, percentile(host_lat_us, 0.5), percentile(host_lat_us, 0.99), c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
+        era.c_str(), protocol_version.c_str(), c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
+        percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, percentile(host_lat_us, 0.5),
+        percentile(host_lat_us, 0.99), host_seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
         c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
     return 0;
 }
@@ -225,6 +257,7 @@ int main(int argc, char** argv) {
         if (a == "--server") c.server = v;
         else if (a == "--server-arg") c.server_args.push_back(v);
         else if (a == "--http") c.http_url = v;
+        else if (a == "--era" && (v == "auto" || pinned_version(v))) c.era = v;
         else if (a == "--calls") c.calls = std::stoi(v);
         else if (a == "--inflight") c.inflight = std::stoi(v);
         else if (a == "--echo-calls") c.echo_calls = std::stoi(v);

@@ -7,6 +7,10 @@
 //                    first for the Mcp-Session-Id, then the same loop. Only Content-Length replies
 //                    are understood (what hello-server sends for these requests); 16-in-flight uses
 //                    HTTP/1.1 pipelining on that one connection.
+//   --era modern:    the 2026-07-28 exchange instead: connect is one server/discover round trip (no
+//                    initialize, no notification, no HTTP session), every request carries the same
+//                    params._meta envelope mcph sends (byte for byte), and over HTTP the headers the
+//                    binding requires (MCP-Protocol-Version, Mcp-Method, Mcp-Name).
 //
 // Prints one JSON object with the same keys as ts_client_bench.mjs and mcph-bench (see README.md).
 #include <arpa/inet.h>
@@ -16,6 +20,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,7 +97,8 @@ private:
 class Channel {
 public:
     virtual ~Channel() = default;
-    virtual void send(const std::string& json) = 0;
+    // `headers`: extra HTTP header lines ("Name: value\r\n"...), ignored over stdio.
+    virtual void send(const std::string& json, std::string_view headers = {}) = 0;
     virtual std::string_view receive() = 0;  // valid until the next receive
     virtual void notify(const std::string& json) = 0;  // send a notification (HTTP: and eat the 202)
 };
@@ -127,11 +133,11 @@ public:
         ::waitpid(pid_, &status, 0);
         ::close(from_);
     }
-    void send(const std::string& json) override {
+    void send(const std::string& json, std::string_view) override {
         line_.assign(json).push_back('\n');
         write_all(to_, line_.data(), line_.size());
     }
-    void notify(const std::string& json) override { send(json); }
+    void notify(const std::string& json) override { send(json, {}); }
     std::string_view receive() override {
         in_->consume(pending_);
         size_t scanned = 0;
@@ -204,16 +210,17 @@ public:
         }
         ::close(fd_);
     }
-    void send(const std::string& json) override {
+    void send(const std::string& json, std::string_view headers) override {
         req_.clear();
         req_.append("POST ").append(url_.path).append(" HTTP/1.1\r\nHost: ").append(url_.host)
             .append("\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n");
         if (!session_.empty()) req_.append("Mcp-Session-Id: ").append(session_).append("\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+        req_.append(headers);
         req_.append("Content-Length: ").append(std::to_string(json.size())).append("\r\n\r\n").append(json);
         write_all(fd_, req_.data(), req_.size());
     }
     void notify(const std::string& json) override {
-        send(json);
+        send(json, {});
         receive();
     }
     // Minimal response reader: status line, headers up to the blank line, Content-Length body.
@@ -264,6 +271,7 @@ struct Config {
     std::string server;
     std::vector<std::string> server_args;
     std::string http_url;
+    bool modern = false;  // --era modern
     int calls = 20000, inflight = 16, echo_calls = 50, connects = 5;
     size_t echo_bytes = 1 << 20;
 };
@@ -278,20 +286,52 @@ void expect_result(std::string_view reply, const char* what) {
         die(std::string(what) + ": unexpected reply " + std::string(reply.substr(0, 200)));
 }
 
-void initialize(Channel& ch) {
+// The 2026-07-28 envelope every modern request carries in params._meta: exactly the bytes mcph
+// sends (its capabilities and identity), so that the server parses the same message for the floor
+// as for mcph and the mcph/floor ratio compares like with like.
+#define MODERN_META                                                                                                    \
+    R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":)" \
+    R"({"roots":{},"sampling":{},"elicitation":{},"extensions":{"io.modelcontextprotocol/skills":{}}},)"               \
+    R"("io.modelcontextprotocol/clientInfo":{"name":"mcph","version":"0.1.0","title":"mcph MCP host"}})"
+
+// HTTP headers of the modern binding: the version, and the method (and name) mirrored from the body.
+constexpr std::string_view kModernDiscoverHeaders = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n";
+constexpr std::string_view kModernAddHeaders = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n";
+constexpr std::string_view kModernEchoHeaders = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n";
+
+// legacy: initialize + notifications/initialized; modern: one server/discover round trip.
+void connect_era(Channel& ch, bool modern) {
+    if (modern) {
+        ch.send(R"({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{)" MODERN_META "}}", kModernDiscoverHeaders);
+        expect_result(ch.receive(), "server/discover");
+        return;
+    }
     ch.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-raw-pipe","version":"0.1.0"}}})");
     expect_result(ch.receive(), "initialize");
     ch.notify(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
 }
 
-std::string add_request(long id) {
-    char buf[160];
-    int n = std::snprintf(buf, sizeof buf,
-                          R"({"jsonrpc":"2.0","id":%ld,"method":"tools/call","params":{"name":"add","arguments":{"a":%ld,"b":1}}})", id, id);
+std::string add_request(long id, bool modern) {
+    char buf[512];
+    int n = modern ? std::snprintf(buf, sizeof buf,
+                                   R"({"jsonrpc":"2.0","id":%ld,"method":"tools/call","params":{"name":"add","arguments":{"a":%ld,"b":1},)" MODERN_META "}}",
+                                   id, id)
+                   : std::snprintf(buf, sizeof buf,
+                                   R"({"jsonrpc":"2.0","id":%ld,"method":"tools/call","params":{"name":"add","arguments":{"a":%ld,"b":1}}})", id, id);
     return std::string(buf, static_cast<size_t>(n));
 }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU time of the whole client process (every thread: the caller and the transport's I/O
+// threads), in µs. Unlike wall time it does not count the time the server or another process held
+// the CPU, so it stays comparable on a loaded machine.
+double process_cpu_us() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+    return us(u.ru_utime) + us(u.ru_stime);
+}
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;
@@ -316,7 +356,7 @@ std::string default_server() {
 
 int usage() {
     std::fprintf(stderr,
-                 "usage: bench-raw-pipe [--server PATH] [--http URL] [--calls N] [--inflight K] [--echo-calls M]\n"
+                 "usage: bench-raw-pipe [--server PATH] [--http URL] [--era legacy|modern] [--calls N] [--inflight K] [--echo-calls M]\n"
                  "                      [--echo-bytes B] [--connects C] [-- server args...]\n");
     return 2;
 }
@@ -335,6 +375,11 @@ int main(int argc, char** argv) {
         };
         if (a == "--server") c.server = next();
         else if (a == "--http") c.http_url = next();
+        else if (a == "--era") {
+            std::string era = next();
+            if (era != "legacy" && era != "modern") return usage();
+            c.modern = era == "modern";
+        }
         else if (a == "--calls") c.calls = std::stoi(next());
         else if (a == "--inflight") c.inflight = std::stoi(next());
         else if (a == "--echo-calls") c.echo_calls = std::stoi(next());
@@ -346,44 +391,47 @@ int main(int argc, char** argv) {
     }
     if (c.http_url.empty() && ::access(c.server.c_str(), X_OK) != 0) die("no executable hello-server at " + c.server);
 
-    // 1. connect + initialize (fresh process / TCP connection each time), median.
+    // 1. connect + initialize / server/discover (fresh process / TCP connection each time), median.
     std::vector<double> connect_ms;
     for (int i = 0; i < c.connects; ++i) {
         auto t = Clock::now();
         auto ch = open_channel(c);
-        initialize(*ch);
+        connect_era(*ch, c.modern);
         connect_ms.push_back(seconds_since(t) * 1e3);
     }
 
     auto ch = open_channel(c);
-    initialize(*ch);
+    connect_era(*ch, c.modern);
+    const std::string_view add_headers = c.modern ? kModernAddHeaders : std::string_view();
     long id = 1;
     for (int i = 0; i < 1000; ++i) {  // warm-up
-        ch->send(add_request(id++));
+        ch->send(add_request(id++, c.modern), add_headers);
         expect_result(ch->receive(), "warm-up");
     }
 
     // 2. sequential tools/call add.
     std::vector<double> lat_us;
     lat_us.reserve(static_cast<size_t>(c.calls));
+    const double cpu0 = process_cpu_us();
     auto t0 = Clock::now();
     for (int i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
-        ch->send(add_request(id++));
+        ch->send(add_request(id++, c.modern), add_headers);
         expect_result(ch->receive(), "tools/call add");
         lat_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
     }
     double seq_s = seconds_since(t0);
+    const double seq_cpu_us = (process_cpu_us() - cpu0) / c.calls;
 
     // 3. K calls in flight (refilled as each reply arrives), N in total.
     t0 = Clock::now();
     int sent = 0, done = 0;
-    for (; sent < std::min(c.inflight, c.calls); ++sent) ch->send(add_request(id++));
+    for (; sent < std::min(c.inflight, c.calls); ++sent) ch->send(add_request(id++, c.modern), add_headers);
     while (done < c.calls) {
         expect_result(ch->receive(), "tools/call add (in flight)");
         ++done;
         if (sent < c.calls) {
-            ch->send(add_request(id++));
+            ch->send(add_request(id++, c.modern), add_headers);
             ++sent;
         }
     }
@@ -395,8 +443,9 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     for (int i = 0; i < c.echo_calls; ++i) {
         std::string req = prefix + std::to_string(id++) +
-                          R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" + payload + "\"}}}";
-        ch->send(req);
+                          R"(,"method":"tools/call","params":{"name":"echo","arguments":{"text":")" + payload + "\"}" +
+                          (c.modern ? "," MODERN_META "}}" : "}}");
+        ch->send(req, c.modern ? kModernEchoHeaders : std::string_view());
         auto reply = ch->receive();
         expect_result(reply, "tools/call echo");
         if (reply.size() < c.echo_bytes) die("echo reply too short");
@@ -405,12 +454,12 @@ int main(int argc, char** argv) {
     ch.reset();
 
     std::printf(
-        "{\"client\":\"raw\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
-        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,"
+        "{\"client\":\"raw\",\"era\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
+        "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,"
         "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
-        c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls, percentile(lat_us, 0.5),
-        percentile(lat_us, 0.99), c.calls / seq_s, c.inflight, c.calls, c.calls / inflight_s, c.echo_calls, c.echo_bytes,
+        c.modern ? "modern" : "legacy", c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
+        percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.echo_calls, c.echo_bytes,
         c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
     return 0;
 }
