@@ -63,10 +63,13 @@ Json initialize_params(const std::string& version, const JsonValue& capabilities
 // server may ignore an unknown request sent before initialize). A modern one answers at once.
 constexpr auto kStdioProbeWait = std::chrono::milliseconds(5000);
 
-// The name Mcp-Name mirrors: params.name (tools/call, prompts/get) or params.uri (resources/read).
+// The name Mcp-Name mirrors: params.name (tools/call, prompts/get), params.uri (resources/read) or,
+// for the Tasks extension, params.taskId (tasks/get, tasks/update, tasks/cancel).
 std::string routed_name(const std::string& method, const JsonValue& params) {
     if (method == "tools/call" || method == "prompts/get") return json::string_or(params, "name");
     if (method == "resources/read") return json::string_or(params, "uri");
+    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel")
+        return json::string_or(params, "taskId");
     return {};
 }
 
