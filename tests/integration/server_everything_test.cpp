@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -340,6 +341,28 @@ TEST_P(ServerEverything, ResearchQueryRunsAsATask) {
                             [](const std::string& m) { return contains(m, "working: Analyzing content"); }))
         << "status messages seen: " << messages.size();
     EXPECT_EQ(messages.back().rfind("completed", 0), 0u) << messages.back();
+}
+
+// An ambiguous query moves the task to input_required: mcph then blocks on tasks/result, over
+// which the server sends its elicitation/create (relatedTask); the answer shapes the report.
+TEST_P(ServerEverything, ResearchQueryInputRequiredIsAnsweredThroughTasksResult) {
+    if (server_requests_unanswerable()) GTEST_SKIP() << kWsGatewayLimit;
+    std::atomic<int> asked{0};
+    options.callbacks.elicitation = [&](const ElicitationRequest& request) {
+        ++asked;
+        EXPECT_NE(request.message.find("multiple interpretations"), std::string::npos) << request.message;
+        ElicitationResponse r;
+        r.action = "accept";
+        r.content = parse_json(R"({"interpretation":"historical"})");
+        return r;
+    };
+    connect();
+    RequestOptions ro;
+    ro.timeout = 15s;
+    CallToolResult r = call("simulate-research-query", parse_json(R"({"topic":"mcph","ambiguous":true})"), ro);
+    EXPECT_FALSE(r.is_error) << to_json(r.raw).substr(0, 300);
+    EXPECT_EQ(asked.load(), 1);
+    EXPECT_NE(r.text().find("# Research Report: mcph (historical)"), std::string::npos) << r.text().substr(0, 300);
 }
 
 TEST_P(ServerEverything, SamplingRequestIsAnsweredByTheCallback) {
