@@ -141,6 +141,35 @@ TEST_P(TasksExtension, DeadlineCancelsTheTask) {
     EXPECT_EQ(cancellations(), 1);
 }
 
+// input_required: the task's inputRequests go to the application's elicitation callback once
+// (the server keeps listing the answered request until it processes the update), the answer goes
+// back with tasks/update, and the task completes with it.
+TEST_P(TasksExtension, InputRequiredIsAnsweredWithTasksUpdate) {
+    session_.reset();
+    host_.reset();
+    std::atomic<int> asked{0};
+    options_.callbacks.elicitation = [&](const ElicitationRequest& request) {
+        ++asked;
+        EXPECT_EQ(request.message, "What is your name?");
+        ElicitationResponse r;
+        r.action = "accept";
+        r.content = parse_json(R"({"name":"Ada"})");
+        return r;
+    };
+    host_ = std::make_unique<Host>(options_);
+    host_->add_server("v2", config_);
+    session_ = host_->connect("v2");
+    RequestOptions ro;
+    ro.timeout = 10s;
+    ro.task_timeout = 3s;
+    CallToolResult r = call("ask_task", "{}", ro);
+    EXPECT_FALSE(r.is_error) << to_json(r.raw);
+    EXPECT_EQ(r.text(), "Hello, Ada");
+    ASSERT_NE(r.structured(), nullptr);
+    EXPECT_EQ(to_json(*r.structured()), R"({"name":"Ada","updates":1})");
+    EXPECT_EQ(asked.load(), 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, TasksExtension, ::testing::Values(Transport::Stdio, Transport::Http),
                          [](const auto& info) { return info.param == Transport::Stdio ? "stdio" : "http"; });
 

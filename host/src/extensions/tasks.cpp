@@ -5,6 +5,7 @@
 #include <mcph/error.hpp>
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 namespace mcph::extensions {
@@ -75,7 +76,7 @@ public:
                     // 2025-11-25: tasks/result blocks while the server asks its questions over the
                     // session's own server-to-client requests, which the session already answers.
                     if (run_.dialect == TaskDialect::Legacy) return run_.request("tasks/result", task_id_params(id()));
-                    answer_inputs();
+                    if (!answer_inputs()) wait();  // only requests answered already: the server is catching up
                     break;
                 case TaskStatus::Working:
                     wait();
@@ -124,18 +125,41 @@ private:
         throw Error(ErrorKind::Remote, where() + " failed: " + message, c, data ? to_json(*data) : std::string());
     }
 
-    void answer_inputs() {
+    // Answers the inputRequests not answered before (the spec's keys are unique per task, and a
+    // server may still list answered ones until it has processed the update: those are not put to
+    // the user twice). Returns false when there was nothing new to answer.
+    bool answer_inputs() {
         if (!run_.answer_inputs) {
             cancel_and_throw(ErrorKind::Usage, where() + " needs input, which this caller cannot give");
         }
+        Json fresh = unanswered_requests();
+        const JsonValue* requests = json::object_member(fresh, "inputRequests");
+        if (requests && requests->MemberCount() == 0) return false;
         if (++rounds_ > run_.limits.max_input_rounds)
             cancel_and_throw(ErrorKind::Protocol, where() + " still asked for input after " +
                                                       std::to_string(run_.limits.max_input_rounds) +
                                                       " rounds (the client's cap); gave up");
-        Json responses = run_.answer_inputs(current_);
+        if (requests)
+            for (const auto& m : requests->GetObject()) answered_.emplace(m.name.GetString(), m.name.GetStringLength());
+        Json responses = run_.answer_inputs(fresh);
         Json params = task_id_params(id());
         params.AddMember("inputResponses", JsonValue(responses, params.GetAllocator()), params.GetAllocator());
         run_.request("tasks/update", std::move(params));
+        return true;
+    }
+
+    // The current task with only the inputRequests whose keys were not answered yet.
+    Json unanswered_requests() const {
+        Json task = clone_json(current_);
+        JsonValue* requests = json::member_mut(task, "inputRequests");
+        if (!requests || !requests->IsObject()) return task;  // malformed: the answerer reports it
+        for (auto it = requests->MemberBegin(); it != requests->MemberEnd();) {
+            if (answered_.count(std::string(it->name.GetString(), it->name.GetStringLength())))
+                it = requests->EraseMember(it);
+            else
+                ++it;
+        }
+        return task;
     }
 
     // Sleeps the server's interval, clamped to our bounds and to what is left of the deadline.
@@ -198,6 +222,7 @@ private:
     TaskState state_;
     std::size_t polls_ = 0;
     int rounds_ = 0;
+    std::set<std::string> answered_;  // inputRequests keys answered (at most max_input_rounds rounds' worth)
     std::string last_reported_;
 };
 

@@ -634,6 +634,10 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                 return result;
             case session::ResultType::Task: {
                 // Tasks extension: poll the task to its end here; the caller sees the final result.
+                // Only tools/call may become a task (a task for anything else is an invalid answer).
+                if (method != "tools/call")
+                    throw Error(ErrorKind::Protocol, context + ": the server answered with a task, which " + method +
+                                                         " does not support");
                 const RequestOptions poll = extensions::task_poll_options(options);
                 extensions::TaskRun run = extensions::task_run_for(
                     extensions::TaskDialect::Extension, context, options, settings_.request_timeout,

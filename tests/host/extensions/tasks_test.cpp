@@ -203,14 +203,33 @@ TEST(TasksRunner, InputRequiredIsAnsweredWithTasksUpdate) {
     }
 }
 
+TEST(TasksRunner, AnsweredInputRequestsAreNotAskedTwice) {
+    Script s;
+    const std::string q1 = R"("inputRequests":{"q1":{"method":"elicitation/create","params":{}}})";
+    const std::string q12 =
+        R"("inputRequests":{"q1":{"method":"elicitation/create","params":{}},"q2":{"method":"elicitation/create","params":{}}})";
+    // The server still lists q1 after its update (eventually consistent), then adds q2.
+    s.gets = {task("input_required", q1), task("input_required", q12), kDone};
+    TaskRun run = s.run();
+    std::vector<std::string> asked;
+    run.answer_inputs = [&](const JsonValue& t) {
+        for (const auto& m : t["inputRequests"].GetObject()) asked.emplace_back(m.name.GetString());
+        return parse_json("{}");
+    };
+    run_task(parse_json(task("input_required", q1)), run);
+    EXPECT_EQ(asked, (std::vector<std::string>{"q1", "q2"}));
+    EXPECT_EQ(s.count("tasks/update"), 2u);
+    EXPECT_EQ(s.sleeps.size(), 1u);  // the poll that showed only q1 again waited before the next
+}
+
 TEST(TasksRunner, InputRoundsAreCapped) {
     Script s;
-    s.gets = {task("input_required", R"("inputRequests":{})")};
+    s.gets = {task("input_required", R"("inputRequests":{"b":{}})"), task("input_required", R"("inputRequests":{"c":{}})")};
     TaskRun run = s.run();
     run.limits.max_input_rounds = 2;
     run.answer_inputs = [](const JsonValue&) { return parse_json("{}"); };
-    Error e = run_error(task("working"), run);
-    EXPECT_EQ(e.kind(), ErrorKind::Protocol);
+    Error e = run_error(task("input_required", R"("inputRequests":{"a":{}})"), run);
+    EXPECT_EQ(e.kind(), ErrorKind::Protocol) << e.what();
     EXPECT_EQ(s.count("tasks/update"), 2u);
     EXPECT_EQ(s.sent.back().method, "tasks/cancel");
 }
