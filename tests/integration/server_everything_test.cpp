@@ -337,9 +337,15 @@ TEST_P(ServerEverything, ResearchQueryRunsAsATask) {
     EXPECT_FALSE(r.is_error) << to_json(r.raw).substr(0, 300);
     EXPECT_NE(r.text().find("# Research Report: mcph tasks"), std::string::npos) << r.text().substr(0, 300);
     std::lock_guard lock(mutex);
-    EXPECT_TRUE(std::any_of(messages.begin(), messages.end(),
-                            [](const std::string& m) { return contains(m, "working: Analyzing content"); }))
-        << "status messages seen: " << messages.size();
+    // Polled at the server's 1 s hint over four 1 s stages: the poll times may straddle a stage, so
+    // not every stage is seen, but more than one is.
+    std::set<std::string> stages;
+    std::string all;
+    for (const auto& m : messages) {
+        all += " [" + m + "]";
+        if (m.rfind("working: ", 0) == 0) stages.insert(m);
+    }
+    EXPECT_GE(stages.size(), 2u) << "status messages seen:" << all;
     EXPECT_EQ(messages.back().rfind("completed", 0), 0u) << messages.back();
 }
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <mutex>
@@ -98,7 +99,7 @@ TEST_P(TasksExtension, SlowTaskIsPolledToCompletion) {
         std::lock_guard lock(mutex);
         messages.push_back(p.message);
     };
-    CallToolResult r = call("slow_task", R"({"steps":4,"ms":150})", ro);
+    CallToolResult r = call("slow_task", R"({"steps":4,"ms":300})", ro);
     EXPECT_FALSE(r.is_error);
     EXPECT_EQ(r.text(), "done");
     // The task's result ({steps}), not the inline fallback ({steps, task: false}).
@@ -107,8 +108,10 @@ TEST_P(TasksExtension, SlowTaskIsPolledToCompletion) {
     std::lock_guard lock(mutex);
     ASSERT_GE(messages.size(), 3u);
     EXPECT_EQ(messages.front(), "working: step 0/4");
-    EXPECT_TRUE(std::find(messages.begin(), messages.end(), "working: step 2/4") != messages.end())
-        << "polled every 100 ms (the server's hint), a 150 ms step is seen";
+    // Polled every 100 ms (the server's hint): of three 300 ms steps in between, some are seen.
+    EXPECT_TRUE(std::any_of(messages.begin(), messages.end(), [](const std::string& m) {
+        return m == "working: step 1/4" || m == "working: step 2/4" || m == "working: step 3/4";
+    })) << messages.size() << " status messages";
     EXPECT_EQ(messages.back().rfind("completed", 0), 0u) << messages.back();
 }
 
