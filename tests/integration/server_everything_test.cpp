@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -237,9 +238,7 @@ TEST_P(ServerEverything, EveryListedToolIsCallableByItsMappedName) {
         {"trigger-long-running-operation", R"({"duration":0.2,"steps":2})"},
     };
     // Tools that cannot succeed for mcph and must fail cleanly (a JSON-RPC error or isError).
-    const std::set<std::string> expected_errors = {
-        "simulate-research-query",  // execution.taskSupport "required": mcph does not speak tasks
-    };
+    const std::set<std::string> expected_errors = {};
     // Tools that make server->client requests, which supergateway cannot relay back (see above).
     std::set<std::string> not_attempted;
     if (server_requests_unanswerable())
@@ -316,6 +315,60 @@ TEST_P(ServerEverything, LongRunningOperationReportsProgress) {
     ASSERT_TRUE(seen.back().total.has_value());
     EXPECT_DOUBLE_EQ(*seen.back().total, 4.0);
     EXPECT_DOUBLE_EQ(seen.back().progress, 4.0);
+}
+
+// execution.taskSupport "required" (2025-11-25 experimental tasks): called task-augmented, polled
+// with tasks/get (statusMessage per stage as progress), the result fetched with tasks/result.
+TEST_P(ServerEverything, ResearchQueryRunsAsATask) {
+    auto session = connect();
+    bool listed_required = false;
+    for (const Tool& t : session->cached_tools())
+        if (t.name == "simulate-research-query") listed_required = t.task_support == "required";
+    EXPECT_TRUE(listed_required);
+    std::mutex mutex;
+    std::vector<std::string> messages;
+    RequestOptions ro;
+    ro.timeout = 15s;
+    ro.on_progress = [&](const Progress& p) {
+        std::lock_guard lock(mutex);
+        messages.push_back(p.message);
+    };
+    CallToolResult r = call("simulate-research-query", parse_json(R"({"topic":"mcph tasks"})"), ro);
+    EXPECT_FALSE(r.is_error) << to_json(r.raw).substr(0, 300);
+    EXPECT_NE(r.text().find("# Research Report: mcph tasks"), std::string::npos) << r.text().substr(0, 300);
+    std::lock_guard lock(mutex);
+    // Polled at the server's 1 s hint over four 1 s stages: the poll times may straddle a stage, so
+    // not every stage is seen, but more than one is.
+    std::set<std::string> stages;
+    std::string all;
+    for (const auto& m : messages) {
+        all += " [" + m + "]";
+        if (m.rfind("working: ", 0) == 0) stages.insert(m);
+    }
+    EXPECT_GE(stages.size(), 2u) << "status messages seen:" << all;
+    EXPECT_EQ(messages.back().rfind("completed", 0), 0u) << messages.back();
+}
+
+// An ambiguous query moves the task to input_required: mcph then blocks on tasks/result, over
+// which the server sends its elicitation/create (relatedTask); the answer shapes the report.
+TEST_P(ServerEverything, ResearchQueryInputRequiredIsAnsweredThroughTasksResult) {
+    if (server_requests_unanswerable()) GTEST_SKIP() << kWsGatewayLimit;
+    std::atomic<int> asked{0};
+    options.callbacks.elicitation = [&](const ElicitationRequest& request) {
+        ++asked;
+        EXPECT_NE(request.message.find("multiple interpretations"), std::string::npos) << request.message;
+        ElicitationResponse r;
+        r.action = "accept";
+        r.content = parse_json(R"({"interpretation":"historical"})");
+        return r;
+    };
+    connect();
+    RequestOptions ro;
+    ro.timeout = 15s;
+    CallToolResult r = call("simulate-research-query", parse_json(R"({"topic":"mcph","ambiguous":true})"), ro);
+    EXPECT_FALSE(r.is_error) << to_json(r.raw).substr(0, 300);
+    EXPECT_EQ(asked.load(), 1);
+    EXPECT_NE(r.text().find("# Research Report: mcph (historical)"), std::string::npos) << r.text().substr(0, 300);
 }
 
 TEST_P(ServerEverything, SamplingRequestIsAnsweredByTheCallback) {

@@ -27,6 +27,8 @@
 //                             on cancel "cancelled" (and `cancellations` counts it)
 //   slow_task {steps,ms}   -> Tasks extension: a CreateTaskResult (resultType "task") when the request's
 //                             clientCapabilities.extensions declare io.modelcontextprotocol/tasks, else inline "done"
+//   ask_task               -> Tasks extension: a task input_required from its first tasks/get (elicitation "name", form) that
+//                             tasks/update answers; then completed "Hello, <name>" {name, updates}
 //   cancellations          -> "<number of cancelled slow calls and tasks>" {cancelled}
 // Prompt greet {name} -> user message "Please greet <name>."; resource info://server -> "mcph-v2-peer (<era> era)".
 //
@@ -71,6 +73,7 @@ const opts = parseArgs(process.argv.slice(2));
 const state = {
   toolsListServed: 0,     // tools/list requests answered (proves client-side caching)
   slowCancelled: 0,       // `slow` calls that saw their abort signal
+  taskUpdates: 0,         // ask_task answers taken by tasks/update
   addedTools: [],         // names added at run time by add_tool
   notifyToolsChanged: () => {},  // set by the serving entry (HTTP: the handler's notifier)
 };
@@ -92,6 +95,7 @@ function taskView(id) {
   };
   if (t.statusMessage !== undefined) view.statusMessage = t.statusMessage;
   if (t.status === 'completed') view.result = t.result;
+  if (t.status === 'input_required') view.inputRequests = t.inputRequests;
   return view;
 }
 
@@ -114,6 +118,38 @@ function startTask(steps, ms) {
   return id;
 }
 
+// ask_task: a task that turns input_required at once (an elicitation for a name, key "name"); the
+// tasks/update answering it moves it to working, and 100 ms later to completed "Hello, <name>".
+// Until then tasks/get keeps listing the request, as an eventually consistent server may.
+function startInputTask() {
+  const id = `task-${++nextTaskNumber}`;
+  const now = new Date().toISOString();
+  const t = { status: 'input_required', createdAt: now, lastUpdatedAt: now, statusMessage: 'waiting for a name' };
+  t.inputRequests = {
+    name: inputRequired.elicit({
+      message: 'What is your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name' } }, required: ['name'] },
+    }),
+  };
+  t.onUpdate = (responses) => {
+    const answer = responses.name;
+    if (!answer || t.status !== 'input_required') return;
+    ++state.taskUpdates;
+    t.onUpdate = undefined;
+    t.timer = setTimeout(() => {
+      if (t.status !== 'input_required') return;
+      delete t.inputRequests;
+      t.status = 'completed';
+      t.lastUpdatedAt = new Date().toISOString();
+      const name = answer.action === 'accept' ? String(answer.content?.name ?? '') : `(${answer.action})`;
+      t.statusMessage = 'answered';
+      t.result = { resultType: 'complete', content: [{ type: 'text', text: `Hello, ${name}` }], structuredContent: { name, updates: state.taskUpdates } };
+    }, 100);
+  };
+  tasks.set(id, t);
+  return id;
+}
+
 function knownTask(taskId) {
   if (!tasks.has(taskId)) throw Object.assign(new Error(`Unknown task ${taskId}`), { code: -32602 });
   return taskId;
@@ -132,10 +168,15 @@ function registerTaskHandlers(server) {
     }
     return {};
   });
-  // slow_task asks for no input, so there is nothing to update; unknown keys are ignored (spec).
+  // ask_task takes its answer here; slow_task asks for no input. Unknown keys are ignored (spec).
   server.server.setRequestHandler('tasks/update', {
     params: fromJsonSchema({ type: 'object', properties: { taskId: { type: 'string' }, inputResponses: { type: 'object' } }, required: ['taskId'] }),
-  }, async ({ taskId }) => { knownTask(taskId); return {}; });
+  }, async ({ taskId, inputResponses }, c) => {
+    const t = tasks.get(knownTask(taskId));
+    // The SDK lifts inputResponses out of the params into the request context (as for MRTR).
+    if (t.onUpdate) t.onUpdate(c?.mcpReq?.inputResponses ?? inputResponses ?? {});
+    return {};
+  });
 }
 
 const jsonSchema = (properties, required = []) =>
@@ -309,6 +350,21 @@ function buildServer(ctx) {
     }
     const id = startTask(steps, ms);
     return { resultType: 'task', ...taskView(id) };
+  });
+
+  server.registerTool('ask_task', {
+    description: 'A task that asks for a name (input_required, answered with tasks/update), then greets',
+  }, async (c) => {
+    const declared = c.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities']?.extensions?.[TASKS_EXTENSION];
+    if (declared === undefined) return { ...text('tasks extension not declared'), isError: true };
+    // Created working (the SDK's tools/call result check takes a CreateTaskResult with
+    // inputRequests for a malformed input_required result); the first tasks/get shows the question.
+    const id = startInputTask();
+    const t = tasks.get(id);
+    t.status = 'working';
+    const created = { resultType: 'task', ...taskView(id) };
+    t.status = 'input_required';
+    return created;
   });
 
   server.registerTool('cancellations', {

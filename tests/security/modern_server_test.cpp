@@ -267,15 +267,18 @@ TEST(ModernServer, AnUnknownResultTypeIsAProtocolErrorNamingIt) {
     EXPECT_EQ(server.count("tools/call"), 1u);
 }
 
-TEST(ModernServer, ATaskResultNeverAskedForIsRefused) {
+// mcph declares the tasks extension; a CreateTaskResult not in the 2026-07-28 shape (here the 2025
+// nesting under "task") is refused without a poll.
+TEST(ModernServer, AMalformedTaskResultIsRefusedWithoutPolling) {
     ModernServer server([](const Json& message, int) {
         return json_reply(rpc_result(message, R"({"resultType":"task","task":{"taskId":"t1","status":"working"}})"));
     });
     Connected c(server.url());
     const Error e = failed_call(*c.host);
     EXPECT_EQ(e.kind(), ErrorKind::Protocol) << e.what();
-    EXPECT_TRUE(contains(e.what(), "answered with a task, which mcph did not ask for")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "taskId")) << e.what();
     EXPECT_EQ(server.count("tools/call"), 1u);
+    EXPECT_EQ(server.count("tasks/get"), 0u);
 }
 
 // ---- 4. input requests: too many, and of an unknown method ------------------------------------------

@@ -32,6 +32,8 @@ struct Tool {
     // What the tool scanner found in this definition (Host::tools, Host::tool_definitions fill it;
     // a session's own lists leave it empty).
     std::vector<Finding> findings;
+    // execution.taskSupport (2025-11-25): "required", "optional", or empty (forbidden / absent).
+    std::string task_support;
 };
 
 struct Resource {
@@ -88,6 +90,16 @@ struct RequestOptions {
     std::string traceparent;
     std::string tracestate;
     std::string baggage;
+    // Tasks (a server that answers with a task, 2026-07-28 extension or 2025-11-25 task-augmented
+    // tools/call): the most the whole task may take, creation to result (unset: max_total_timeout,
+    // else ten request timeouts). When it passes, tasks/cancel is sent and the call fails Timeout.
+    std::optional<std::chrono::milliseconds> task_timeout;
+    // Polled while a task runs (from the calling thread): returning true sends tasks/cancel and
+    // the call fails Cancelled.
+    std::function<bool()> is_cancelled;
+    // 2025-11-25: call a tool whose execution.taskSupport is "optional" as a task too ("required"
+    // tools always are).
+    bool prefer_task = false;
 };
 
 // A tools/call result. `raw` is the whole result object; the accessors below read it.

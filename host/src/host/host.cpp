@@ -1,5 +1,6 @@
 #include "config/headers_helper.hpp"
 #include "extensions/skills.hpp"
+#include "extensions/tasks.hpp"
 #include "host/host_impl.hpp"
 #include "secrets/file_secret_store.hpp"
 #include "session/connect_budget.hpp"
@@ -150,7 +151,12 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.connect_timeout = options.connect_timeout;
     settings.client_info = options.client_info;
     // Extensions this host implements, declared in both eras' client capabilities.
-    settings.client_extensions_json = to_json(extensions::skills_client_extensions());
+    Json client_extensions = extensions::skills_client_extensions();
+    Json tasks = extensions::tasks_client_extensions();
+    for (auto& m : tasks.GetObject())
+        client_extensions.AddMember(JsonValue(m.name, client_extensions.GetAllocator()),
+                                    JsonValue(m.value, client_extensions.GetAllocator()), client_extensions.GetAllocator());
+    settings.client_extensions_json = to_json(client_extensions);
     settings.callbacks = options.callbacks;
     settings.log = options.logger;
     settings.auth = auth_for(config);

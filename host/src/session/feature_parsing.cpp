@@ -24,6 +24,10 @@ std::optional<Tool> parse_tool(const std::string& server, const JsonValue& v) {
         t.destructive = !json::bool_or(*annotations, "readOnlyHint", false) &&
                         json::bool_or(*annotations, "destructiveHint", false);
     }
+    if (const JsonValue* execution = json::object_member(v, "execution")) {
+        const std::string support = string_or(*execution, "taskSupport");
+        if (support == "required" || support == "optional") t.task_support = support;
+    }
     return t;
 }
 

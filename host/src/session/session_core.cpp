@@ -1,5 +1,6 @@
 #include "session/session_core.hpp"
 
+#include "extensions/tasks.hpp"
 #include "json/json_access.hpp"
 #include "session/feature_parsing.hpp"
 #include "session/input_required.hpp"
@@ -57,10 +58,13 @@ Json initialize_params(const std::string& version, const JsonValue& capabilities
 }
 
 
-// The name Mcp-Name mirrors: params.name (tools/call, prompts/get) or params.uri (resources/read).
+// The name Mcp-Name mirrors: params.name (tools/call, prompts/get), params.uri (resources/read) or,
+// for the Tasks extension, params.taskId (tasks/get, tasks/update, tasks/cancel).
 std::string routed_name(const std::string& method, const JsonValue& params) {
     if (method == "tools/call" || method == "prompts/get") return json::string_or(params, "name");
     if (method == "resources/read") return json::string_or(params, "uri");
+    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel")
+        return json::string_or(params, "taskId");
     return {};
 }
 
@@ -654,9 +658,29 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
             case session::ResultType::Complete:
                 if (input_rounds) *input_rounds = rounds;
                 return result;
-            case session::ResultType::Task:
-                throw Error(ErrorKind::Protocol, context + ": the server answered with a task, which mcph did not ask for "
-                                                           "(the tasks extension is not supported yet)");
+            case session::ResultType::Task: {
+                // Tasks extension: poll the task to its end here; the caller sees the final result.
+                // Only tools/call may become a task (a task for anything else is an invalid answer).
+                if (method != "tools/call")
+                    throw Error(ErrorKind::Protocol, context + ": the server answered with a task, which " + method +
+                                                         " does not support");
+                const RequestOptions poll = extensions::task_poll_options(options);
+                extensions::TaskRun run = extensions::task_run_for(
+                    extensions::TaskDialect::Extension, context, options, settings_.request_timeout,
+                    [this, poll](const std::string& m, Json p) {
+                        return send_request(m, std::move(p), poll, facts()->protocol_version).get();
+                    });
+                run.answer_inputs = [this, &context](const JsonValue& task) {
+                    return std::move(session::answer_input_requests(
+                                         task,
+                                         [this](const std::string& m, const JsonValue& p) {
+                                             return client_requests_.answer(m, p);
+                                         },
+                                         [this](const std::string& warning) { log(LogLevel::Warn, warning); }, context)
+                                         .responses);
+                };
+                return extensions::run_task(result, run);
+            }
             case session::ResultType::InputRequired:
                 break;
         }
@@ -783,8 +807,30 @@ CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& 
         params.AddMember("arguments", JsonValue(arguments, a), a);
     else if (!arguments.IsNull())
         throw Error(ErrorKind::Usage, "tool arguments must be a JSON object");
+    // 2025-11-25 experimental tasks: a tool that requires it (or allows it, when the caller prefers
+    // tasks) is called task-augmented on a server that offers task-augmented tools/call.
+    bool as_task = false;
+    if (!modern()) {
+        std::string support;
+        for (const Tool& t : cached_tools())
+            if (t.name == name) support = t.task_support;
+        as_task = (support == "required" || (support == "optional" && options.prefer_task)) &&
+                  extensions::server_offers_tool_tasks(facts()->capabilities);
+    }
     CallToolResult result;
-    result.raw = call("tools/call", std::move(params), options);
+    if (as_task) {
+        params.AddMember("task", JsonValue(rapidjson::kObjectType), a);
+        const std::string context = "tools/call of '" + name + "' from '" + settings_.server_name + "'";
+        Json created = request("tools/call", std::move(params), extensions::task_poll_options(options)).get();
+        const RequestOptions poll = extensions::task_poll_options(options);
+        result.raw = extensions::run_task(
+            created, extensions::task_run_for(extensions::TaskDialect::Legacy, context, options,
+                                              settings_.request_timeout, [this, poll](const std::string& m, Json p) {
+                                                  return request(m, std::move(p), poll).get();
+                                              }));
+    } else {
+        result.raw = call("tools/call", std::move(params), options);
+    }
     if (!result.raw.IsObject()) throw Error(ErrorKind::Protocol, "tools/call result is not an object");
     result.is_error = json::bool_or(result.raw, "isError", false);
     if (!json::array_member(result.raw, "content") && !result.structured())

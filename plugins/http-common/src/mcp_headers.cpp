@@ -25,8 +25,11 @@ std::string base64(std::string_view bytes) {
 // markers share its '?'), and a server testing prefix and suffix would try to decode it.
 bool looks_like_sentinel(std::string_view v) { return v.starts_with(kBase64Prefix) && v.ends_with(kBase64Suffix); }
 
+// The Tasks extension's tasks/get, tasks/update and tasks/cancel name their task (params.taskId),
+// as the official SDK's server requires.
 bool names_a_target(std::string_view method) {
-    return method == "tools/call" || method == "resources/read" || method == "prompts/get";
+    return method == "tools/call" || method == "resources/read" || method == "prompts/get" ||
+           method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel";
 }
 
 }  // namespace

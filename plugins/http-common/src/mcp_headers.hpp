@@ -27,7 +27,8 @@ bool is_header_token(std::string_view name);
 using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
 
 // The metadata headers of one POST: Mcp-Method when `method` is set (requests and
-// notifications), Mcp-Name for tools/call, resources/read and prompts/get when `name` is set, and
+// notifications), Mcp-Name for tools/call, resources/read, prompts/get and the Tasks extension's
+// tasks/get, tasks/update and tasks/cancel when `name` is set, and
 // Mcp-Param-{Name} per tool parameter, every value encoded. Throws std::invalid_argument naming a
 // parameter whose name is not a token (it would let a name smuggle in a header).
 HeaderPairs request_metadata_headers(std::string_view method, std::string_view name,

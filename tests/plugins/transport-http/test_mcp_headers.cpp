@@ -76,7 +76,10 @@ TEST(McpMetadataHeaders, MethodNameAndParams) {
     EXPECT_EQ(h, want);
 }
 
-TEST(McpMetadataHeaders, NameOnlyForTheThreeMethodsThatHaveOne) {
+TEST(McpMetadataHeaders, NameOnlyForTheMethodsThatHaveOne) {
+    for (const char* method : {"tasks/get", "tasks/update", "tasks/cancel"})  // the task they name
+        EXPECT_EQ(request_metadata_headers(method, "task-1", {}), (HeaderPairs{{"Mcp-Method", method}, {"Mcp-Name", "task-1"}}));
+    EXPECT_EQ(request_metadata_headers("tasks/list", "task-1", {}), (HeaderPairs{{"Mcp-Method", "tasks/list"}}));
     EXPECT_EQ(request_metadata_headers("resources/read", "file:///a", {}),
               (HeaderPairs{{"Mcp-Method", "resources/read"}, {"Mcp-Name", "file:///a"}}));
     EXPECT_EQ(request_metadata_headers("prompts/get", " p ", {}),
