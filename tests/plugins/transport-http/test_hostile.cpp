@@ -248,11 +248,11 @@ TEST_F(HttpHostileTest, LongSseDataLineIsNotHeldTwice) {
 // caller's own tools/call, sent in the middle of the burst, is answered promptly.
 TEST_F(HttpHostileTest, BurstOfServerRequestsIsBoundedAndTheCallersRequestGoesFirst) {
     constexpr int kBurst = 3000;
-    FakeServer server;
     Signal burst_started;
     std::atomic<int> answers{0};
     std::mutex seen_mutex;
     std::set<std::string> seen;  // answer bodies, to tell duplicates from distinct answers
+    FakeServer server;  // after what its handler uses: its threads are joined before those die
     server.on([&](Exchange& ex) {
         if (ex.request.method == "GET") {
             ex.sse_begin();
@@ -485,9 +485,9 @@ TEST_F(HttpHostileTest, EventIdTooLongForLastEventIdIsNamed) {
 // Closing in the middle of a burst (answers still queued for slots) is prompt: queued POSTs are
 // dropped, not drained (the review saw 18–47 s in shutdown).
 TEST_F(HttpHostileTest, CloseDuringABurstIsPrompt) {
-    FakeServer server;
     Signal many;
     std::atomic<int> posts{0};
+    FakeServer server;  // after what its handler uses: its threads are joined before those die
     server.on([&](Exchange& ex) {
         if (ex.request.method == "GET") {
             ex.sse_begin();
