@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, and run every test — once in a normal build
-# (build/) and once under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) — then fuzz
-# each parser of untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 20 s).
+# (build/), once under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and once under
+# ThreadSanitizer (build-tsan/; TSan and ASan cannot share a process) — then fuzz each parser of
+# untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 20 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -21,6 +22,23 @@ echo "== tests under ASan + UBSan =="
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$jobs" --timeout 600) || status=1
+
+echo "== build (ThreadSanitizer) =="
+bash scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=Debug -DMCPH_TSAN=ON
+echo "== tests under ThreadSanitizer =="
+# halt_on_error: the first race fails the process; second_deadlock_stack: both stacks of a
+# lock-order inversion. log_path: the processes a test starts (mcph, fake servers, plugins in them)
+# are instrumented too and their stderr is often the test's to read, so every report goes to a
+# file in build-tsan/tsan-reports/ and any file there fails the stage. scripts/tsan.supp lists
+# third-party code only (each entry says why), never ours.
+rm -rf build-tsan/tsan-reports && mkdir -p build-tsan/tsan-reports
+(cd build-tsan && TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/../scripts/tsan.supp:log_path=$PWD/tsan-reports/report" \
+   ctest --output-on-failure -j"$jobs" --timeout 600) || status=1
+if compgen -G "build-tsan/tsan-reports/report.*" >/dev/null; then
+  for report in build-tsan/tsan-reports/report.*; do echo "--- $report"; cat "$report"; done
+  echo "ThreadSanitizer reported the races above" >&2
+  status=1
+fi
 
 echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-20} s per target) =="
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}" || status=1

@@ -271,6 +271,12 @@ TEST_F(MisbehavingPeer, StderrFloodIsDrainedWithBoundedMemory) {
         EXPECT_EQ(result->text(), "work done");
     }
     const long growth_mib = (peak - before) / 1024;
+#if defined(__SANITIZE_THREAD__)
+    // TSan maps shadow memory for every byte touched and keeps it: the drain is checked (the call
+    // returned), the bound is not.
+    RecordProperty("rss_growth_mib", static_cast<int>(growth_mib));
+    return;
+#endif
     EXPECT_LT(growth_mib, 100) << "RSS grew by " << growth_mib << " MiB while the server wrote 100 MiB to stderr";
     RecordProperty("rss_growth_mib", static_cast<int>(growth_mib));
 }

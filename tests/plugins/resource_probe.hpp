@@ -62,12 +62,18 @@ inline size_t connections_to(unsigned short port) {
     return n;
 }
 
-// ASan's quarantine keeps freed memory resident: RSS bounds on many small allocations mean
-// nothing under it (single large buffers still do).
-#if defined(__SANITIZE_ADDRESS__)
+// ASan's quarantine keeps freed memory resident, and TSan maps shadow memory for every byte the
+// program touches and keeps it: RSS bounds on many small allocations mean nothing under either
+// (single large buffers still do under ASan).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;
+#endif
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitized = true;  // ~5x slower: some workloads are scaled down
+#else
+inline constexpr bool kThreadSanitized = false;
 #endif
 
 // Set by the valgrind ctest entries: RSS means nothing under valgrind, and it is ~30× slower.

@@ -20,9 +20,9 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-// 500 servers, or 250 under AddressSanitizer (each sanitised server process is several times
+// 500 servers, or 250 under ASan or TSan (each sanitised server process is several times
 // bigger); either is well past the ~200 that fit in 1,024 descriptors.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr int kServers = 250;
 #else
 constexpr int kServers = 500;

@@ -88,8 +88,8 @@ private:
     LoopbackAcceptor acceptor_{[this](int client) { serve(client); }};  // last: its thread uses the above
 };
 
-// ASan's quarantine keeps freed chunks resident: an RSS bound means nothing under it.
-#if defined(__SANITIZE_ADDRESS__)
+// ASan's quarantine keeps freed chunks resident, TSan its shadow memory: an RSS bound means nothing.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kRssIsMeaningful = false;
 #else
 constexpr bool kRssIsMeaningful = true;

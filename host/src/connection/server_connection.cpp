@@ -166,7 +166,14 @@ std::shared_ptr<detail::SessionCore> ServerConnection::connect_locked() {
         throw Error(e.kind(), url::redact_urls_in_text(e.what()), e.code(), e.data_json());
     }
     mark_connected();
-    return live_core();
+    // The session itself, not live_core(): a server may end the transport right after the
+    // handshake, before this line, and live_core() then was null — Host::connect wrapped it and
+    // the caller's first use crashed (TSan run of mcph-conformance: SEGV in cached_tools). A
+    // session whose transport died fails its calls with the reason, and the handle stays valid
+    // across the automatic reconnect.
+    std::lock_guard lock(mutex_);
+    if (!core_) throw Error(ErrorKind::Connection, "server '" + name() + "' closed while connecting");
+    return core_;
 }
 
 void ServerConnection::check_reachable() const {

@@ -113,11 +113,12 @@ void Exchange::json(const std::string& body, const Headers& headers) {
     respond(200, body, h);
 }
 
+// Notified under the lock: a waiter that wakes may destroy the Signal at once (it is often a
+// local of the test, the setter a server thread), so the setter must be done with cv_ before any
+// waiter can return (ThreadSanitizer: pthread_cond_broadcast racing ~Signal).
 void Signal::set() {
-    {
-        std::lock_guard lock(mutex_);
-        set_ = true;
-    }
+    std::lock_guard lock(mutex_);
+    set_ = true;
     cv_.notify_all();
 }
 

@@ -196,7 +196,7 @@ TEST_F(HttpHostileTest, UndeclaredOversizedJsonBodyIsCutWithinTheBound) {
 // The buffer of a body without Content-Length does not double: cut at a 64 MiB limit, the peak is
 // the limit plus a little, not the 1.5–2× of a growing string (32 MiB copied into 64 MiB).
 TEST_F(HttpHostileTest, UndeclaredBodyBufferDoesNotDouble) {
-    if (mcph_test::kSanitized) GTEST_SKIP() << "RSS under ASan includes its shadow memory";
+    if (mcph_test::kSanitized) GTEST_SKIP() << "RSS under ASan or TSan includes its shadow memory";
     constexpr size_t kBig = size_t{64} << 20;
     FakeServer server;
     server.on([](Exchange& ex) {
@@ -218,7 +218,7 @@ TEST_F(HttpHostileTest, UndeclaredBodyBufferDoesNotDouble) {
 // held as a line and then copied (line + data + the host's copy reached ~3× the message). The
 // test's recorder keeps its own copy of the delivered message: 2 × the message, plus a margin.
 TEST_F(HttpHostileTest, LongSseDataLineIsNotHeldTwice) {
-    if (mcph_test::kSanitized) GTEST_SKIP() << "RSS under ASan includes its shadow memory";
+    if (mcph_test::kSanitized) GTEST_SKIP() << "RSS under ASan or TSan includes its shadow memory";
     constexpr size_t kBig = size_t{64} << 20;
     constexpr size_t kPad = size_t{60} << 20;
     FakeServer server;
@@ -247,12 +247,14 @@ TEST_F(HttpHostileTest, LongSseDataLineIsNotHeldTwice) {
 // answer is a POST). Descriptors stay bounded by the connection cap, memory stays small, and the
 // caller's own tools/call, sent in the middle of the burst, is answered promptly.
 TEST_F(HttpHostileTest, BurstOfServerRequestsIsBoundedAndTheCallersRequestGoesFirst) {
-    constexpr int kBurst = 3000;
-    FakeServer server;
+    // Half under ThreadSanitizer, where 3,000 answers do not all arrive within the 15 s below;
+    // either is far past the connection cap of 32.
+    constexpr int kBurst = mcph_test::kThreadSanitized ? 1500 : 3000;
     Signal burst_started;
     std::atomic<int> answers{0};
     std::mutex seen_mutex;
     std::set<std::string> seen;  // answer bodies, to tell duplicates from distinct answers
+    FakeServer server;  // after what its handler uses: its threads are joined before those die
     server.on([&](Exchange& ex) {
         if (ex.request.method == "GET") {
             ex.sse_begin();
@@ -485,9 +487,9 @@ TEST_F(HttpHostileTest, EventIdTooLongForLastEventIdIsNamed) {
 // Closing in the middle of a burst (answers still queued for slots) is prompt: queued POSTs are
 // dropped, not drained (the review saw 18–47 s in shutdown).
 TEST_F(HttpHostileTest, CloseDuringABurstIsPrompt) {
-    FakeServer server;
     Signal many;
     std::atomic<int> posts{0};
+    FakeServer server;  // after what its handler uses: its threads are joined before those die
     server.on([&](Exchange& ex) {
         if (ex.request.method == "GET") {
             ex.sse_begin();
