@@ -155,7 +155,10 @@ bool SessionCore::session_can_expire() const {
 // it: that refresh calls call(), which may meet an expired session again on this very thread.
 void SessionCore::recover_expired_session(std::uint64_t seen_generation) {
     std::unique_lock lock(reconnect_mutex_, std::defer_lock);
-    if (!lock.try_lock_for(settings_.connect_timeout + kRecoveryWaitSlack))
+    // try_lock_until on the system clock: try_lock_for (steady clock) becomes pthread_mutex_clocklock,
+    // which GCC 12's ThreadSanitizer does not intercept (it then loses this lock's ordering);
+    // pthread_mutex_timedlock it does. A wall-clock step only lengthens or shortens this bounded wait.
+    if (!lock.try_lock_until(std::chrono::system_clock::now() + settings_.connect_timeout + kRecoveryWaitSlack))
         throw Error(ErrorKind::Timeout, "server '" + settings_.server_name +
                                             "': another caller's session recovery did not finish within the connect "
                                             "timeout (" + std::to_string(settings_.connect_timeout.count()) + " ms)");
