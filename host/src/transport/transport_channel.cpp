@@ -17,12 +17,22 @@ using mcph::plugin::view;
 
 TransportListener* listener_of(void* ud) { return static_cast<TransportListener*>(ud); }
 
+// A category this host does not know (a newer plugin's) is OTHER. It is read as the integer the C
+// side wrote: in C++ an enum object holding a value outside the enum's range is undefined.
+mcph_failure_category category_from_c(const mcph_failure* f) {
+    int raw = 0;
+    static_assert(sizeof(raw) == sizeof(f->category));
+    std::memcpy(&raw, &f->category, sizeof raw);
+    return raw >= MCPH_FAILURE_OTHER && raw <= MCPH_FAILURE_PROCESS_EXITED ? static_cast<mcph_failure_category>(raw)
+                                                                          : MCPH_FAILURE_OTHER;
+}
+
 // A plugin's texts name the endpoint they failed on; the URL may carry a key (url/redact.hpp).
 Failure from_c(const mcph_failure* f) {
     Failure out;
     if (!f) return out;
     auto has = [f](size_t offset) { return f->struct_size > offset; };
-    if (has(offsetof(mcph_failure, category))) out.category = f->category;
+    if (has(offsetof(mcph_failure, category))) out.category = category_from_c(f);
     if (has(offsetof(mcph_failure, os_error))) out.os_error = f->os_error;
     if (has(offsetof(mcph_failure, http_status))) out.http_status = f->http_status;
     if (has(offsetof(mcph_failure, message))) out.message = url::redact_urls_in_text(view(f->message));
@@ -44,6 +54,8 @@ std::uint32_t traits_of_v10_plugin(const mcph_transport_vtable_v1* vtable) {
 }
 
 }  // namespace
+
+Failure failure_from_c(const mcph_failure* failure) { return from_c(failure); }
 
 TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin, const mcph_host_services* services,
                                    const std::string& config_json, TransportListener* listener)

@@ -16,6 +16,10 @@
 
 namespace mcph::transport {
 
+// A plugin's typed failure as the host holds it: fields outside the plugin's struct_size are left
+// default, a category newer than this host becomes OTHER, URLs in the message are redacted.
+Failure failure_from_c(const mcph_failure* failure);
+
 class TransportChannel : public Transport {
 public:
     // Builds the plugin object from the server's config JSON. Throws mcph::Error(Usage) when the
