@@ -325,9 +325,7 @@ bool SessionCore::modern() const { return facts()->era == session::Era::Modern; 
 
 void SessionCore::set_log_level(const std::string& level) {
     if (!modern()) {
-        Json params(rapidjson::kObjectType);
-        params.AddMember("level", json::string_value(level, params.GetAllocator()), params.GetAllocator());
-        call("logging/setLevel", std::move(params));
+        call("logging/setLevel", object_with("level", level));
         return;
     }
     std::lock_guard lock(log_level_mutex_);

@@ -124,4 +124,11 @@ inline Error request_failure_error(const transport::Failure& failure) {
     }
 }
 
+// {"<key>": "<value>"}: the params of the one-string requests (logging/setLevel, resources/subscribe).
+inline Json object_with(const char* key, const std::string& value) {
+    Json params(rapidjson::kObjectType);
+    params.AddMember(rapidjson::StringRef(key), json::string_value(value, params.GetAllocator()), params.GetAllocator());
+    return params;
+}
+
 }  // namespace mcph::detail::core_internal

@@ -154,9 +154,7 @@ void SessionCore::after(std::chrono::milliseconds delay, std::function<void(Sess
 
 void SessionCore::subscribe_resource(const std::string& uri) {
     if (!modern()) {
-        Json params(rapidjson::kObjectType);
-        params.AddMember("uri", json::string_value(uri, params.GetAllocator()), params.GetAllocator());
-        call("resources/subscribe", std::move(params));
+        call("resources/subscribe", object_with("uri", uri));
         return;
     }
     {
@@ -168,9 +166,7 @@ void SessionCore::subscribe_resource(const std::string& uri) {
 
 void SessionCore::unsubscribe_resource(const std::string& uri) {
     if (!modern()) {
-        Json params(rapidjson::kObjectType);
-        params.AddMember("uri", json::string_value(uri, params.GetAllocator()), params.GetAllocator());
-        call("resources/unsubscribe", std::move(params));
+        call("resources/unsubscribe", object_with("uri", uri));
         return;
     }
     {
