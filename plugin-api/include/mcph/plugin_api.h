@@ -1,7 +1,10 @@
 /*
- * mcph plugin ABI, version 1.1 — the only contract between the mcph host and its plugins.
- * (1.1 appended: per-message facts for `send_ex`, typed failures, transport traits. A plugin
- * built against 1.0 still loads: the host only reads fields inside each struct_size.)
+ * mcph plugin ABI, version 1.2 — the only contract between the mcph host and its plugins.
+ * (1.1 appended: per-message facts for `send_ex`, typed failures, transport traits.
+ *  1.2 appended: asynchronous auth hooks that see the HTTP request (method, URL, response
+ *  headers: DPoP), MCPH_PENDING, auth `cancel`, and a cross-process lock in the secret store.
+ *  A plugin built against 1.0 or 1.1 still loads: the host only reads fields inside each
+ *  struct_size.)
  *
  * Rules (see docs/plugin-abi.md for the reasoning):
  *  - A plugin exports exactly one symbol, `mcph_plugin_entry`, returning a const descriptor.
@@ -32,7 +35,7 @@ extern "C" {
 #endif
 
 #define MCPH_ABI_MAJOR 1u
-#define MCPH_ABI_MINOR 1u
+#define MCPH_ABI_MINOR 2u
 
 #define MCPH_ENTRY_SYMBOL "mcph_plugin_entry"
 #define MCPH_TRANSPORT_INTERFACE_V1 "mcph.transport/1"
@@ -64,7 +67,9 @@ typedef enum mcph_status {
     MCPH_ERR_AUTH = 6,             /* authentication/authorization failed or is required */
     MCPH_ERR_NOT_FOUND = 7,        /* e.g. no such secret */
     MCPH_ERR_INTERNAL = 8,         /* a bug or an unexpected exception inside the callee */
-    MCPH_ERR_CANCELLED = 9         /* the user or the application declined (e.g. open_url refused) */
+    MCPH_ERR_CANCELLED = 9,        /* the user or the application declined (e.g. open_url refused) */
+    MCPH_PENDING = 10              /* [v1.2] not an error: an asynchronous hook answers later through
+                                      its completion (only from the *_ex hooks that take one) */
 } mcph_status;
 
 #define MCPH_ERROR_MESSAGE_CAPACITY 1024
@@ -155,6 +160,36 @@ typedef struct mcph_message_facts {
     uint32_t flags;           /* MCPH_MESSAGE_* */
 } mcph_message_facts;
 
+/* [v1.2] The HTTP request an auth hook is asked about. Borrowed for the call. A DPoP proof
+ * (RFC 9449) binds to `method` and `url`; a challenge carries the whole response so a
+ * `DPoP-Nonce` header (or anything else the backend needs) is not lost. */
+typedef struct mcph_auth_request {
+    uint32_t struct_size;
+    mcph_str method;                     /* "POST", "GET", "DELETE" */
+    mcph_str url;                        /* the request URL as sent */
+    int http_status;                     /* challenges: the response status (401, 403, 400...); 0 before sending */
+    mcph_str www_authenticate;           /* challenges: every WWW-Authenticate header, joined by ", "; may be empty */
+    const mcph_header* response_headers; /* challenges: every header of the response; NULL before sending */
+    size_t response_header_count;
+} mcph_auth_request;
+
+/* [v1.2] How an asynchronous auth hook answers later. The caller of the hook owns it; the callee
+ * copies `user_data` and `complete` (the struct itself is borrowed for the hook call).
+ * `complete` runs exactly once per hook call that returned MCPH_PENDING, from any thread; it may
+ * run before the hook call has returned (on another thread). For a transport's hooks the host
+ * guarantees it never runs after the transport's `close` has returned: a pending answer is
+ * completed with MCPH_ERR_CANCELLED, possibly from inside `close`. `headers` (may be NULL) and
+ * `err` (may be NULL) are borrowed for the call. */
+typedef struct mcph_auth_completion {
+    uint32_t struct_size;
+    void* user_data;
+    void (*complete)(void* user_data, mcph_status status, const mcph_header* headers, size_t header_count,
+                     const mcph_error* err);
+} mcph_auth_completion;
+
+/* [v1.2] Flags of mcph_auth_vtable_v1.get_headers_ex. */
+#define MCPH_AUTH_NONBLOCKING 1u /* no network I/O, no waiting: answer MCPH_PENDING instead */
+
 /* [v1.1] Traits a transport declares about itself (mcph_transport_vtable_v1.traits). */
 #define MCPH_TRAIT_SESSION_CAN_EXPIRE 1u /* the server may forget our session; the host may start a fresh one */
 #define MCPH_TRAIT_LEGACY_ONLY 2u        /* speaks only the 2024-11-05 generation (HTTP+SSE): never probe a modern era */
@@ -194,6 +229,15 @@ typedef struct mcph_host_services {
      * about "scheme://<address>:<port>/" (IPv6 in brackets) before connecting to it, which is how
      * a DNS name that resolves to a private address is refused. */
     mcph_status (*check_fetch_url)(void* host_data, mcph_str url, mcph_str server_url, mcph_error* err);
+
+    /* ---- v1.2 (present when struct_size covers them) ---- */
+
+    /* [thread-safe, may block] An advisory lock on one secret key, shared by every process using
+     * the same secret store: the read-modify-write of a rotating refresh token is done under it so
+     * two processes never spend the same refresh token. Waits up to `timeout_ms`: MCPH_OK and a
+     * `*handle` to pass to secret_unlock, or MCPH_ERR_TIMEOUT. Not reentrant. */
+    mcph_status (*secret_lock)(void* host_data, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err);
+    void (*secret_unlock)(void* host_data, void* handle);
 } mcph_host_services;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -247,6 +291,25 @@ typedef struct mcph_transport_callbacks {
     /* [any plugin thread] The transport ended, typed (called instead of on_closed when present:
      * at most one of the two fires). `reason` as for on_closed. */
     void (*on_closed_ex)(void* user_data, mcph_close_reason reason, const mcph_failure* failure);
+
+    /* ---- v1.2 (present when struct_size covers them; used instead of the 1.0 auth hooks) ---- */
+
+    /* [any plugin thread, never blocks on the network] Headers for `request` (method and URL set,
+     * no response yet). MCPH_OK: they were added to `sink` now. MCPH_PENDING: the host needs time
+     * (a refresh, a sign-in); the transport parks this one request — nothing else waits — and
+     * sends it when `done` completes with MCPH_OK and the headers, or fails it with the status
+     * given. Any other status fails the request now. May be NULL. */
+    mcph_status (*get_request_headers_ex)(void* user_data, const mcph_auth_request* request,
+                                          const mcph_header_sink* sink, const mcph_auth_completion* done,
+                                          mcph_error* err);
+
+    /* [any plugin thread, never blocks on the network] The server refused `request` (401 or 403, or
+     * another status carrying a WWW-Authenticate challenge such as DPoP use_dpop_nonce). MCPH_OK:
+     * retry once now, asking get_request_headers_ex again. MCPH_PENDING: park the request until
+     * `done` completes; MCPH_OK then means retry once (its headers are ignored: ask again).
+     * Anything else: give up (fail the request, or close with MCPH_CLOSE_AUTH_REQUIRED). May be NULL. */
+    mcph_status (*on_auth_challenge_ex)(void* user_data, const mcph_auth_request* request,
+                                        const mcph_auth_completion* done, mcph_error* err);
 } mcph_transport_callbacks;
 
 typedef struct mcph_transport_vtable_v1 {
@@ -337,6 +400,24 @@ typedef struct mcph_auth_vtable_v1 {
 
     /* [host-thread] Release the object. */
     void (*destroy)(mcph_auth* auth);
+
+    /* ---- v1.2 (present when struct_size covers them) ---- */
+
+    /* [thread-safe] Headers for one HTTP request (a DPoP proof binds to its method and URL). With
+     * MCPH_AUTH_NONBLOCKING in `flags` the call must do no network I/O and never wait on another
+     * thread's refresh: it answers MCPH_PENDING when that would be needed, and the host calls
+     * again without the flag on a thread where blocking is fine. May be NULL (then get_headers). */
+    mcph_status (*get_headers_ex)(mcph_auth* auth, const mcph_auth_request* request, uint32_t flags,
+                                  const mcph_header_sink* sink, mcph_error* err);
+
+    /* [thread-safe, may block] handle_challenge with the whole response (status, challenges,
+     * headers such as DPoP-Nonce). MCPH_OK = retry the request once. May be NULL. */
+    mcph_status (*handle_challenge_ex)(mcph_auth* auth, const mcph_auth_request* request, mcph_error* err);
+
+    /* [thread-safe] Make any blocking call of this object in progress (a browser sign-in waiting
+     * for its redirect, a refresh) return soon with MCPH_ERR_CANCELLED. Later calls work normally.
+     * The host calls it when the server is being closed. May be NULL. */
+    void (*cancel)(mcph_auth* auth);
 } mcph_auth_vtable_v1;
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -272,6 +272,50 @@ constexpr mcph_transport_vtable_v1 make_transport_vtable(const char* const* conf
     return v;
 }
 
+// [v1.2] The HTTP request an auth hook is about (mcph_auth_request), as C++ views.
+struct AuthRequest {
+    std::string_view method;
+    std::string_view url;
+    int http_status = 0;
+    std::string_view www_authenticate;
+    std::vector<std::pair<std::string_view, std::string_view>> response_headers;
+
+    // The first response header of that name (ASCII case-insensitive); empty when absent.
+    std::string_view header(std::string_view name) const {
+        for (const auto& [n, v] : response_headers) {
+            if (n.size() != name.size()) continue;
+            bool same = true;
+            for (size_t i = 0; i < n.size() && same; ++i) {
+                auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+                same = lower(n[i]) == lower(name[i]);
+            }
+            if (same) return v;
+        }
+        return {};
+    }
+};
+
+inline AuthRequest auth_request_from_c(const mcph_auth_request* r) {
+    AuthRequest out;
+    if (!r) return out;
+    auto has = [r](size_t offset) { return r->struct_size > offset; };
+    if (has(offsetof(mcph_auth_request, method))) out.method = view(r->method);
+    if (has(offsetof(mcph_auth_request, url))) out.url = view(r->url);
+    if (has(offsetof(mcph_auth_request, http_status))) out.http_status = r->http_status;
+    if (has(offsetof(mcph_auth_request, www_authenticate))) out.www_authenticate = view(r->www_authenticate);
+    if (has(offsetof(mcph_auth_request, response_header_count)) && r->response_headers)
+        for (size_t i = 0; i < r->response_header_count; ++i)
+            out.response_headers.emplace_back(view(r->response_headers[i].name), view(r->response_headers[i].value));
+    return out;
+}
+
+// Thrown by Auth::headers_for in non-blocking mode: "this needs the network; ask me again where
+// blocking is fine". Becomes MCPH_PENDING at the boundary.
+class WouldBlock : public Error {
+public:
+    WouldBlock() : Error(MCPH_PENDING, "would block") {}
+};
+
 // Base class of a C++ auth backend (one object per server).
 class Auth {
 public:
@@ -281,6 +325,21 @@ public:
     virtual void login() { throw Error(MCPH_ERR_UNSUPPORTED, "login not supported"); }
     virtual void logout() {}
     virtual std::string describe() { return "{}"; }
+
+    // [v1.2] Headers for one request. `nonblocking`: no network I/O and no waiting — throw
+    // WouldBlock instead. The default serves the 1.0 `headers()` and, since that may block,
+    // always defers in non-blocking mode.
+    virtual std::vector<std::pair<std::string, std::string>> headers_for(const AuthRequest& request, bool nonblocking) {
+        (void)request;
+        if (nonblocking) throw WouldBlock();
+        return headers();
+    }
+    // [v1.2] A challenge with the whole response. The default serves the 1.0 `handle_challenge`.
+    virtual bool handle_challenge_for(const AuthRequest& request) {
+        return handle_challenge(request.http_status, request.www_authenticate);
+    }
+    // [v1.2] Make a blocking call in progress return soon (MCPH_ERR_CANCELLED). Thread-safe.
+    virtual void cancel() noexcept {}
 };
 
 struct AuthContext {
@@ -328,6 +387,21 @@ constexpr mcph_auth_vtable_v1 make_auth_vtable(const char* backend_name) {
         });
     };
     v.destroy = [](mcph_auth* a) noexcept { delete reinterpret_cast<Auth*>(a); };
+    v.get_headers_ex = [](mcph_auth* a, const mcph_auth_request* request, uint32_t flags,
+                          const mcph_header_sink* sink, mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            const bool nonblocking = (flags & MCPH_AUTH_NONBLOCKING) != 0;
+            for (auto& [n, val] : reinterpret_cast<Auth*>(a)->headers_for(auth_request_from_c(request), nonblocking))
+                sink->add(sink->user_data, str(n), str(val));
+        });
+    };
+    v.handle_challenge_ex = [](mcph_auth* a, const mcph_auth_request* request, mcph_error* err) noexcept {
+        return guarded(err, [&] {
+            if (!reinterpret_cast<Auth*>(a)->handle_challenge_for(auth_request_from_c(request)))
+                throw Error(MCPH_ERR_AUTH, "credentials could not be refreshed");
+        });
+    };
+    v.cancel = [](mcph_auth* a) noexcept { reinterpret_cast<Auth*>(a)->cancel(); };
     return v;
 }
 
