@@ -19,7 +19,7 @@ MCPH_C_STATIC_ASSERT(plugin_first, offsetof(mcph_plugin, struct_size) == 0);
 
 /* Keep in sync with the enum in plugin_api_test.cpp. */
 enum { C_ERROR, C_HEADER_SINK, C_STRING_SINK, C_HOST_SERVICES, C_CALLBACKS, C_TRANSPORT_VTABLE, C_AUTH_VTABLE, C_PLUGIN,
-       C_STR, C_STRUCT_COUNT };
+       C_STR, C_AUTH_REQUEST, C_AUTH_COMPLETION, C_STRUCT_COUNT };
 
 size_t mcph_c_sizeof(int which);
 size_t mcph_c_offsetof_struct_size(int which);
@@ -37,6 +37,8 @@ size_t mcph_c_sizeof(int which) {
         case C_AUTH_VTABLE: return sizeof(mcph_auth_vtable_v1);
         case C_PLUGIN: return sizeof(mcph_plugin);
         case C_STR: return sizeof(mcph_str);
+        case C_AUTH_REQUEST: return sizeof(mcph_auth_request);
+        case C_AUTH_COMPLETION: return sizeof(mcph_auth_completion);
         default: return 0;
     }
 }
@@ -51,6 +53,8 @@ size_t mcph_c_offsetof_struct_size(int which) {
         case C_TRANSPORT_VTABLE: return offsetof(mcph_transport_vtable_v1, struct_size);
         case C_AUTH_VTABLE: return offsetof(mcph_auth_vtable_v1, struct_size);
         case C_PLUGIN: return offsetof(mcph_plugin, struct_size);
+        case C_AUTH_REQUEST: return offsetof(mcph_auth_request, struct_size);
+        case C_AUTH_COMPLETION: return offsetof(mcph_auth_completion, struct_size);
         default: return (size_t)-1;
     }
 }
@@ -67,6 +71,8 @@ size_t mcph_c_offsetof_last_field(int which) {
         case C_AUTH_VTABLE: return offsetof(mcph_auth_vtable_v1, destroy);
         case C_PLUGIN: return offsetof(mcph_plugin, shutdown);
         case C_STR: return offsetof(mcph_str, len);
+        case C_AUTH_REQUEST: return offsetof(mcph_auth_request, response_header_count);
+        case C_AUTH_COMPLETION: return offsetof(mcph_auth_completion, complete);
         default: return (size_t)-1;
     }
 }

@@ -18,7 +18,7 @@ namespace {
 
 // Keep in sync with abi_c_check.c.
 enum { C_ERROR, C_HEADER_SINK, C_STRING_SINK, C_HOST_SERVICES, C_CALLBACKS, C_TRANSPORT_VTABLE, C_AUTH_VTABLE, C_PLUGIN,
-       C_STR };
+       C_STR, C_AUTH_REQUEST, C_AUTH_COMPLETION };
 
 static_assert(offsetof(mcph_error, struct_size) == 0);
 static_assert(offsetof(mcph_header_sink, struct_size) == 0);
@@ -58,7 +58,22 @@ const Layout kLayouts[] = {
     {"mcph_auth_vtable_v1", C_AUTH_VTABLE, sizeof(mcph_auth_vtable_v1), offsetof(mcph_auth_vtable_v1, struct_size),
      offsetof(mcph_auth_vtable_v1, destroy)},
     {"mcph_plugin", C_PLUGIN, sizeof(mcph_plugin), offsetof(mcph_plugin, struct_size), offsetof(mcph_plugin, shutdown)},
+    {"mcph_auth_request", C_AUTH_REQUEST, sizeof(mcph_auth_request), offsetof(mcph_auth_request, struct_size),
+     offsetof(mcph_auth_request, response_header_count)},
+    {"mcph_auth_completion", C_AUTH_COMPLETION, sizeof(mcph_auth_completion),
+     offsetof(mcph_auth_completion, struct_size), offsetof(mcph_auth_completion, complete)},
 };
+
+// 1.2 appended: every new field sits after the last 1.1 field of its struct, so a 1.1 reader,
+// which stops at its struct_size, never sees them.
+static_assert(offsetof(mcph_transport_callbacks, get_request_headers_ex) >
+              offsetof(mcph_transport_callbacks, on_closed_ex));
+static_assert(offsetof(mcph_transport_callbacks, on_auth_challenge_ex) >
+              offsetof(mcph_transport_callbacks, get_request_headers_ex));
+static_assert(offsetof(mcph_auth_vtable_v1, get_headers_ex) > offsetof(mcph_auth_vtable_v1, destroy));
+static_assert(offsetof(mcph_auth_vtable_v1, cancel) > offsetof(mcph_auth_vtable_v1, handle_challenge_ex));
+static_assert(offsetof(mcph_host_services, secret_lock) > offsetof(mcph_host_services, check_fetch_url));
+static_assert(offsetof(mcph_host_services, secret_unlock) > offsetof(mcph_host_services, secret_lock));
 
 TEST(PluginApiLayout, StructSizeComesFirstInEveryVersionedStruct) {
     for (const Layout& l : kLayouts) {
@@ -85,6 +100,8 @@ TEST(PluginApiLayout, EnumsAreIntSizedAndStable) {
     EXPECT_EQ(MCPH_ERR_INVALID_ARGUMENT, 1);
     EXPECT_EQ(MCPH_ERR_INTERNAL, 8);
     EXPECT_EQ(MCPH_ERR_CANCELLED, 9);
+    EXPECT_EQ(MCPH_PENDING, 10);
+    EXPECT_EQ(MCPH_AUTH_NONBLOCKING, 1u);
     EXPECT_EQ(MCPH_CLOSE_AUTH_REQUIRED, 3);
     EXPECT_EQ(MCPH_LOG_ERROR, 3);
 }
@@ -99,6 +116,7 @@ TEST(PluginApiLayout, StrFromWorksInBothLanguages) {
 
 TEST(PluginApiLayout, VersionMacros) {
     EXPECT_EQ(MCPH_ABI_MAJOR, 1u);
+    EXPECT_EQ(MCPH_ABI_MINOR, 2u);
     EXPECT_STREQ(MCPH_ENTRY_SYMBOL, "mcph_plugin_entry");
     EXPECT_STREQ(MCPH_TRANSPORT_INTERFACE_V1, "mcph.transport/1");
     EXPECT_STREQ(MCPH_AUTH_INTERFACE_V1, "mcph.auth/1");

@@ -239,4 +239,60 @@ TEST(PluginHelperAuthVtable, HeadersChallengeAndDefaults) {
               MCPH_ERR_INVALID_ARGUMENT);
 }
 
+// ---- 1.2: the request-aware auth entries and their defaults ------------------------------------
+
+TEST(PluginHelperAuthVtable, V12DefaultsDeferInNonBlockingModeAndServeTheV10Calls) {
+    constexpr auto vt = mcph::plugin::make_auth_vtable<ProbeAuth>("probe");
+    EXPECT_EQ(vt.struct_size, sizeof(mcph_auth_vtable_v1));
+    ASSERT_NE(vt.get_headers_ex, nullptr);
+    ASSERT_NE(vt.handle_challenge_ex, nullptr);
+    ASSERT_NE(vt.cancel, nullptr);
+    mcph_auth* a = nullptr;
+    mcph_error err = make_error();
+    ASSERT_EQ(vt.create(nullptr, mcph::plugin::str("srv"), mcph::plugin::str("https://x"), mcph::plugin::str("{}"), &a,
+                        &err),
+              MCPH_OK);
+    std::vector<std::pair<std::string, std::string>> got;
+    mcph_header_sink sink{sizeof(mcph_header_sink), &got, [](void* ud, mcph_str n, mcph_str v) {
+                              static_cast<decltype(got)*>(ud)->emplace_back(std::string(mcph::plugin::view(n)),
+                                                                            std::string(mcph::plugin::view(v)));
+                          }};
+    mcph_auth_request req{};
+    req.struct_size = sizeof(req);
+    req.method = mcph::plugin::str("POST");
+    req.url = mcph::plugin::str("https://x/mcp");
+
+    // A backend written against 1.0 may block in headers(): non-blocking mode never calls it.
+    EXPECT_EQ(vt.get_headers_ex(a, &req, MCPH_AUTH_NONBLOCKING, &sink, &err), MCPH_PENDING);
+    EXPECT_TRUE(got.empty());
+    err = make_error();
+    EXPECT_EQ(vt.get_headers_ex(a, &req, 0, &sink, &err), MCPH_OK);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].second, "Bearer t-srv");
+
+    const mcph_header response_headers[] = {{mcph::plugin::str("DPoP-Nonce"), mcph::plugin::str("n1")}};
+    req.http_status = 401;
+    req.www_authenticate = mcph::plugin::str("Bearer");
+    req.response_headers = response_headers;
+    req.response_header_count = 1;
+    EXPECT_EQ(vt.handle_challenge_ex(a, &req, &err), MCPH_OK);  // ProbeAuth retries a 401
+    req.http_status = 403;
+    err = make_error();
+    EXPECT_EQ(vt.handle_challenge_ex(a, &req, &err), MCPH_ERR_AUTH);
+    vt.cancel(a);  // the default does nothing, and must not throw
+    vt.destroy(a);
+
+    // The C++ view reads only what struct_size covers, and finds headers case-insensitively.
+    const auto view = mcph::plugin::auth_request_from_c(&req);
+    EXPECT_EQ(view.method, "POST");
+    EXPECT_EQ(view.header("dpop-nonce"), "n1");
+    EXPECT_TRUE(view.header("DPoP").empty());
+    mcph_auth_request old = req;
+    old.struct_size = offsetof(mcph_auth_request, http_status);  // a writer that knew only method and url
+    const auto short_view = mcph::plugin::auth_request_from_c(&old);
+    EXPECT_EQ(short_view.url, "https://x/mcp");
+    EXPECT_EQ(short_view.http_status, 0);
+    EXPECT_TRUE(short_view.response_headers.empty());
+}
+
 }  // namespace
