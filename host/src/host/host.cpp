@@ -124,6 +124,11 @@ std::shared_ptr<connection::ServerConnection> Host::Impl::connection_of(const st
     throw Error(ErrorKind::NotFound, why);
 }
 
+bool Host::Impl::every_server_has(const std::string& name) const {
+    std::lock_guard lock(mutex);
+    return every_server.count(name) > 0;
+}
+
 config::ConfiguredServer Host::Impl::configured(const std::string& name) const {
     std::lock_guard lock(mutex);
     auto it = every_server.find(name);
@@ -419,7 +424,17 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
 }
 
 void Host::login(const std::string& name) {
-    auto auth = impl_->auth_for(impl_->configured(name).config);
+    // The same gate as connecting, before the backend is even created: a server the policy denies,
+    // a project server not (or no longer) approved, or a suppressed duplicate is not in the
+    // connection table, and gets no registration, no browser and no stored tokens.
+    std::shared_ptr<connection::ServerConnection> connection;
+    try {
+        connection = impl_->connection_of(name);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound || !impl_->every_server_has(name)) throw;
+        throw Error(ErrorKind::Usage, std::string("cannot sign in: ") + e.what() + "; nothing was sent to its servers");
+    }
+    auto auth = impl_->auth_for(connection->server().config);
     if (!auth) throw Error(ErrorKind::Usage, "server '" + name + "' has no auth configured (add \"oauth\": {} to its config)");
     auth->login();
     reconnect(name);
