@@ -7,6 +7,8 @@
 #include "loopback_listener.hpp"
 #include "trust_support.hpp"
 
+#include <mcph/bounded_json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>
@@ -89,10 +91,15 @@ TEST(AuthLoginGate, DeniedServerGetsNoNetworkNoBrowser) {
 // (redirects straight back with a code: the "user" consents at once) and /token.
 class ScriptedAuthServer {
 public:
-    ScriptedAuthServer() : acceptor_([this](int fd) { serve(fd); }) {}
+    // `require_auth` false: the MCP endpoint answers without a token (the capability tests).
+    explicit ScriptedAuthServer(bool require_auth = true) : require_auth_(require_auth), acceptor_([this](int fd) { serve(fd); }) {}
     std::string origin() const { return "http://127.0.0.1:" + std::to_string(acceptor_.port()); }
     std::string mcp_url() const { return origin() + "/mcp"; }
     std::atomic<int> authorizations{0}, tokens{0};
+    std::vector<std::string> mcp_bodies() {  // every POST body to /mcp, in order
+        std::lock_guard<std::mutex> g(mutex_);
+        return bodies_;
+    }
 
 private:
     static std::string read_request(int fd) {
@@ -190,7 +197,12 @@ private:
         const std::string json = "Content-Type: application/json\r\n";
         const std::string o = origin();
         if (path == "/mcp") {
-            if (request.find("\r\nAuthorization: ") == std::string::npos && request.find("\r\nauthorization: ") == std::string::npos)
+            {
+                std::lock_guard<std::mutex> g(mutex_);
+                bodies_.push_back(request.substr(std::min(request.size(), request.find("\r\n\r\n") + 4)));
+            }
+            if (require_auth_ && request.find("\r\nAuthorization: ") == std::string::npos &&
+                request.find("\r\nauthorization: ") == std::string::npos)
                 respond(fd, 401, "WWW-Authenticate: Bearer resource_metadata=\"" + o + "/.well-known/oauth-protected-resource/mcp\"\r\n", "");
             else
                 answer_mcp(fd, method, request.substr(std::min(request.size(), request.find("\r\n\r\n") + 4)));
@@ -221,6 +233,9 @@ private:
         ::close(fd);
     }
 
+    const bool require_auth_;
+    std::mutex mutex_;
+    std::vector<std::string> bodies_;
     LoopbackAcceptor acceptor_;  // last: its thread uses the members above
 };
 
@@ -290,6 +305,78 @@ TEST(AuthLoginBrowser, FixedCallbackPortSurvivesABrowserThatLeavesAChildBehind) 
     EXPECT_GE(as.tokens.load(), 2) << first.describe() << "\n" << second.describe();
 
     for (pid_t child : read_pids(pids)) ::kill(child, SIGKILL);  // our own stubs' children, by pid
+}
+
+// ---- the enterprise-managed-authorization extension capability ---------------------------------
+
+constexpr const char* kEnterpriseAuth = "io.modelcontextprotocol/enterprise-managed-authorization";
+
+// The client capabilities' "extensions" of one request body: the initialize request's
+// params.capabilities (legacy era) or params._meta["io.modelcontextprotocol/clientCapabilities"]
+// (2026 era); null when the body declares none.
+const JsonValue* declared_extensions(const Json& body, bool legacy) {
+    const JsonValue* params = member_at(body, "params");
+    if (!params) return nullptr;
+    const JsonValue* caps = nullptr;
+    if (legacy) {
+        caps = member_at(*params, "capabilities");
+    } else if (const JsonValue* meta = member_at(*params, "_meta")) {
+        caps = member_at(*meta, "io.modelcontextprotocol/clientCapabilities");
+    }
+    return caps ? member_at(*caps, "extensions") : nullptr;
+}
+
+struct Declarations {
+    int legacy = 0, modern = 0;           // requests of each era seen
+    int legacy_with = 0, modern_with = 0;  // ... that declare the extension
+};
+
+Declarations declarations(const std::vector<std::string>& bodies) {
+    Declarations d;
+    for (const std::string& text : bodies) {
+        Json body;
+        if (!json_bounds::parse(body, text) || !body.IsObject() || !member_at(body, "id")) continue;  // requests only
+        const bool legacy = string_at(body, "method") == "initialize";
+        const JsonValue* ext = declared_extensions(body, legacy);
+        const JsonValue* params = member_at(body, "params");
+        const bool modern = !legacy && params && member_at(*params, "_meta") &&
+                            member_at(*member_at(*params, "_meta"), "io.modelcontextprotocol/clientCapabilities");
+        if (legacy) ++d.legacy;
+        if (modern) ++d.modern;
+        const bool with = ext && ext->IsObject() && ext->HasMember(kEnterpriseAuth);
+        if (legacy && with) ++d.legacy_with;
+        if (modern && with) ++d.modern_with;
+    }
+    return d;
+}
+
+std::string joined(const std::vector<std::string>& bodies) {
+    std::string out;
+    for (const auto& b : bodies) out += b + "\n";
+    return out;
+}
+
+TEST(AuthCapability, XaaServersDeclareEnterpriseManagedAuthorizationInBothEras) {
+    TrustTree t;
+    ScriptedAuthServer xaa(false), plain(false);  // answer without a token: the handshake is what is looked at
+    write_file(t.config_home / "settings.json",
+               R"({"xaaIdp":{"issuer":"https://idp.example","clientId":"idp-client"},"mcpServers":{)"
+               R"("enterprise":{"type":"http","url":")" + xaa.mcp_url() + R"(","oauth":{"xaa":true,"clientId":"c"}},)"
+               R"("ordinary":)" + oauth_server(plain.mcp_url()) + "}}");
+    const CliResult r = t.mcph({"status", "--json"});
+    ASSERT_NE(r.exit_code, -1) << r.describe();
+
+    const Declarations e = declarations(xaa.mcp_bodies());
+    // The 2026 era is tried first (server/discover with per-request capabilities), then the legacy
+    // initialize this server speaks: both eras' declarations are on the wire.
+    ASSERT_GT(e.modern, 0) << joined(xaa.mcp_bodies()) << r.describe();
+    ASSERT_GT(e.legacy, 0) << joined(xaa.mcp_bodies()) << r.describe();
+    EXPECT_EQ(e.modern_with, e.modern) << joined(xaa.mcp_bodies());
+    EXPECT_EQ(e.legacy_with, e.legacy) << joined(xaa.mcp_bodies());
+
+    const Declarations o = declarations(plain.mcp_bodies());
+    ASSERT_GT(o.legacy + o.modern, 0) << joined(plain.mcp_bodies()) << r.describe();
+    EXPECT_EQ(o.legacy_with + o.modern_with, 0) << "declared for a server not configured for XAA\n" << joined(plain.mcp_bodies());
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "config/headers_helper.hpp"
+#include "extensions/enterprise_auth.hpp"
 #include "extensions/skills.hpp"
 #include "extensions/tasks.hpp"
 #include "host/host_impl.hpp"
@@ -156,11 +157,15 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.connect_timeout = options.connect_timeout;
     settings.client_info = options.client_info;
     // Extensions this host implements, declared in both eras' client capabilities.
+    // Enterprise-managed authorization only for the servers this host would use it with (xaa).
     Json client_extensions = extensions::skills_client_extensions();
-    Json tasks = extensions::tasks_client_extensions();
-    for (auto& m : tasks.GetObject())
-        client_extensions.AddMember(JsonValue(m.name, client_extensions.GetAllocator()),
-                                    JsonValue(m.value, client_extensions.GetAllocator()), client_extensions.GetAllocator());
+    auto merge = [&client_extensions](const Json& more) {
+        for (const auto& m : more.GetObject())
+            client_extensions.AddMember(JsonValue(m.name, client_extensions.GetAllocator()),
+                                        JsonValue(m.value, client_extensions.GetAllocator()), client_extensions.GetAllocator());
+    };
+    merge(extensions::tasks_client_extensions());
+    merge(extensions::enterprise_auth_client_extensions(config));
     settings.client_extensions_json = to_json(client_extensions);
     settings.callbacks = options.callbacks;
     settings.log = options.logger;
