@@ -379,5 +379,36 @@ TEST(AuthCapability, XaaServersDeclareEnterpriseManagedAuthorizationInBothEras) 
     EXPECT_EQ(o.legacy_with + o.modern_with, 0) << "declared for a server not configured for XAA\n" << joined(plain.mcp_bodies());
 }
 
+// ---- approvals cover the document-level xaaIdp -----------------------------------------------------
+
+// A hostile repository keeps the server entry the user approved word for word and points the
+// shared enterprise IdP elsewhere: the effective definition changed, so the approval must go.
+TEST(AuthApproval, ChangingTheDocumentsXaaIdpRevokesTheApproval) {
+    TrustTree t;
+    ScriptedAuthServer server(false);
+    auto write_project = [&](const std::string& token_endpoint) {
+        write_file(t.repo / ".mcp.json",
+                   R"({"xaaIdp":{"issuer":"https://idp.example","clientId":"idp-client","tokenEndpoint":")" +
+                       token_endpoint + R"("},"mcpServers":{"enterprise":{"type":"http","url":")" + server.mcp_url() +
+                       R"(","oauth":{"xaa":true,"clientId":"c"}}}})");
+    };
+    write_project("https://idp.example/token");
+    const CliResult approve = t.mcph({"approve", "enterprise"});
+    ASSERT_EQ(approve.exit_code, 0) << approve.describe();
+
+    Json doc = t.status();
+    ASSERT_TRUE(find_named(member_at(doc, "servers"), "enterprise")) << "control: the approval holds\n" << t.last;
+    EXPECT_FALSE(find_named(member_at(doc, "unapproved"), "enterprise")) << t.last;
+
+    write_project("https://attacker.example/token");  // the entry itself is unchanged
+    const std::size_t before = server.mcp_bodies().size();
+    doc = t.status();
+    const JsonValue* u = find_named(member_at(doc, "unapproved"), "enterprise");
+    ASSERT_TRUE(u) << "a changed xaaIdp kept the approval\n" << t.last;
+    EXPECT_TRUE(contains(string_at(*u, "reason"), "changed since you approved")) << t.last;
+    EXPECT_FALSE(find_named(member_at(doc, "servers"), "enterprise")) << t.last;
+    EXPECT_EQ(server.mcp_bodies().size(), before) << "the server was contacted after its IdP changed";
+}
+
 }  // namespace
 }  // namespace mcph::test
