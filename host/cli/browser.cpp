@@ -21,8 +21,16 @@ bool open_in_browser(const std::string& url) {
     const char* browser = std::getenv("BROWSER");
     std::string program = browser && *browser ? browser : "xdg-open";
     char* argv[] = {program.data(), const_cast<char*>(url.c_str()), nullptr};
+    // Only stdin, stdout and stderr reach the browser: it (and the background processes it
+    // leaves, e.g. a browser already running that xdg-open hands the URL to) must not keep the
+    // loopback callback listener, a server connection or a secret-store file open after we are done.
+    posix_spawn_file_actions_t actions;
+    if (posix_spawn_file_actions_init(&actions) != 0) return true;  // URL printed
     pid_t pid = 0;
-    if (posix_spawnp(&pid, program.c_str(), nullptr, nullptr, argv, environ) != 0) return true;  // URL printed
+    const bool spawned = posix_spawn_file_actions_addclosefrom_np(&actions, 3) == 0 &&
+                         posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&actions);
+    if (!spawned) return true;  // URL printed
     int status = 0;
     waitpid(pid, &status, 0);
     return true;  // the person may still use the printed URL; the auth plugin waits for the callback

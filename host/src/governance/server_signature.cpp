@@ -246,7 +246,13 @@ std::string server_signature(const config::ServerConfig& server) {
 }
 
 std::string definition_fingerprint(const config::ServerConfig& server) {
-    return tools::sha256_hex(canonical_entry(entry_of(server)));
+    std::string text = canonical_entry(entry_of(server));
+    // An XAA server's effective auth config carries the document-level "xaaIdp" (share_xaa_idp),
+    // which its entry does not show: a document pointing the IdP elsewhere is another definition.
+    // Other backends' auth config is the entry's own "oauth" object, already in the text.
+    if (server.auth_backend == "xaa" && !server.auth_config_json.empty())
+        text += std::string("\0auth:", 6) + canonical_json(parse_json(server.auth_config_json, "auth config"));
+    return tools::sha256_hex(text);
 }
 
 std::string written_fingerprint(const config::ConfiguredServer& server) {

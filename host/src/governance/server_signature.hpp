@@ -49,7 +49,8 @@ std::string server_signature(const config::ServerConfig& server);
 // sha256 of the whole canonical entry except its name: every field, including those that do not
 // change which server it is (cwd, timeout, headersHelper, auth, ...). For approvals ("has this
 // definition changed since the user approved it?"), where server_signature() is too coarse — a
-// project file could add a headersHelper shell command without changing the signature.
+// project file could add a headersHelper shell command without changing the signature. An XAA
+// server's effective auth config (with the document's shared xaaIdp merged in) is covered too.
 std::string definition_fingerprint(const config::ServerConfig& server);
 
 // sha256 of the canonical JSON of the definition as written in its file, before ${VAR} expansion

@@ -1,4 +1,5 @@
 #include "config/headers_helper.hpp"
+#include "extensions/enterprise_auth.hpp"
 #include "extensions/skills.hpp"
 #include "extensions/tasks.hpp"
 #include "host/host_impl.hpp"
@@ -124,6 +125,11 @@ std::shared_ptr<connection::ServerConnection> Host::Impl::connection_of(const st
     throw Error(ErrorKind::NotFound, why);
 }
 
+bool Host::Impl::every_server_has(const std::string& name) const {
+    std::lock_guard lock(mutex);
+    return every_server.count(name) > 0;
+}
+
 config::ConfiguredServer Host::Impl::configured(const std::string& name) const {
     std::lock_guard lock(mutex);
     auto it = every_server.find(name);
@@ -151,11 +157,15 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.connect_timeout = options.connect_timeout;
     settings.client_info = options.client_info;
     // Extensions this host implements, declared in both eras' client capabilities.
+    // Enterprise-managed authorization only for the servers this host would use it with (xaa).
     Json client_extensions = extensions::skills_client_extensions();
-    Json tasks = extensions::tasks_client_extensions();
-    for (auto& m : tasks.GetObject())
-        client_extensions.AddMember(JsonValue(m.name, client_extensions.GetAllocator()),
-                                    JsonValue(m.value, client_extensions.GetAllocator()), client_extensions.GetAllocator());
+    auto merge = [&client_extensions](const Json& more) {
+        for (const auto& m : more.GetObject())
+            client_extensions.AddMember(JsonValue(m.name, client_extensions.GetAllocator()),
+                                        JsonValue(m.value, client_extensions.GetAllocator()), client_extensions.GetAllocator());
+    };
+    merge(extensions::tasks_client_extensions());
+    merge(extensions::enterprise_auth_client_extensions(config));
     settings.client_extensions_json = to_json(client_extensions);
     settings.callbacks = options.callbacks;
     settings.log = options.logger;
@@ -419,7 +429,17 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
 }
 
 void Host::login(const std::string& name) {
-    auto auth = impl_->auth_for(impl_->configured(name).config);
+    // The same gate as connecting, before the backend is even created: a server the policy denies,
+    // a project server not (or no longer) approved, or a suppressed duplicate is not in the
+    // connection table, and gets no registration, no browser and no stored tokens.
+    std::shared_ptr<connection::ServerConnection> connection;
+    try {
+        connection = impl_->connection_of(name);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound || !impl_->every_server_has(name)) throw;
+        throw Error(ErrorKind::Usage, std::string("cannot sign in: ") + e.what() + "; nothing was sent to its servers");
+    }
+    auto auth = impl_->auth_for(connection->server().config);
     if (!auth) throw Error(ErrorKind::Usage, "server '" + name + "' has no auth configured (add \"oauth\": {} to its config)");
     auth->login();
     reconnect(name);

@@ -70,6 +70,7 @@ struct Host::Impl {
 
     std::shared_ptr<connection::ServerConnection> connection_of(const std::string& name) const;
     config::ConfiguredServer configured(const std::string& name) const;  // throws NotFound
+    bool every_server_has(const std::string& name) const;               // configured, connectable or not
     std::shared_ptr<plugins::LoadedPlugin> plugin_for(const config::ServerConfig& config) const;
     detail::TransportFactory transport_factory(const config::ServerConfig& config);
     // The server's auth session (created on first use), or null when its config names no backend.

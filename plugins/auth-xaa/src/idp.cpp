@@ -77,12 +77,17 @@ IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool n
     return ep;
 }
 
-std::string id_token_key(const IdpConfig& idp) {
-    return "mcph.xaa.idp." + oauth::hex(oauth::sha256(trim_slash(idp.issuer) + "\n" + idp.client_id)) + ".id_token";
+std::string id_token_key(const IdpConfig& idp, const std::string& token_endpoint) {
+    // The resolved token endpoint is part of the key: the id_token is only ever presented where
+    // it was obtained for. Two configs naming one issuer but different endpoints (a document
+    // pointing "tokenEndpoint" at its own server) share nothing.
+    return "mcph.xaa.idp." +
+           oauth::hex(oauth::sha256(trim_slash(idp.issuer) + "\n" + idp.client_id + "\n" + token_endpoint)) + ".id_token";
 }
 
-std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const IdpConfig& idp) {
-    auto raw = store.get(id_token_key(idp));
+std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const IdpConfig& idp,
+                                           const std::string& token_endpoint) {
+    auto raw = store.get(id_token_key(idp, token_endpoint));
     if (!raw) return std::nullopt;
     rapidjson::Document doc;
     if (!json_bounds::parse(doc, *raw) || !doc.IsObject()) return std::nullopt;
@@ -94,7 +99,8 @@ std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const
     return t;
 }
 
-void save_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const CachedIdToken& t) {
+void save_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const std::string& token_endpoint,
+                   const CachedIdToken& t) {
     rapidjson::StringBuffer buf;
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
     w.StartObject();
@@ -103,10 +109,12 @@ void save_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const C
     w.Key("expires_at");
     w.Int64(t.expires_at);
     w.EndObject();
-    store.set(id_token_key(idp), buf.GetString());
+    store.set(id_token_key(idp, token_endpoint), buf.GetString());
 }
 
-void erase_id_token(const oauth::TokenStore& store, const IdpConfig& idp) { store.erase(id_token_key(idp)); }
+void erase_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const std::string& token_endpoint) {
+    store.erase(id_token_key(idp, token_endpoint));
+}
 
 int64_t jwt_expiry(const std::string& jwt) {
     auto doc = jwt_payload(jwt);

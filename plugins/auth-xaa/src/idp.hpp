@@ -25,16 +25,19 @@ struct IdpEndpoints {
 // `need_authorization_endpoint`: discovery is done even with a configured token endpoint.
 IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool need_authorization_endpoint);
 
-// Secret-store key of the cached id_token: the same for every server using this IdP + client.
-std::string id_token_key(const IdpConfig& idp);
+// Secret-store key of the cached id_token: the same for every server using this IdP + client +
+// resolved token endpoint (the endpoint the id_token is presented to).
+std::string id_token_key(const IdpConfig& idp, const std::string& token_endpoint);
 
 struct CachedIdToken {
     std::string id_token;
     int64_t expires_at = 0;  // the id_token's exp; 0 = unknown
 };
-std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const IdpConfig& idp);
-void save_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const CachedIdToken& t);
-void erase_id_token(const oauth::TokenStore& store, const IdpConfig& idp);
+std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const IdpConfig& idp,
+                                           const std::string& token_endpoint);
+void save_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const std::string& token_endpoint,
+                   const CachedIdToken& t);
+void erase_id_token(const oauth::TokenStore& store, const IdpConfig& idp, const std::string& token_endpoint);
 
 // The `exp` claim of a JWT (0 when absent or unreadable); no signature check — the IdP that
 // issued it is the one that verifies it in the exchange.

@@ -62,13 +62,13 @@ void XaaAuth::record_failure(FailureKind kind, const std::string& message) {
     last_message_ = message;
 }
 
-// The user's id_token: configured, else cached (shared by all XAA servers of this IdP), else an
-// interactive sign-in whose result is cached for the others.
-std::string XaaAuth::id_token(const IdpEndpoints* known, bool& from_cache) {
+// The user's id_token: configured, else cached (shared by all XAA servers of this IdP and token
+// endpoint), else an interactive sign-in whose result is cached for the others.
+std::string XaaAuth::id_token(const IdpEndpoints& known, bool& from_cache) {
     from_cache = false;
     if (!config_.idp.id_token.empty()) return config_.idp.id_token;
     try {
-        if (auto cached = load_id_token(store_, config_.idp);
+        if (auto cached = load_id_token(store_, config_.idp, known.token_endpoint);
             cached && (cached->expires_at == 0 || cached->expires_at - now_seconds() > 30)) {
             from_cache = true;
             return cached->id_token;
@@ -76,11 +76,11 @@ std::string XaaAuth::id_token(const IdpEndpoints* known, bool& from_cache) {
     } catch (const std::exception& e) {
         log(MCPH_LOG_WARN, std::string("cannot read the cached IdP sign-in: ") + e.what());
     }
-    IdpEndpoints ep = known && !known->authorization_endpoint.empty() ? *known : idp_endpoints(http_, config_.idp, true);
+    IdpEndpoints ep = !known.authorization_endpoint.empty() ? known : idp_endpoints(http_, config_.idp, true);
     CachedIdToken t = interactive_login(host_, http_, config_.idp, ep, config_.auth_timeout_ms,
                                         [this](mcph_log_level l, const std::string& m) { log(l, m); });
     try {
-        save_id_token(store_, config_.idp, t);
+        save_id_token(store_, config_.idp, ep.token_endpoint, t);
     } catch (const std::exception& e) {
         log(MCPH_LOG_WARN, std::string("cannot cache the IdP sign-in: ") + e.what());
     }
@@ -118,7 +118,7 @@ StoredTokens XaaAuth::acquire(const std::string& resource_metadata_url, const st
 
     IdpEndpoints idp = idp_endpoints(http_, config_.idp, false);
     bool from_cache = false;
-    std::string subject = id_token(&idp, from_cache);
+    std::string subject = id_token(idp, from_cache);
     IdJag jag;
     try {
         jag = request_id_jag(http_, idp.token_endpoint, config_.idp, subject, ep.issuer, ep.resource, scope);
@@ -126,8 +126,8 @@ StoredTokens XaaAuth::acquire(const std::string& resource_metadata_url, const st
         if (!from_cache || e.oauth_code() != "invalid_grant") throw;
         // The cached sign-in is no longer accepted: sign in again once.
         log(MCPH_LOG_INFO, "the IdP no longer accepts the cached sign-in; signing in again");
-        erase_id_token(store_, config_.idp);
-        subject = id_token(&idp, from_cache);
+        erase_id_token(store_, config_.idp, idp.token_endpoint);
+        subject = id_token(idp, from_cache);
         jag = request_id_jag(http_, idp.token_endpoint, config_.idp, subject, ep.issuer, ep.resource, scope);
     }
     oauth::TokenResponse t = jwt_bearer_grant(http_, ep, client, jag.assertion, scope);

@@ -49,7 +49,7 @@ private:
     // returns the new tokens. `scope_hint`: the challenge's scope.
     oauth::StoredTokens acquire(const std::string& resource_metadata_url, const std::string& scope_hint,
                                 const std::optional<oauth::StoredTokens>& previous, bool rediscover);
-    std::string id_token(const IdpEndpoints* known, bool& from_cache);
+    std::string id_token(const IdpEndpoints& known, bool& from_cache);
     void install(const oauth::StoredTokens& t);
     void forget_tokens();
     void record_failure(oauth::FailureKind kind, const std::string& message);

@@ -12,9 +12,13 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 
+#include <cerrno>
 #include <future>
 #include <mutex>
 #include <thread>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace mcph::oauth {
 
@@ -50,15 +54,30 @@ struct LoopbackServer::Impl {
     bool done = false;  // only touched on the io thread
     uint16_t bound_port = 0;
 
+    // Asio's accept() does not ask for close-on-exec, so a browser (or any program) started
+    // meanwhile would inherit the connection: wait for readiness, then accept4 with
+    // SOCK_CLOEXEC ourselves and hand the descriptor to Asio.
     void accept() {
-        acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+        acceptor.async_wait(tcp::acceptor::wait_read, [this](beast::error_code ec) {
             if (ec || done) return;
-            auto s = std::make_shared<Session>(std::move(socket));
-            s->stream.expires_after(std::chrono::seconds(30));
-            http::async_read(s->stream, s->buffer, s->request,
-                             [this, s](beast::error_code rec, size_t) { on_request(s, rec); });
+            int fd = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (fd >= 0) {
+                tcp::socket socket(io);
+                beast::error_code aec;
+                socket.assign(tcp::v4(), fd, aec);
+                if (aec) ::close(fd);
+                else serve(std::move(socket));
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
+                return;  // the listener is broken: wait() reports the timeout
+            }
             accept();
         });
+    }
+
+    void serve(tcp::socket socket) {
+        auto s = std::make_shared<Session>(std::move(socket));
+        s->stream.expires_after(std::chrono::seconds(30));
+        http::async_read(s->stream, s->buffer, s->request, [this, s](beast::error_code rec, size_t) { on_request(s, rec); });
     }
 
     void reply(const std::shared_ptr<Session>& s, http::status status, std::string body) {
@@ -111,7 +130,13 @@ LoopbackServer::LoopbackServer(uint16_t port, std::string path) : impl_(std::mak
     impl_->path = std::move(path);
     beast::error_code ec;
     tcp::endpoint ep(asio::ip::make_address_v4("127.0.0.1"), port);
-    impl_->acceptor.open(ep.protocol(), ec);
+    // Close-on-exec from the start (not a later fcntl another thread's fork could race): the
+    // listener must not outlive this object in a browser's children, or a fixed callbackPort stays
+    // bound and the next sign-in cannot listen.
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) ec.assign(errno, boost::system::system_category());
+    else impl_->acceptor.assign(ep.protocol(), fd, ec);
+    if (ec && fd >= 0 && !impl_->acceptor.is_open()) ::close(fd);
     if (!ec) impl_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) impl_->acceptor.bind(ep, ec);
     if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);

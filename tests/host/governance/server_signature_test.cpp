@@ -101,6 +101,25 @@ TEST(DefinitionFingerprint, CoversEveryFieldButTheName) {
     EXPECT_EQ(definition_fingerprint(base).size(), 64u);
 }
 
+TEST(ServerSignature, DefinitionFingerprintCoversTheSharedXaaIdp) {
+    using mcph::governance::definition_fingerprint;
+    const std::string entry = R"({"url":"https://h.test/mcp","oauth":{"xaa":true,"clientId":"c"}})";
+    auto with_idp = [&](const std::string& idp) {
+        ServerConfig s = server("a", entry);
+        mcph::config::share_xaa_idp(mcph::parse_json(idp), s);
+        return s;
+    };
+    const auto ours = with_idp(R"({"issuer":"https://idp.example","clientId":"i"})");
+    const auto moved = with_idp(R"({"issuer":"https://idp.example","clientId":"i","tokenEndpoint":"https://evil.test/t"})");
+    EXPECT_EQ(ours.config_json, moved.config_json);  // the entry itself is unchanged
+    EXPECT_NE(definition_fingerprint(ours), definition_fingerprint(moved));
+    EXPECT_EQ(definition_fingerprint(ours), definition_fingerprint(with_idp(R"({"clientId":"i","issuer":"https://idp.example"})")));
+    EXPECT_NE(definition_fingerprint(ours), definition_fingerprint(server("a", entry)));  // no shared IdP at all
+    // Other backends: unchanged (their auth config is the entry's own "oauth").
+    const auto plain = server("p", R"({"url":"https://h.test/mcp","oauth":{"clientId":"c"}})");
+    EXPECT_EQ(definition_fingerprint(plain), definition_fingerprint(server("q", R"({"oauth":{"clientId":"c"},"url":"https://h.test/mcp"})")));
+}
+
 struct UnwrapCase {
     const char* in;
     const char* out;

@@ -32,6 +32,11 @@ std::string FakeXaa::last_grant_authorization() {
     std::lock_guard<std::mutex> g(mutex_);
     return grant_authorization_;
 }
+std::vector<std::string> FakeXaa::other_endpoint_subjects() {
+    std::lock_guard<std::mutex> g(mutex_);
+    return other_endpoint_subjects_;
+}
+
 std::vector<std::string> FakeXaa::issued() {
     std::lock_guard<std::mutex> g(mutex_);
     return issued_;
@@ -73,8 +78,12 @@ void FakeXaa::handle(http_test::Exchange& ex) {
                                               mcph::oauth::form_encode(q["state"])}});
         return;
     }
-    if (path == "/idp/token" && rq.method == "POST") {
+    if ((path == "/idp/token" || path == "/idp/other-token") && rq.method == "POST") {
         auto f = parse_query(rq.body);
+        if (path == "/idp/other-token" && f.count("subject_token")) {
+            std::lock_guard<std::mutex> g(mutex_);
+            other_endpoint_subjects_.push_back(f["subject_token"]);
+        }
         if (f["grant_type"] == "authorization_code") {
             std::string nonce;
             {

@@ -36,6 +36,9 @@ public:
     std::map<std::string, std::string> last_grant_form();
     std::string last_grant_authorization();
     std::vector<std::string> issued();  // every token and ID-JAG handed out
+    // The subject_token of every request to /idp/other-token (an IdP token endpoint that a second
+    // config names for the same issuer; it serves the same grants as /idp/token).
+    std::vector<std::string> other_endpoint_subjects();
 
     http_test::FakeServer server;
 
@@ -46,6 +49,7 @@ private:
     std::map<std::string, std::string> exchange_form_, grant_form_;
     std::string grant_authorization_;
     std::vector<std::string> issued_;
+    std::vector<std::string> other_endpoint_subjects_;
     std::map<std::string, std::string> nonces_;  // code → nonce
     int counter_ = 0;
 };

@@ -133,18 +133,21 @@ TEST(XaaRequests, ExchangeResponse) {
     EXPECT_FALSE(kind_and_code(response(200, R"({"token_type":"N_A"})")).first.empty());  // no ID-JAG
 }
 
-TEST(XaaIdp, IdTokenKeyIsSharedPerIssuerAndClient) {
+TEST(XaaIdp, IdTokenKeyIsSharedPerIssuerClientAndTokenEndpoint) {
+    const std::string te = "https://idp.example/token";
     IdpConfig a;
     a.issuer = "https://idp.example";
     a.client_id = "c1";
     IdpConfig b = a;
     b.issuer = "https://idp.example/";  // the same issuer
     b.id_token = "ignored";
-    EXPECT_EQ(id_token_key(a), id_token_key(b));
+    EXPECT_EQ(id_token_key(a, te), id_token_key(b, te));
     IdpConfig c = a;
     c.client_id = "c2";
-    EXPECT_NE(id_token_key(a), id_token_key(c));
-    EXPECT_EQ(id_token_key(a).find("idp.example"), std::string::npos);  // reveals nothing
+    EXPECT_NE(id_token_key(a, te), id_token_key(c, te));
+    // Same issuer and client, another token endpoint: another cache entry.
+    EXPECT_NE(id_token_key(a, te), id_token_key(a, "https://elsewhere.example/token"));
+    EXPECT_EQ(id_token_key(a, te).find("idp.example"), std::string::npos);  // reveals nothing
 }
 
 TEST(XaaIdp, JwtExpiry) {

@@ -148,3 +148,32 @@ TEST(XaaFlow, BadConfigFailsAtCreate) {
     EXPECT_EQ(auth.create_result().status, MCPH_ERR_INVALID_ARGUMENT);
     EXPECT_TRUE(contains(auth.create_result().message, "idp")) << auth.create_result().message;
 }
+
+// A second config naming the same IdP issuer and client but its own tokenEndpoint must not be
+// handed the user's cached id_token: the cache is keyed by the resolved token endpoint too.
+TEST(XaaFlow, CachedIdTokenIsNotSentToAnotherTokenEndpointOfTheSameIssuer) {
+    FakeXaa f;
+    TestHost host;
+    std::string first_id_token;
+    {
+        AuthObject a(host, f.mcp_url(), config(f, ""), "server-a");
+        ASSERT_EQ(a.challenge(401, bearer_header(f)).status, MCPH_OK);
+        ASSERT_EQ(f.idp_logins.load(), 1);
+        first_id_token = f.last_exchange_form()["subject_token"];
+        ASSERT_TRUE(contains(first_id_token, "."));
+    }
+    AuthObject b(host, f.mcp_url(), config(f, R"(,"tokenEndpoint":")" + f.idp_issuer() + R"(/other-token")"),
+                 "server-b");
+    ASSERT_EQ(b.challenge(401, bearer_header(f)).status, MCPH_OK);
+    EXPECT_EQ(f.idp_logins.load(), 2);  // its own sign-in, not the cached one
+    auto seen = f.other_endpoint_subjects();
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_NE(seen[0], first_id_token);
+    EXPECT_TRUE(contains(seen[0], "."));
+
+    // And the first config still finds its own cache entry (no third sign-in).
+    AuthObject c(host, f.mcp_url(), config(f, ""), "server-c");
+    ASSERT_EQ(c.challenge(401, bearer_header(f)).status, MCPH_OK);
+    EXPECT_EQ(f.idp_logins.load(), 2);
+    EXPECT_EQ(f.last_exchange_form()["subject_token"], first_id_token);
+}
