@@ -189,8 +189,11 @@ TEST_F(Governance, KilledServerIsReconnectedAndItsToolsRefreshed) {
 void expect_backoff_cycle(const std::vector<StateEvent>& ev, const std::vector<TraceEvent>& starts,
                           const std::string& dump) {
     constexpr double kBackoff[] = {100, 200, 400, 400, 400};
-    constexpr double kSlack = 300;
-    constexpr double kMaxExcessSpread = 150;
+    // The lower bounds are the property (never sooner than the schedule); the upper ones only
+    // catch a stuck timer, so they leave room for a loaded 2-core CI machine. The spread check
+    // still tells the schedule from a constant wait: all-400 ms waits would spread by 300.
+    constexpr double kSlack = 1000;
+    constexpr double kMaxExcessSpread = 250;
 
     ASSERT_TRUE(ends_in(ev, "failed")) << dump;
     EXPECT_FALSE(ev.back().detail.empty()) << "failed should carry the error\n" << dump;
