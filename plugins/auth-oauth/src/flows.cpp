@@ -30,6 +30,22 @@ StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const Cl
     return s;
 }
 
+// RFC 9207 mix-up defence, against the issuer recorded at discovery (exact comparison): a
+// present `iss` must be it, whether or not the AS advertised the parameter; an AS that did
+// advertise it must send it.
+void check_response_issuer(const Discovery& d, const CallbackResult& cb) {
+    if (cb.iss.empty()) {
+        if (d.server.authorization_response_iss_parameter_supported)
+            throw OAuthError(FailureKind::state_mismatch,
+                             "the authorization response carried no iss although " + d.issuer +
+                                 " advertises authorization_response_iss_parameter_supported (RFC 9207); refused");
+        return;
+    }
+    if (cb.iss != d.issuer)
+        throw OAuthError(FailureKind::state_mismatch, "the authorization response names another issuer than " +
+                                                          d.issuer + " (RFC 9207 mix-up defence); refused");
+}
+
 void open_browser(const FlowContext& ctx, const std::string& url) {
     const mcph_host_services* h = ctx.host;
     if (!h || h->struct_size <= offsetof(mcph_host_services, open_url) || !h->open_url)
@@ -54,6 +70,9 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
     ctx.log(MCPH_LOG_INFO, "opening the authorization page of " + d.server.issuer + " (client " + client.source + ")");
     open_browser(ctx, url);
     CallbackResult cb = server.wait(std::chrono::milliseconds(ctx.config.auth_timeout_ms));
+    // RFC 9207 before anything else in the response, errors included: a response that may come
+    // from another AS (a mix-up) is refused without showing its error text, which that AS wrote.
+    check_response_issuer(d, cb);
     if (!cb.error.empty()) {
         FailureKind kind = cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed;
         throw OAuthError(kind,
@@ -61,11 +80,8 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
                              (cb.error_description.empty() ? "" : " — " + cb.error_description),
                          cb.error);
     }
-    if (!cb.iss.empty() && d.server.from_document && cb.iss != d.server.issuer)  // RFC 9207 mix-up defence
-        throw OAuthError(FailureKind::state_mismatch, "the callback came from issuer " + cb.iss + ", expected " +
-                                                          d.server.issuer);
     if (cb.code.empty()) throw OAuthError(FailureKind::token_exchange_failed, "the callback carried no code");
-    TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
+    TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     TokenResponse t = tokens.exchange_code(ep, client, cb.code, pkce.verifier, redirect_uri);
     return to_stored(t, ep, client, scopes, {});
@@ -74,7 +90,7 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
 StoredTokens client_credentials(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, false);
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
-    TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
+    TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     return to_stored(tokens.client_credentials(ep, client, scopes), ep, client, scopes, {});
 }
