@@ -290,7 +290,9 @@ std::string OAuthAuth::describe() {
     w.StartObject();
     field("backend", "oauth");
     field("server", name_);
-    field("grant", config_.grant == Grant::client_credentials ? "client_credentials" : "authorization_code");
+    field("grant", config_.grant == Grant::client_credentials ? "client_credentials"
+                   : config_.grant == Grant::jwt_bearer       ? "jwt_bearer"
+                                                              : "authorization_code");
     std::string state = "unauthenticated";
     if (busy_) state = "in_progress";
     else if (tokens_ && !tokens_->access_token.empty()) state = expires_within(*tokens_, 0) ? "expired" : "authenticated";
