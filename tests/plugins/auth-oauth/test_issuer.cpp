@@ -202,3 +202,19 @@ TEST(OAuthRegistration, AuthorizationServerMigrationRegistersAgain) {
     for (const auto& [key, value] : host.secrets()) as1_client_left |= contains(value, "as1-client");
     EXPECT_FALSE(as1_client_left);
 }
+
+// The last step of the order (pre-registered → CIMD → DCR): nothing fits, so the user is asked
+// for a clientId, before any browser step.
+TEST(OAuthRegistration, NoWayToRegisterAsksForAClientId) {
+    FakeAsOptions o;
+    o.dcr = false;
+    FakeAs as(o);
+    TestHost host;
+    AuthObject auth(host, as.mcp_url(), "{}");
+    Result r = auth.challenge(401, bearer_header(as.prm_url()));
+    EXPECT_NE(r.status, MCPH_OK);
+    EXPECT_TRUE(contains(r.message, "configure oauth.clientId")) << r.message;
+    EXPECT_TRUE(contains(auth.describe(), "registration_failed")) << auth.describe();
+    EXPECT_EQ(as.authorizations.load(), 0);
+    EXPECT_TRUE(host.opened().empty());
+}
