@@ -43,6 +43,7 @@ AssertionSourceConfig assertion_source(const rapidjson::Value& doc) {
             a.command.emplace_back(v.GetString(), v.GetStringLength());
         }
     }
+    a.timeout = std::chrono::milliseconds(optional_ms(doc, "assertionTimeoutMs", a.timeout.count()));
     int given = !a.file.empty() + !a.env.empty() + !a.command.empty();
     if (given > 1) bad("give only one of assertionFile, assertionEnv and assertionCommand");
     return a;

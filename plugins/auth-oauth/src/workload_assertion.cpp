@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -38,6 +39,10 @@ std::string trim(std::string s) {
 }
 
 std::string read_file(const std::string& path, const std::string& where) {
+    std::error_code ec;
+    // Not a FIFO or a device: opening one could block, or read without end.
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        fail(where, "is not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(where, std::string("cannot be read (") + std::strerror(errno) + ")");
     std::string out;
@@ -53,7 +58,8 @@ std::string read_file(const std::string& path, const std::string& where) {
 // we need a hard deadline that kills the child, a size cap on what we keep, no shell, and
 // stderr discarded (a token helper may print the token there too) — four lines each with
 // posix_spawn, and Boost.Process v1's wait_for is unreliable on the Debian version.
-std::string run_command(const std::vector<std::string>& argv_in, const std::string& where) {
+std::string run_command(const std::vector<std::string>& argv_in, std::chrono::milliseconds timeout,
+                        const std::string& where) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) fail(where, std::string("pipe: ") + std::strerror(errno));
     posix_spawn_file_actions_t fa;
@@ -74,7 +80,7 @@ std::string run_command(const std::vector<std::string>& argv_in, const std::stri
     }
     std::string out;
     bool too_big = false, timed_out = false;
-    const auto deadline = std::chrono::steady_clock::now() + AssertionSource::kCommandTimeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
@@ -96,11 +102,20 @@ std::string run_command(const std::vector<std::string>& argv_in, const std::stri
         }
     }
     ::close(fds[0]);
-    if (timed_out || too_big) ::kill(pid, SIGKILL);
+    // A command that closed its stdout may still not exit: the same deadline bounds the wait.
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (!timed_out && !too_big) {
+        pid_t w = ::waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) break;
+        if (std::chrono::steady_clock::now() >= deadline) timed_out = true;
+        else ::usleep(10000);
     }
-    if (timed_out) fail(where, "did not finish within " + std::to_string(AssertionSource::kCommandTimeout.count()) + " s");
+    if (timed_out || too_big) {
+        ::kill(pid, SIGKILL);
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    if (timed_out) fail(where, "did not finish within " + std::to_string(timeout.count()) + " ms (assertionTimeoutMs)");
     if (too_big) fail(where, "printed more than 64 KiB");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         fail(where, WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
@@ -127,7 +142,7 @@ std::string AssertionSource::read() const {
         raw = v;
         if (raw.size() > kMaxBytes) fail(w, "larger than 64 KiB");
     } else if (!config_.command.empty()) {
-        raw = run_command(config_.command, w);
+        raw = run_command(config_.command, config_.timeout, w);
     } else {
         fail(w, "no assertionFile, assertionEnv or assertionCommand is configured");
     }

@@ -17,6 +17,7 @@ struct AssertionSourceConfig {
     std::string file;                  // assertionFile
     std::string env;                   // assertionEnv
     std::vector<std::string> command;  // assertionCommand: argv, no shell
+    std::chrono::milliseconds timeout{10000};  // assertionTimeoutMs: how long the command may run
     bool configured() const { return !file.empty() || !env.empty() || !command.empty(); }
 };
 
@@ -24,7 +25,6 @@ class AssertionSource {
 public:
     // Larger than any JWT a platform issues; a bigger answer is an error, not a truncation.
     static constexpr size_t kMaxBytes = 64 * 1024;
-    static constexpr std::chrono::seconds kCommandTimeout{10};
 
     explicit AssertionSource(AssertionSourceConfig config) : config_(std::move(config)) {}
 

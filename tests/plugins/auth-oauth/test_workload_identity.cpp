@@ -200,6 +200,7 @@ TEST(WorkloadIdentity, UnusableSourcesAreClearErrors) {
         {R"({"assertionCommand":["sh","-c","echo MARKER-STDERR >&2; exit 3"]})", "exited with status 3"},
         {R"({"assertionCommand":["head","-c","70000","/dev/zero"]})", "more than 64 KiB"},
         {R"({"assertionCommand":["/nonexistent/token-helper"]})", "command /nonexistent/token-helper"},
+        {R"({"assertionFile":"/dev/zero"})", "is not a regular file"},
     };
     for (const auto& c : cases) {
         AuthObject auth(host, as.mcp_url(), c.config);
@@ -208,6 +209,24 @@ TEST(WorkloadIdentity, UnusableSourcesAreClearErrors) {
         EXPECT_NE(r.status, MCPH_OK) << c.config;
         EXPECT_TRUE(contains(r.message, c.expect)) << c.config << ": " << r.message;
         EXPECT_FALSE(contains(r.message, "MARKER-STDERR")) << r.message;
+    }
+    EXPECT_EQ(as.jwt_bearers.load(), 0);
+}
+
+// A helper that hangs — printing nothing, or closing stdout and never exiting — is ended at the
+// deadline with a clear error.
+TEST(WorkloadIdentity, HangingCommandIsBounded) {
+    FakeAs as;
+    TestHost host;
+    for (const char* script : {"sleep 30", "exec >&-; sleep 30"}) {
+        AuthObject auth(host, as.mcp_url(),
+                        std::string(R"({"assertionTimeoutMs":1000,"assertionCommand":["sh","-c",")") + script + "\"]}");
+        auto start = std::chrono::steady_clock::now();
+        Result r = auth.challenge(401, bearer_header(as.prm_url()));
+        auto took = std::chrono::steady_clock::now() - start;
+        EXPECT_NE(r.status, MCPH_OK);
+        EXPECT_TRUE(contains(r.message, "did not finish within 1000 ms")) << script << ": " << r.message;
+        EXPECT_LT(took, std::chrono::seconds(5)) << script;
     }
     EXPECT_EQ(as.jwt_bearers.load(), 0);
 }
