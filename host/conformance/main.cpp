@@ -65,6 +65,15 @@ mcph::Json oauth_config(const std::string& scenario) {
         put(xaa["idp"], "idp_id_token", "idToken");
         return xaa;
     }
+    // Workload identity federation: a workload whose platform hands it a JWT, here through an
+    // environment variable (assertionEnv) as a CI runner or a sidecar would.
+    if (const mcph::JsonValue* jwt = context_string("valid_jwt")) {
+        ::setenv("MCPH_CONFORMANCE_WORKLOAD_JWT", jwt->GetString(), 1);
+        mcph::Json wif = mcph::parse_json(R"({"grant":"jwt_bearer","assertionEnv":"MCPH_CONFORMANCE_WORKLOAD_JWT"})");
+        if (const mcph::JsonValue* id = context_string("client_id"))
+            wif.AddMember("clientId", mcph::JsonValue(*id, wif.GetAllocator()), wif.GetAllocator());
+        return wif;
+    }
     mcph::Json oauth = mcph::parse_json(R"({"clientMetadataUrl":"https://conformance-test.local/client-metadata.json"})");
     auto copy = [&](const char* from, const char* to) {
         if (context.IsObject() && context.HasMember(from) && context[from].IsString())

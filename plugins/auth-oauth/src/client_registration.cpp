@@ -2,6 +2,7 @@
 
 #include "scopes.hpp"
 #include "token_requests.hpp"
+#include "url.hpp"
 
 #include <mcph/bounded_json.hpp>
 
@@ -23,6 +24,11 @@ std::string requested_auth_method(const AuthServerMetadata& as) {
 }
 
 }  // namespace
+
+const char* application_type(const std::string& redirect_uri) {
+    auto u = parse_url(redirect_uri);
+    return u && u->scheme == "http" && is_loopback_host(u->host) ? "native" : "web";
+}
 
 std::string registration_request(const OAuthConfig& config, const AuthServerMetadata& as,
                                   const std::string& redirect_uri, const std::vector<std::string>& scopes) {
@@ -46,6 +52,8 @@ std::string registration_request(const OAuthConfig& config, const AuthServerMeta
     w.EndArray();
     w.Key("token_endpoint_auth_method");
     w.String(requested_auth_method(as).c_str());
+    w.Key("application_type");  // SEP-837 / OIDC Registration: what kind of redirect URI to expect
+    w.String(application_type(redirect_uri));
     if (!scopes.empty()) {
         w.Key("scope");
         w.String(join_scopes(scopes).c_str());

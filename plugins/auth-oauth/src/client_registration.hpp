@@ -20,6 +20,10 @@ ClientIdentity resolve_client(const OAuthConfig& config, const AuthServerMetadat
                               HttpClient& http, const std::string& redirect_uri,
                               const std::vector<std::string>& scopes);
 
+// SEP-837 `application_type`: "native" for an http loopback redirect URI (RFC 8252: an app on
+// this device), "web" otherwise.
+const char* application_type(const std::string& redirect_uri);
+
 // The RFC 7591 registration body we send (separate for tests).
 std::string registration_request(const OAuthConfig& config, const AuthServerMetadata& as,
                                  const std::string& redirect_uri, const std::vector<std::string>& scopes);

@@ -31,6 +31,24 @@ long optional_ms(const rapidjson::Value& obj, const char* name, long fallback) {
     return static_cast<long>(it->value.GetInt64());
 }
 
+// Exactly one of assertionFile (a path), assertionEnv (a variable name), assertionCommand (argv).
+AssertionSourceConfig assertion_source(const rapidjson::Value& doc) {
+    AssertionSourceConfig a;
+    a.file = optional_string(doc, "assertionFile");
+    a.env = optional_string(doc, "assertionEnv");
+    if (auto it = doc.FindMember("assertionCommand"); it != doc.MemberEnd() && !it->value.IsNull()) {
+        if (!it->value.IsArray() || it->value.Empty()) bad("assertionCommand must be a non-empty array of strings (argv)");
+        for (const auto& v : it->value.GetArray()) {
+            if (!v.IsString() || v.GetStringLength() == 0) bad("assertionCommand must be a non-empty array of strings (argv)");
+            a.command.emplace_back(v.GetString(), v.GetStringLength());
+        }
+    }
+    a.timeout = std::chrono::milliseconds(optional_ms(doc, "assertionTimeoutMs", a.timeout.count()));
+    int given = !a.file.empty() + !a.env.empty() + !a.command.empty();
+    if (given > 1) bad("give only one of assertionFile, assertionEnv and assertionCommand");
+    return a;
+}
+
 }  // namespace
 
 OAuthConfig parse_config(std::string_view json) {
@@ -70,10 +88,17 @@ OAuthConfig parse_config(std::string_view json) {
         }
         c.scopes = std::move(scopes);
     }
+    c.assertion = assertion_source(doc);
     std::string grant = optional_string(doc, "grant");
-    if (grant.empty() || grant == "authorization_code") c.grant = Grant::authorization_code;
+    if (grant.empty()) grant = c.assertion.configured() ? "jwt_bearer" : "authorization_code";
+    if (grant == "authorization_code") c.grant = Grant::authorization_code;
     else if (grant == "client_credentials") c.grant = Grant::client_credentials;
-    else bad("grant must be \"authorization_code\" or \"client_credentials\"");
+    else if (grant == "jwt_bearer") c.grant = Grant::jwt_bearer;
+    else bad("grant must be \"authorization_code\", \"client_credentials\" or \"jwt_bearer\"");
+    if (c.grant == Grant::jwt_bearer && !c.assertion.configured())
+        bad("the jwt_bearer grant needs assertionFile, assertionEnv or assertionCommand");
+    if (c.grant != Grant::jwt_bearer && c.assertion.configured())
+        bad("assertionFile, assertionEnv and assertionCommand are for the jwt_bearer grant");
 
     c.private_key_pem = optional_string(doc, "privateKeyPem");
     if (std::string alg = optional_string(doc, "signingAlgorithm"); !alg.empty()) c.signing_algorithm = alg;

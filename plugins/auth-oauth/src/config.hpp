@@ -2,6 +2,8 @@
 // typo fails at create time, not in the middle of a browser flow.
 #pragma once
 
+#include "workload_assertion.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,7 +12,8 @@
 
 namespace mcph::oauth {
 
-enum class Grant { authorization_code, client_credentials };
+// jwt_bearer: workload identity federation, RFC 7523 §2.1 (no browser, no client secret needed).
+enum class Grant { authorization_code, client_credentials, jwt_bearer };
 
 struct OAuthConfig {
     std::string client_id;
@@ -26,6 +29,7 @@ struct OAuthConfig {
     long auth_timeout_ms = 300000;           // how long the browser step may take
     long http_timeout_ms = 30000;
     std::string client_name = "mcph";
+    AssertionSourceConfig assertion;  // jwt_bearer: where the workload's JWT comes from
 };
 
 // Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) on a bad config.

@@ -7,6 +7,7 @@
 #include "scopes.hpp"
 #include "token_requests.hpp"
 #include "url.hpp"
+#include "workload_assertion.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
@@ -28,6 +29,22 @@ StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const Cl
     s.resource = ep.resource;
     s.client = client;
     return s;
+}
+
+// RFC 9207 mix-up defence, against the issuer recorded at discovery (exact comparison): a
+// present `iss` must be it, whether or not the AS advertised the parameter; an AS that did
+// advertise it must send it.
+void check_response_issuer(const Discovery& d, const CallbackResult& cb) {
+    if (cb.iss.empty()) {
+        if (d.server.authorization_response_iss_parameter_supported)
+            throw OAuthError(FailureKind::state_mismatch,
+                             "the authorization response carried no iss although " + d.issuer +
+                                 " advertises authorization_response_iss_parameter_supported (RFC 9207); refused");
+        return;
+    }
+    if (cb.iss != d.issuer)
+        throw OAuthError(FailureKind::state_mismatch, "the authorization response names another issuer than " +
+                                                          d.issuer + " (RFC 9207 mix-up defence); refused");
 }
 
 void open_browser(const FlowContext& ctx, const std::string& url) {
@@ -54,6 +71,9 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
     ctx.log(MCPH_LOG_INFO, "opening the authorization page of " + d.server.issuer + " (client " + client.source + ")");
     open_browser(ctx, url);
     CallbackResult cb = server.wait(std::chrono::milliseconds(ctx.config.auth_timeout_ms));
+    // RFC 9207 before anything else in the response, errors included: a response that may come
+    // from another AS (a mix-up) is refused without showing its error text, which that AS wrote.
+    check_response_issuer(d, cb);
     if (!cb.error.empty()) {
         FailureKind kind = cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed;
         throw OAuthError(kind,
@@ -61,11 +81,8 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
                              (cb.error_description.empty() ? "" : " — " + cb.error_description),
                          cb.error);
     }
-    if (!cb.iss.empty() && d.server.from_document && cb.iss != d.server.issuer)  // RFC 9207 mix-up defence
-        throw OAuthError(FailureKind::state_mismatch, "the callback came from issuer " + cb.iss + ", expected " +
-                                                          d.server.issuer);
     if (cb.code.empty()) throw OAuthError(FailureKind::token_exchange_failed, "the callback carried no code");
-    TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
+    TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     TokenResponse t = tokens.exchange_code(ep, client, cb.code, pkce.verifier, redirect_uri);
     return to_stored(t, ep, client, scopes, {});
@@ -74,9 +91,67 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
 StoredTokens client_credentials(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, false);
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
-    TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
+    TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
     return to_stored(tokens.client_credentials(ep, client, scopes), ep, client, scopes, {});
+}
+
+// RFC 7523 §2.1 with the workload's JWT. The platform rotates that JWT, so it is read for each
+// request, and read once more when it is already expired or the AS answers invalid_grant (a
+// rotation may have happened in between); the same JWT twice is not sent twice.
+constexpr const char* kJwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+bool assertion_expired(const std::string& jwt) {
+    auto exp = jwt_expiry(jwt);
+    return exp && *exp <= now_seconds();
+}
+
+std::string fresh_assertion(const FlowContext& ctx, const AssertionSource& source) {
+    std::string jwt = source.read();
+    if (!assertion_expired(jwt)) return jwt;
+    ctx.log(MCPH_LOG_INFO, "the workload assertion from " + source.where() + " has expired; reading it again");
+    jwt = source.read();
+    if (assertion_expired(jwt))
+        throw OAuthError(FailureKind::token_exchange_failed,
+                         "the workload assertion from " + source.where() + " expired " +
+                             std::to_string(now_seconds() - *jwt_expiry(jwt)) +
+                             " s ago and reading it again gave no newer one");
+    return jwt;
+}
+
+StoredTokens jwt_bearer(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
+    check_server(d.server, false);
+    if (!d.server.grant_types_supported.empty() && !contains(d.server.grant_types_supported, kJwtBearerGrant))
+        throw OAuthError(FailureKind::token_exchange_failed, "authorization server " + d.issuer +
+                                                                 " does not offer the jwt-bearer grant "
+                                                                 "(grant_types_supported)");
+    ClientIdentity client;  // RFC 7523 §3.1: client authentication is optional with this grant
+    client.auth_method = "none";
+    client.source = "workload";
+    if (!ctx.config.client_id.empty()) client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
+    TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
+    TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    AssertionSource source(ctx.config.assertion);
+    auto request = [&](const std::string& jwt) {
+        std::vector<std::pair<std::string, std::string>> fields{{"grant_type", kJwtBearerGrant}, {"assertion", jwt}};
+        if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
+        return tokens.request(ep, client, std::move(fields), "token endpoint (jwt-bearer)",
+                              FailureKind::token_exchange_failed);
+    };
+    std::string jwt = fresh_assertion(ctx, source);
+    try {
+        return to_stored(request(jwt), ep, client, scopes, {});
+    } catch (const OAuthError& e) {
+        if (e.oauth_code() != "invalid_grant") throw;  // invalid_scope, unauthorized_client: not the JWT
+        std::string again = fresh_assertion(ctx, source);
+        if (again == jwt)
+            throw OAuthError(FailureKind::token_exchange_failed,
+                             std::string(e.what()) + "; the workload assertion from " + source.where() +
+                                 " was rejected and reading it again gave the same one",
+                             e.oauth_code());
+        ctx.log(MCPH_LOG_INFO, "the workload assertion from " + source.where() + " was rejected; trying the newer one");
+        return to_stored(request(again), ep, client, scopes, {});
+    }
 }
 
 }  // namespace
@@ -98,6 +173,7 @@ std::string authorization_url(const AuthServerMetadata& as, const std::string& c
 
 StoredTokens acquire_tokens(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     if (ctx.config.grant == Grant::client_credentials) return client_credentials(ctx, d, scopes);
+    if (ctx.config.grant == Grant::jwt_bearer) return jwt_bearer(ctx, d, scopes);
     return authorization_code(ctx, d, scopes);
 }
 

@@ -98,6 +98,22 @@ StoredTokens OAuthAuth::refresh_shared(const StoredTokens& current) {
     return t;
 }
 
+bool OAuthAuth::authorization_server_changed(const StoredTokens& current, const std::string& resource_metadata_url) {
+    if (current.issuer.empty()) return false;
+    std::string now_named;
+    try {
+        now_named = chosen_issuer(discover_resource(http_, server_url_, resource_metadata_url), server_url_);
+    } catch (const OAuthError& e) {
+        // Unknown: keep the old behaviour (refresh); a new authorization will rediscover anyway.
+        log(MCPH_LOG_DEBUG, std::string("cannot check the authorization server: ") + e.what());
+        return false;
+    }
+    if (now_named == current.issuer) return false;
+    log(MCPH_LOG_INFO, "the server now names authorization server " + now_named + " instead of " + current.issuer +
+                           "; authorizing there");
+    return true;
+}
+
 StoredTokens OAuthAuth::run_flow(const std::string& resource_metadata_url, const std::string& challenge_scope,
                                  const std::vector<std::string>& extra_scopes, bool count_attempt) {
     Discovery d = discover(http_, server_url_, resource_metadata_url);
@@ -175,7 +191,7 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
         return true;
     }
     std::optional<StoredTokens> current = tokens_;
-    const bool fresh = current && issued_here_ && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
+    bool fresh = current && issued_here_ && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
     lk.unlock();
 
     struct SlotGuard {
@@ -196,6 +212,12 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
         }
         if (http_status != 401)
             throw OAuthError(FailureKind::token_rejected, "unexpected HTTP " + std::to_string(http_status) + " challenge");
+        if (current && authorization_server_changed(*current, ch.resource_metadata)) {
+            // SEP-2352: tokens and client of the old AS mean nothing to the new one.
+            forget_tokens();
+            current.reset();
+            fresh = false;
+        }
         if (fresh)
             throw OAuthError(FailureKind::token_rejected,
                              "the server rejected an access token issued moments ago (HTTP 401" +
@@ -268,7 +290,9 @@ std::string OAuthAuth::describe() {
     w.StartObject();
     field("backend", "oauth");
     field("server", name_);
-    field("grant", config_.grant == Grant::client_credentials ? "client_credentials" : "authorization_code");
+    field("grant", config_.grant == Grant::client_credentials ? "client_credentials"
+                   : config_.grant == Grant::jwt_bearer       ? "jwt_bearer"
+                                                              : "authorization_code");
     std::string state = "unauthenticated";
     if (busy_) state = "in_progress";
     else if (tokens_ && !tokens_->access_token.empty()) state = expires_within(*tokens_, 0) ? "expired" : "authenticated";

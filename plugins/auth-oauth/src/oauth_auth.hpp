@@ -63,6 +63,8 @@ private:
     StoredTokens refresh_shared(const StoredTokens& current);
     StoredTokens run_flow(const std::string& resource_metadata_url, const std::string& challenge_scope,
                           const std::vector<std::string>& extra_scopes, bool count_attempt);
+    // The protected resource now names another AS than the one `current` came from.
+    bool authorization_server_changed(const StoredTokens& current, const std::string& resource_metadata_url);
     void install(const StoredTokens& t, bool issued_here);
     void forget_tokens();
     void record_failure(FailureKind kind, const std::string& message);

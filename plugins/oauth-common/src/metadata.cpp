@@ -63,6 +63,8 @@ std::optional<AuthServerMetadata> parse_auth_server_metadata(std::string_view js
     m.grant_types_supported = get_strings(doc, "grant_types_supported");
     auto it = doc.FindMember("client_id_metadata_document_supported");
     m.client_id_metadata_document_supported = it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
+    it = doc.FindMember("authorization_response_iss_parameter_supported");
+    m.authorization_response_iss_parameter_supported = it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
     return m;
 }
 

@@ -28,6 +28,8 @@ struct AuthServerMetadata {
     std::vector<std::string> token_endpoint_auth_methods_supported;
     std::vector<std::string> grant_types_supported;
     bool client_id_metadata_document_supported = false;
+    // RFC 9207: the AS promises `iss` in every authorization response, so one without it is refused.
+    bool authorization_response_iss_parameter_supported = false;
 
     bool supports_s256() const;
     bool supports_auth_method(std::string_view method) const;  // RFC 8414 default: client_secret_basic

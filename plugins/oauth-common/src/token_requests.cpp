@@ -127,7 +127,7 @@ HttpResponse TokenClient::post(const TokenEndpoint& ep, const ClientIdentity& cl
         fields.emplace_back("client_assertion_type", kJwtBearerAssertionType);
         fields.emplace_back("client_assertion",
                             make_client_assertion(private_key_pem_, signing_algorithm_, claims));
-    } else {
+    } else if (!client.client_id.empty()) {  // RFC 7523 §3.1: a jwt-bearer request may name no client
         fields.emplace_back("client_id", client.client_id);
     }
     return http_.post(ep.url, "application/x-www-form-urlencoded", form_body(fields), headers, what,

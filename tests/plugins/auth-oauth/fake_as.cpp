@@ -45,23 +45,46 @@ std::vector<std::string> FakeAs::issued_tokens() {
     return tokens_;
 }
 
+void FakeAs::set_authorization_server(const std::string& issuer) {
+    std::lock_guard<std::mutex> g(mutex_);
+    o_.authorization_server = issuer;
+}
+void FakeAs::fail_jwt_bearer(int n, const std::string& code) {
+    std::lock_guard<std::mutex> g(mutex_);
+    jwt_failures_ = n;
+    jwt_failure_code_ = code;
+}
+std::vector<std::string> FakeAs::assertions() {
+    std::lock_guard<std::mutex> g(mutex_);
+    return assertions_;
+}
+
 void FakeAs::handle(http_test::Exchange& ex) {
     const auto& rq = ex.request;
     std::string path = rq.target.substr(0, rq.target.find('?'));
     std::string query = rq.target.find('?') == std::string::npos ? "" : rq.target.substr(rq.target.find('?') + 1);
     if (path == "/.well-known/oauth-protected-resource/mcp") {
-        std::string as = o_.authorization_server.empty() ? origin() : o_.authorization_server;
-        ex.json("{\"resource\":\"" + (o_.prm_resource.empty() ? mcp_url() : o_.prm_resource) +
-                "\",\"authorization_servers\":[\"" + as + "\"],\"scopes_supported\":[\"mcp:read\"]}");
+        std::string as;
+        {
+            std::lock_guard<std::mutex> g(mutex_);
+            as = o_.authorization_server.empty() ? origin() : o_.authorization_server;
+        }
+        std::string resource = o_.prm_has_resource
+                                   ? "\"resource\":\"" + (o_.prm_resource.empty() ? mcp_url() : o_.prm_resource) + "\","
+                                   : "";
+        ex.json("{" + resource + "\"authorization_servers\":[\"" + as + "\"],\"scopes_supported\":[\"mcp:read\"]}");
         return;
     }
-    if (path == "/.well-known/oauth-authorization-server") {
-        std::string m = "{\"issuer\":\"" + origin() + "\",\"authorization_endpoint\":\"" + origin() +
+    if (path == "/.well-known/oauth-authorization-server" && o_.as_metadata) {
+        std::string issuer = o_.metadata_issuer.empty() ? origin() : o_.metadata_issuer;
+        std::string m = "{\"issuer\":\"" + issuer + "\",\"authorization_endpoint\":\"" + origin() +
                         "/authorize\",\"token_endpoint\":\"" + origin() + "/token\"";
         if (o_.dcr) m += ",\"registration_endpoint\":\"" + origin() + "/register\"";
         if (o_.pkce_s256) m += ",\"code_challenge_methods_supported\":[\"S256\"]";
         m += ",\"token_endpoint_auth_methods_supported\":" + json_list(o_.auth_methods);
         if (!o_.scopes_supported.empty()) m += ",\"scopes_supported\":" + json_list(o_.scopes_supported);
+        if (o_.iss_supported) m += ",\"authorization_response_iss_parameter_supported\":true";
+        if (!o_.grant_types.empty()) m += ",\"grant_types_supported\":" + o_.grant_types;
         ex.json(m + "}");
         return;
     }
@@ -71,7 +94,7 @@ void FakeAs::handle(http_test::Exchange& ex) {
             std::lock_guard<std::mutex> g(mutex_);
             registration_body_ = rq.body;
         }
-        ex.respond(201, "{\"client_id\":\"dcr-client\",\"token_endpoint_auth_method\":\"none\"}",
+        ex.respond(201, "{\"client_id\":\"" + o_.registered_client_id + "\",\"token_endpoint_auth_method\":\"none\"}",
                    {{"Content-Type", "application/json"}});
         return;
     }
@@ -85,7 +108,13 @@ void FakeAs::handle(http_test::Exchange& ex) {
             code = "code-" + std::to_string(++counter_);
             challenges_[code] = q["code_challenge"];
         }
-        std::string location = q["redirect_uri"] + "?code=" + code + "&state=" + mcph::oauth::form_encode(q["state"]);
+        std::string location = q["redirect_uri"] + "?state=" + mcph::oauth::form_encode(q["state"]);
+        location += o_.authorize_error.empty() ? "&code=" + code
+                                               : "&error=" + o_.authorize_error +
+                                                     "&error_description=" + mcph::oauth::form_encode("AS-WROTE-THIS");
+        if (o_.iss_mode == "correct") location += "&iss=" + mcph::oauth::form_encode(origin());
+        else if (o_.iss_mode == "normalized") location += "&iss=" + mcph::oauth::form_encode(origin() + "/");
+        else if (o_.iss_mode == "wrong") location += "&iss=" + mcph::oauth::form_encode("https://accounts.google.com");
         ex.respond(302, "", {{"Location", location}});
         return;
     }
@@ -114,6 +143,16 @@ void FakeAs::handle(http_test::Exchange& ex) {
             }
         } else if (grant == "client_credentials") {
             ++client_credentials;
+        } else if (grant == "urn:ietf:params:oauth:grant-type:jwt-bearer") {
+            ++jwt_bearers;
+            std::lock_guard<std::mutex> g(mutex_);
+            assertions_.push_back(f["assertion"]);
+            if (jwt_failures_ > 0) {
+                --jwt_failures_;
+                ex.respond(400, "{\"error\":\"" + jwt_failure_code_ + "\",\"error_description\":\"AS-WROTE-THIS\"}",
+                           {{"Content-Type", "application/json"}});
+                return;
+            }
         }
         if (o_.token_mode == "html") {
             ex.respond(200, "<html><body>Sign in</body></html>", {{"Content-Type", "text/html; charset=utf-8"}});
