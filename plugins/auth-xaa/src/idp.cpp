@@ -170,7 +170,8 @@ CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClien
     check_callback_iss(idp.issuer, cb.iss, ep.iss_parameter_supported);
     if (!cb.error.empty())
         throw OAuthError(cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed,
-                         "the IdP returned " + cb.error + (cb.error_description.empty() ? "" : " — " + cb.error_description),
+                         "the IdP returned " + shown(cb.error) +
+                             (cb.error_description.empty() ? "" : " — " + shown(cb.error_description)),
                          cb.error);
 
     std::vector<std::pair<std::string, std::string>> fields{{"grant_type", "authorization_code"},

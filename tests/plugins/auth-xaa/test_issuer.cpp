@@ -248,18 +248,20 @@ TEST(XaaIssuer, ErrorCallbackFromAnotherIssuerDoesNotShowItsErrorText) {
     expect_stopped_at_callback(f);
 }
 
-// The control for the test above: from the right issuer the IdP's error is reported.
+// The control for the test above: from the right issuer the IdP's error is reported (quoted,
+// control bytes replaced).
 TEST(XaaIssuer, ErrorCallbackFromTheIssuerIsReported) {
     FakeXaaOptions o;
     o.advertise_iss_parameter = true;
     o.callback_iss = IssuerSpelling::exact;
-    o.callback_error_description = "policy forbids this app";
+    o.callback_error_description = "policy forbids\r\nthis app";
     FakeXaa f(o);
     TestHost host;
     AuthObject auth(host, f.mcp_url(), config_for(f.idp_issuer()));
     auto r = auth.challenge(401, bearer_header(f));
     EXPECT_NE(r.status, MCPH_OK);
-    EXPECT_TRUE(contains(r.message, "policy forbids this app")) << r.message;
+    EXPECT_TRUE(contains(r.message, "\"policy forbids??this app\"")) << r.message;  // quoted, no forged lines
+    EXPECT_FALSE(contains(r.message, "\n")) << r.message;
     expect_stopped_at_callback(f);
 }
 
