@@ -2,8 +2,8 @@
 
 #include "encoding.hpp"
 #include "errors.hpp"
+#include "issuer.hpp"
 #include "loopback_server.hpp"
-#include "metadata.hpp"
 #include "pkce.hpp"
 #include "token_store.hpp"
 
@@ -33,9 +33,17 @@ std::string get_string(const rapidjson::Value& obj, const char* name) {
                                                          : std::string();
 }
 
-std::string trim_slash(std::string s) {
-    while (!s.empty() && s.back() == '/') s.pop_back();
-    return s;
+std::optional<std::string> optional_string(const rapidjson::Value& obj, const char* name) {
+    auto it = obj.FindMember(name);
+    if (it == obj.MemberEnd() || !it->value.IsString()) return std::nullopt;
+    return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+// OpenID Connect Discovery §4: any terminating "/" of the issuer is removed before the
+// well-known suffix is appended. Only the URL is built this way; the issuer itself stays exact.
+std::string discovery_url(std::string issuer) {
+    while (!issuer.empty() && issuer.back() == '/') issuer.pop_back();
+    return issuer + "/.well-known/openid-configuration";
 }
 
 std::optional<rapidjson::Document> jwt_payload(const std::string& jwt) {
@@ -56,19 +64,22 @@ IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool n
     ep.issuer = idp.issuer;
     ep.token_endpoint = idp.token_endpoint;
     if (!ep.token_endpoint.empty() && !need_authorization_endpoint) return ep;
-    const std::string url = trim_slash(idp.issuer) + "/.well-known/openid-configuration";
+    const std::string url = discovery_url(idp.issuer);
     oauth::HttpResponse r = http.get(url, "IdP OpenID configuration", FailureKind::metadata_unreachable);
     if (r.status != 200)
         throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " answered HTTP " +
                                                             std::to_string(r.status));
     oauth::require_json(r, "IdP OpenID configuration", FailureKind::metadata_invalid);
-    auto md = oauth::parse_auth_server_metadata(r.body);
-    if (!md) throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " is not a JSON object");
-    if (!md->issuer.empty() && trim_slash(md->issuer) != trim_slash(idp.issuer))
-        throw OAuthError(FailureKind::metadata_invalid,
-                         "IdP OpenID configuration names issuer " + md->issuer + ", expected " + idp.issuer);
-    if (ep.token_endpoint.empty()) ep.token_endpoint = md->token_endpoint;
-    ep.authorization_endpoint = md->authorization_endpoint;
+    rapidjson::Document doc;
+    if (!json_bounds::parse(doc, r.body) || !doc.IsObject())
+        throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " is not a JSON object");
+    // The issuer first: a document naming another issuer (or none) contributes nothing.
+    check_metadata_issuer(idp.issuer, optional_string(doc, "issuer"), url);
+    if (ep.token_endpoint.empty()) ep.token_endpoint = get_string(doc, "token_endpoint");
+    ep.authorization_endpoint = get_string(doc, "authorization_endpoint");
+    if (auto it = doc.FindMember("authorization_response_iss_parameter_supported");
+        it != doc.MemberEnd() && it->value.IsBool())
+        ep.iss_parameter_supported = it->value.GetBool();
     if (ep.token_endpoint.empty())
         throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " has no token_endpoint");
     if (need_authorization_endpoint && ep.authorization_endpoint.empty())
@@ -80,9 +91,10 @@ IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool n
 std::string id_token_key(const IdpConfig& idp, const std::string& token_endpoint) {
     // The resolved token endpoint is part of the key: the id_token is only ever presented where
     // it was obtained for. Two configs naming one issuer but different endpoints (a document
-    // pointing "tokenEndpoint" at its own server) share nothing.
+    // pointing "tokenEndpoint" at its own server) share nothing. The issuer is exact, as
+    // everywhere else: "https://idp/" and "https://idp" are two issuers.
     return "mcph.xaa.idp." +
-           oauth::hex(oauth::sha256(trim_slash(idp.issuer) + "\n" + idp.client_id + "\n" + token_endpoint)) + ".id_token";
+           oauth::hex(oauth::sha256(idp.issuer + "\n" + idp.client_id + "\n" + token_endpoint)) + ".id_token";
 }
 
 std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const IdpConfig& idp,
@@ -153,12 +165,14 @@ CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClien
         throw OAuthError(FailureKind::user_cancelled, std::string("the application did not open the IdP sign-in page: ") +
                                                           (err.message[0] ? err.message : "refused"));
     oauth::CallbackResult cb = server.wait(std::chrono::milliseconds(timeout_ms));
+    // RFC 9207 before the callback's content, error included: on a mismatch the IdP's error
+    // text is never shown (it may come from another issuer).
+    check_callback_iss(idp.issuer, cb.iss, ep.iss_parameter_supported);
     if (!cb.error.empty())
         throw OAuthError(cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed,
-                         "the IdP returned " + cb.error + (cb.error_description.empty() ? "" : " — " + cb.error_description),
+                         "the IdP returned " + shown(cb.error) +
+                             (cb.error_description.empty() ? "" : " — " + shown(cb.error_description)),
                          cb.error);
-    if (!cb.iss.empty() && trim_slash(cb.iss) != trim_slash(idp.issuer))
-        throw OAuthError(FailureKind::state_mismatch, "the callback came from issuer " + cb.iss + ", expected " + idp.issuer);
 
     std::vector<std::pair<std::string, std::string>> fields{{"grant_type", "authorization_code"},
                          {"code", cb.code},
@@ -180,6 +194,7 @@ CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClien
     auto payload = jwt_payload(t.id_token);
     if (!payload || get_string(*payload, "nonce") != nonce)
         throw OAuthError(FailureKind::state_mismatch, "the IdP's id_token does not carry this sign-in's nonce");
+    check_id_token_iss(idp.issuer, optional_string(*payload, "iss"));
     t.expires_at = jwt_expiry(t.id_token);
     if (t.expires_at != 0 && t.expires_at <= now_seconds())
         throw OAuthError(FailureKind::token_exchange_failed, "the IdP issued an id_token that has already expired");

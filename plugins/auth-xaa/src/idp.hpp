@@ -20,9 +20,13 @@ struct IdpEndpoints {
     std::string issuer;
     std::string authorization_endpoint;  // empty when only the token endpoint is configured
     std::string token_endpoint;
+    // RFC 9207: the IdP's OpenID configuration advertises authorization_response_iss_parameter_supported
+    // (false when only the token endpoint is configured and no document was read).
+    bool iss_parameter_supported = false;
 };
 
 // `need_authorization_endpoint`: discovery is done even with a configured token endpoint.
+// The document must name `idp.issuer` exactly (issuer.hpp), else nothing from it is used.
 IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool need_authorization_endpoint);
 
 // Secret-store key of the cached id_token: the same for every server using this IdP + client +

@@ -20,6 +20,17 @@ FakeXaa::FakeXaa(FakeXaaOptions options) : o_(std::move(options)) {
 
 std::string FakeXaa::origin() const { return "http://127.0.0.1:" + std::to_string(server.port()); }
 
+std::string FakeXaa::spelled(IssuerSpelling s) const {
+    switch (s) {
+        case IssuerSpelling::absent: return "";
+        case IssuerSpelling::exact: return idp_issuer();
+        case IssuerSpelling::trailing_slash: return idp_issuer() + "/";
+        case IssuerSpelling::upper_scheme: return "HTTP" + idp_issuer().substr(4);
+        case IssuerSpelling::other: return origin() + "/other-idp";
+    }
+    return "";
+}
+
 std::map<std::string, std::string> FakeXaa::last_exchange_form() {
     std::lock_guard<std::mutex> g(mutex_);
     return exchange_form_;
@@ -61,8 +72,12 @@ void FakeXaa::handle(http_test::Exchange& ex) {
         return;
     }
     if (path == "/idp/.well-known/openid-configuration") {
-        ex.json("{\"issuer\":\"" + idp_issuer() + "\",\"authorization_endpoint\":\"" + idp_issuer() +
-                "/authorize\",\"token_endpoint\":\"" + idp_issuer() + "/token\"}");
+        ++idp_metadata_fetches;
+        std::string doc = "{";
+        if (o_.metadata_issuer != IssuerSpelling::absent) doc += "\"issuer\":\"" + spelled(o_.metadata_issuer) + "\",";
+        if (o_.advertise_iss_parameter) doc += "\"authorization_response_iss_parameter_supported\":true,";
+        ex.json(doc + "\"authorization_endpoint\":\"" + idp_issuer() + "/authorize\",\"token_endpoint\":\"" +
+                idp_issuer() + "/token\"}");
         return;
     }
     if (path == "/idp/authorize") {
@@ -74,8 +89,11 @@ void FakeXaa::handle(http_test::Exchange& ex) {
             code = "idp-code-" + std::to_string(++counter_);
             nonces_[code] = q["nonce"];
         }
-        ex.respond(302, "", {{"Location", q["redirect_uri"] + "?code=" + code + "&state=" +
-                                              mcph::oauth::form_encode(q["state"])}});
+        std::string location = q["redirect_uri"] + "?state=" + mcph::oauth::form_encode(q["state"]);
+        if (o_.callback_error_description.empty()) location += "&code=" + code;
+        else location += "&error=access_denied&error_description=" + mcph::oauth::form_encode(o_.callback_error_description);
+        if (o_.callback_iss != IssuerSpelling::absent) location += "&iss=" + mcph::oauth::form_encode(spelled(o_.callback_iss));
+        ex.respond(302, "", {{"Location", location}});
         return;
     }
     if ((path == "/idp/token" || path == "/idp/other-token") && rq.method == "POST") {
@@ -85,6 +103,7 @@ void FakeXaa::handle(http_test::Exchange& ex) {
             other_endpoint_subjects_.push_back(f["subject_token"]);
         }
         if (f["grant_type"] == "authorization_code") {
+            ++idp_code_grants;
             std::string nonce;
             {
                 std::lock_guard<std::mutex> g(mutex_);
@@ -94,7 +113,9 @@ void FakeXaa::handle(http_test::Exchange& ex) {
                                                    std::chrono::system_clock::now().time_since_epoch())
                                                    .count()) +
                              3600;
-            std::string idt = fake_jwt("{\"iss\":\"" + idp_issuer() + "\",\"sub\":\"alice\",\"nonce\":\"" + nonce +
+            std::string iss;
+            if (o_.id_token_iss != IssuerSpelling::absent) iss = "\"iss\":\"" + spelled(o_.id_token_iss) + "\",";
+            std::string idt = fake_jwt("{" + iss + "\"sub\":\"alice\",\"nonce\":\"" + nonce +
                                        "\",\"exp\":" + std::to_string(exp) + "}");
             {
                 std::lock_guard<std::mutex> g(mutex_);

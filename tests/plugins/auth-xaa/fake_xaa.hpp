@@ -14,10 +14,26 @@
 
 namespace xaa_test {
 
+// How the IdP spells its issuer in one place (OpenID configuration, callback `iss`, id_token
+// `iss`), relative to idp_issuer().
+enum class IssuerSpelling {
+    absent,          // the member / parameter / claim is left out
+    exact,           // idp_issuer()
+    trailing_slash,  // idp_issuer() + "/"
+    upper_scheme,    // "HTTP://127.0.0.1:<port>/idp"
+    other,           // origin() + "/other-idp" (another issuer on the same origin)
+};
+
 struct FakeXaaOptions {
     long expires_in = 3600;
     std::vector<std::string> as_auth_methods{"client_secret_basic"};
     std::string rejected_subject;  // the IdP answers invalid_grant for this subject_token
+    IssuerSpelling metadata_issuer = IssuerSpelling::exact;
+    bool advertise_iss_parameter = false;  // authorization_response_iss_parameter_supported: true
+    IssuerSpelling callback_iss = IssuerSpelling::absent;
+    IssuerSpelling id_token_iss = IssuerSpelling::exact;
+    // The authorization callback is an error (access_denied) with this error_description.
+    std::string callback_error_description;
 };
 
 // An unsigned JWT (alg none) with these claims — enough for claim reading.
@@ -31,7 +47,11 @@ public:
     std::string prm_url() const { return origin() + "/.well-known/oauth-protected-resource/mcp"; }
     std::string idp_issuer() const { return origin() + "/idp"; }
 
-    std::atomic<int> idp_logins{0}, exchanges{0}, jwt_bearer_grants{0};
+    std::string spelled(IssuerSpelling s) const;  // "" for absent
+
+    // idp_logins: requests to /idp/authorize; idp_code_grants: authorization_code requests at the
+    // IdP token endpoint; exchanges: ID-JAG requests (token exchange); jwt_bearer_grants: the AS.
+    std::atomic<int> idp_metadata_fetches{0}, idp_logins{0}, idp_code_grants{0}, exchanges{0}, jwt_bearer_grants{0};
     std::map<std::string, std::string> last_exchange_form();
     std::map<std::string, std::string> last_grant_form();
     std::string last_grant_authorization();

@@ -139,9 +139,12 @@ TEST(XaaIdp, IdTokenKeyIsSharedPerIssuerClientAndTokenEndpoint) {
     a.issuer = "https://idp.example";
     a.client_id = "c1";
     IdpConfig b = a;
-    b.issuer = "https://idp.example/";  // the same issuer
+    b.issuer = "https://idp.example/";  // another issuer: issuers are exact
     b.id_token = "ignored";
-    EXPECT_EQ(id_token_key(a, te), id_token_key(b, te));
+    EXPECT_NE(id_token_key(a, te), id_token_key(b, te));
+    IdpConfig same = a;
+    same.id_token = "ignored";
+    EXPECT_EQ(id_token_key(a, te), id_token_key(same, te));
     IdpConfig c = a;
     c.client_id = "c2";
     EXPECT_NE(id_token_key(a, te), id_token_key(c, te));
