@@ -2,6 +2,8 @@
 // typo fails at create time, not in the middle of a browser flow.
 #pragma once
 
+#include "dpop.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +28,7 @@ struct OAuthConfig {
     long auth_timeout_ms = 300000;           // how long the browser step may take
     long http_timeout_ms = 30000;
     std::string client_name = "mcph";
+    DpopPolicy dpop = DpopPolicy::automatic;  // "dpop": "auto" | true | false (RFC 9449)
 };
 
 // Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) on a bad config.

@@ -27,6 +27,7 @@ StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const Cl
     s.issuer = ep.issuer;
     s.resource = ep.resource;
     s.client = client;
+    s.token_type = t.token_type;
     return s;
 }
 
@@ -44,6 +45,7 @@ void open_browser(const FlowContext& ctx, const std::string& url) {
 
 StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, true);
+    DpopSession* dpop = dpop_for(ctx, d.server);  // before the browser: a required-but-absent DPoP fails now
     LoopbackServer server(ctx.config.callback_port, ctx.config.callback_path);
     std::string redirect_uri = server.redirect_uri();
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, redirect_uri, scopes);
@@ -67,15 +69,18 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
     if (cb.code.empty()) throw OAuthError(FailureKind::token_exchange_failed, "the callback carried no code");
     TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    tokens.use_dpop(dpop);
     TokenResponse t = tokens.exchange_code(ep, client, cb.code, pkce.verifier, redirect_uri);
     return to_stored(t, ep, client, scopes, {});
 }
 
 StoredTokens client_credentials(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, false);
+    DpopSession* dpop = dpop_for(ctx, d.server);
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
     TokenEndpoint ep{d.server.token_endpoint, d.server.issuer, d.resource};
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    tokens.use_dpop(dpop);
     return to_stored(tokens.client_credentials(ep, client, scopes), ep, client, scopes, {});
 }
 
@@ -96,6 +101,10 @@ std::string authorization_url(const AuthServerMetadata& as, const std::string& c
     return append_query(as.authorization_endpoint, form_body(q));
 }
 
+DpopSession* dpop_for(const FlowContext& ctx, const AuthServerMetadata& as) {
+    return ctx.dpop && ctx.dpop->use_with(as) ? ctx.dpop : nullptr;
+}
+
 StoredTokens acquire_tokens(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     if (ctx.config.grant == Grant::client_credentials) return client_credentials(ctx, d, scopes);
     return authorization_code(ctx, d, scopes);
@@ -111,6 +120,8 @@ StoredTokens refresh_tokens(const FlowContext& ctx, const StoredTokens& current)
     // A configured secret may have been rotated since the tokens were stored.
     if (client.source == "preregistered" && !ctx.config.client_secret.empty()) client.client_secret = ctx.config.client_secret;
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    // A DPoP-bound grant is refreshed with a proof by the same key (RFC 9449 §5): no metadata here.
+    if (current.dpop_bound() || (ctx.dpop && ctx.dpop->policy() == DpopPolicy::required)) tokens.use_dpop(ctx.dpop);
     TokenResponse t = tokens.refresh(ep, client, current.refresh_token);
     StoredTokens s = to_stored(t, ep, client, split_scopes(current.scope), current.refresh_token);
     if (t.scope.empty()) s.scope = current.scope;
