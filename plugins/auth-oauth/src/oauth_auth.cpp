@@ -17,7 +17,7 @@ OAuthAuth::OAuthAuth(const mcph::plugin::AuthContext& ctx)
       config_(parse_config(ctx.config_json)),
       http_(ctx.host, std::string(ctx.server_url), config_.http_timeout_ms),
       store_(ctx.host, store_key_base(ctx.server_name, ctx.server_url, config_.client_id)),
-      dpop_(store_, store_key_base(ctx.server_name, ctx.server_url, config_.client_id) + ".dpop", config_.dpop) {
+      dpop_(ctx.host, store_, store_key_base(ctx.server_name, ctx.server_url, config_.client_id) + ".dpop", config_.dpop) {
     if (server_url_.empty()) throw mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT, "oauth: the server has no URL");
 }
 

@@ -5,6 +5,8 @@
 #include "jwt_assertion.hpp"
 #include "url.hpp"
 
+#include <mcph/plugin_helper.hpp>
+
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -13,6 +15,8 @@
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <cstddef>
 
 namespace mcph::oauth {
 
@@ -141,8 +145,38 @@ bool valid_dpop_nonce(std::string_view nonce) {
     return true;
 }
 
-DpopSession::DpopSession(const TokenStore& store, std::string store_key, DpopPolicy policy)
-    : store_(store), store_key_(std::move(store_key)), policy_(policy) {}
+namespace {
+
+// The host's cross-process lock on one secret key, when it has one; a no-op otherwise.
+class SecretLock {
+public:
+    SecretLock(const mcph_host_services* host, const std::string& key) : host_(host) {
+        if (!host || host->struct_size <= offsetof(mcph_host_services, secret_unlock) || !host->secret_lock ||
+            !host->secret_unlock)
+            return;
+        mcph_error err = mcph::plugin::make_error();
+        if (host->secret_lock(host->host_data, mcph::plugin::str(key), kTimeoutMs, &handle_, &err) != MCPH_OK)
+            handle_ = nullptr;  // a stuck lock must not stop sign-in: go on as without a lock
+        locked_ = handle_ != nullptr;
+    }
+    ~SecretLock() {
+        if (locked_) host_->secret_unlock(host_->host_data, handle_);
+    }
+    SecretLock(const SecretLock&) = delete;
+    SecretLock& operator=(const SecretLock&) = delete;
+
+private:
+    static constexpr uint32_t kTimeoutMs = 10000;
+    const mcph_host_services* host_;
+    void* handle_ = nullptr;
+    bool locked_ = false;
+};
+
+}  // namespace
+
+DpopSession::DpopSession(const mcph_host_services* host, const TokenStore& store, std::string store_key,
+                         DpopPolicy policy)
+    : host_(host), store_(store), store_key_(std::move(store_key)), policy_(policy) {}
 
 bool DpopSession::use_with(const AuthServerMetadata& as) const {
     if (policy_ == DpopPolicy::off) return false;
@@ -164,22 +198,27 @@ std::shared_ptr<const DpopKey> DpopSession::key() {
     if (auto k = loaded_key()) return k;
     std::lock_guard<std::mutex> load(load_mu_);
     if (auto k = loaded_key()) return k;  // another thread loaded it meanwhile
-    std::shared_ptr<const DpopKey> k;
-    if (auto pem = store_.get(store_key_)) {
-        if (auto parsed = DpopKey::from_pem(*pem)) k = std::make_shared<const DpopKey>(std::move(*parsed));
-    }
-    if (!k) {
-        auto made = std::make_shared<const DpopKey>(DpopKey::generate());
-        store_.set(store_key_, made->private_pem());
-        // Another process may have stored its own key at the same moment: adopt what the store
-        // holds now, so both bind their tokens to one key.
-        std::optional<DpopKey> stored;
-        if (auto pem = store_.get(store_key_)) stored = DpopKey::from_pem(*pem);
-        k = stored ? std::make_shared<const DpopKey>(std::move(*stored)) : made;
-    }
+    std::shared_ptr<const DpopKey> k = load_or_create();
     std::lock_guard<std::mutex> g(mu_);
     key_ = k;
     return k;
+}
+
+std::shared_ptr<const DpopKey> DpopSession::load_or_create() const {
+    auto read = [this]() -> std::shared_ptr<const DpopKey> {
+        if (auto pem = store_.get(store_key_))
+            if (auto parsed = DpopKey::from_pem(*pem)) return std::make_shared<const DpopKey>(std::move(*parsed));
+        return nullptr;
+    };
+    if (auto k = read()) return k;
+    SecretLock lock(host_, store_key_);
+    if (auto k = read()) return k;  // another process made it while we waited for the lock
+    auto made = std::make_shared<const DpopKey>(DpopKey::generate());
+    store_.set(store_key_, made->private_pem());
+    // Without a host lock another process may have stored its own key at the same moment:
+    // adopt what the store holds now, which narrows that window to the two writes.
+    auto stored = read();
+    return stored ? stored : made;
 }
 
 std::string DpopSession::nonce_key(DpopRole role, std::string_view url) {

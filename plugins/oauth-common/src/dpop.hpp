@@ -69,10 +69,12 @@ inline constexpr size_t kMaxDpopNonce = 1024;
 enum class DpopRole { authorization_server, resource_server };
 
 // The DPoP state of one server: the key (loaded or made on first use) and the nonces given.
-// Thread-safe. `store_key` names the key's own record in the secret store.
+// Thread-safe. `store_key` names the key's own record in the secret store. When the host offers
+// secret_lock (ABI 1.2), the key is created under that lock, so two processes signing in at
+// once bind their tokens to one key instead of overwriting each other's.
 class DpopSession {
 public:
-    DpopSession(const TokenStore& store, std::string store_key, DpopPolicy policy);
+    DpopSession(const mcph_host_services* host, const TokenStore& store, std::string store_key, DpopPolicy policy);
 
     DpopPolicy policy() const { return policy_; }
     // Whether tokens from this AS are requested with DPoP: by policy and the AS's metadata.
@@ -99,6 +101,9 @@ private:
     static std::string nonce_key(DpopRole role, std::string_view url);
     static constexpr size_t kMaxOrigins = 16;
 
+    std::shared_ptr<const DpopKey> load_or_create() const;
+
+    const mcph_host_services* host_;
     const TokenStore& store_;
     std::string store_key_;
     DpopPolicy policy_;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 using namespace oauth_test;
@@ -353,4 +354,91 @@ TEST(DpopSecrets, NoKeyMaterialInLogsDescribeOrErrors) {
     }
     EXPECT_FALSE(contains(all, "PRIVATE KEY")) << all;
     for (const auto& t : s.issued_tokens()) EXPECT_FALSE(contains(all, t)) << all;
+}
+
+namespace {
+
+// A host whose secret store records the order of calls, with a secret_lock that can refuse.
+struct LockHost {
+    mcph_host_services services{};
+    std::map<std::string, std::string> secrets;
+    std::vector<std::string> calls;
+    bool lock_times_out = false;
+    int handle = 0;
+
+    LockHost() {
+        services.struct_size = sizeof services;
+        services.abi_major = MCPH_ABI_MAJOR;
+        services.abi_minor = MCPH_ABI_MINOR;
+        services.host_data = this;
+        services.secret_get = [](void* self, mcph_str key, const mcph_string_sink* out, mcph_error*) {
+            auto* h = static_cast<LockHost*>(self);
+            h->calls.push_back("get");
+            auto it = h->secrets.find(std::string(mcph::plugin::view(key)));
+            if (it == h->secrets.end()) return MCPH_ERR_NOT_FOUND;
+            out->set(out->user_data, mcph::plugin::str(it->second));
+            return MCPH_OK;
+        };
+        services.secret_set = [](void* self, mcph_str key, mcph_str value, mcph_error*) {
+            auto* h = static_cast<LockHost*>(self);
+            h->calls.push_back("set");
+            h->secrets[std::string(mcph::plugin::view(key))] = std::string(mcph::plugin::view(value));
+            return MCPH_OK;
+        };
+        services.secret_lock = [](void* self, mcph_str key, uint32_t, void** handle, mcph_error*) {
+            auto* h = static_cast<LockHost*>(self);
+            h->calls.push_back("lock " + std::string(mcph::plugin::view(key)));
+            if (h->lock_times_out) return MCPH_ERR_TIMEOUT;
+            *handle = &h->handle;
+            return MCPH_OK;
+        };
+        services.secret_unlock = [](void* self, void* handle) {
+            auto* h = static_cast<LockHost*>(self);
+            h->calls.push_back(handle == &h->handle ? "unlock" : "unlock ?");
+        };
+    }
+};
+
+std::string calls(const LockHost& h) {
+    std::string out;
+    for (const auto& c : h.calls) out += (out.empty() ? "" : ", ") + c;
+    return out;
+}
+
+}  // namespace
+
+TEST(DpopKeyStore, KeyIsCreatedUnderTheHostsSecretLockAndReusedAfterwards) {
+    LockHost host;
+    mcph::oauth::TokenStore store(&host.services, "base");
+    mcph::oauth::DpopSession first(&host.services, store, "base.dpop", mcph::oauth::DpopPolicy::automatic);
+    auto key = first.key();
+    // Read, lock, read again (another process may have made it), create, re-read, unlock.
+    EXPECT_EQ(calls(host), "get, lock base.dpop, get, set, get, unlock");
+    EXPECT_TRUE(contains(host.secrets["base.dpop"], "BEGIN PRIVATE KEY"));
+    EXPECT_EQ(first.key(), key);  // kept in memory
+    host.calls.clear();
+    mcph::oauth::DpopSession second(&host.services, store, "base.dpop", mcph::oauth::DpopPolicy::automatic);
+    EXPECT_EQ(second.key()->thumbprint(), key->thumbprint());
+    EXPECT_EQ(calls(host), "get");  // an existing key needs no lock
+}
+
+TEST(DpopKeyStore, ALockTimeoutDoesNotStopSignIn) {
+    LockHost host;
+    host.lock_times_out = true;
+    mcph::oauth::TokenStore store(&host.services, "base");
+    mcph::oauth::DpopSession s(&host.services, store, "base.dpop", mcph::oauth::DpopPolicy::automatic);
+    ASSERT_NE(s.key(), nullptr);
+    EXPECT_EQ(calls(host), "get, lock base.dpop, get, set, get");  // no unlock of a lock never held
+}
+
+TEST(DpopKeyStore, AnUnusableStoredKeyIsReplaced) {
+    LockHost host;
+    host.secrets["base.dpop"] = "-----BEGIN PRIVATE KEY-----\ngarbage\n-----END PRIVATE KEY-----\n";
+    mcph::oauth::TokenStore store(&host.services, "base");
+    mcph::oauth::DpopSession s(&host.services, store, "base.dpop", mcph::oauth::DpopPolicy::automatic);
+    auto key = s.key();
+    ASSERT_NE(key, nullptr);
+    auto stored = DpopKey::from_pem(host.secrets["base.dpop"]);
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_EQ(stored->thumbprint(), key->thumbprint());
 }
