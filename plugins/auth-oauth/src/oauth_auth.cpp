@@ -226,6 +226,16 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
     BearerChallenge ch = bearer_challenge(www_authenticate);
     Lock lk(mu_);
     ensure_loaded(lk);
+    if (ch.error == "use_dpop_nonce" && tokens_ && tokens_->dpop_bound()) {
+        // Here without the response headers (a 1.0 caller): the nonce is out of reach, and new
+        // tokens would meet the same demand.
+        lk.unlock();
+        const std::string why =
+            "the server asked for a DPoP nonce (use_dpop_nonce), but the transport did not pass the response's "
+            "DPoP-Nonce header (plugin ABI 1.2 on_auth_challenge_ex)";
+        record_failure(FailureKind::token_rejected, why);
+        throw OAuthError(FailureKind::token_rejected, why);
+    }
     const uint64_t entry_generation = generation_;
     acquire_slot(lk);
     if (generation_ != entry_generation) {  // credentials changed while we waited: just retry

@@ -442,3 +442,16 @@ TEST(DpopKeyStore, AnUnusableStoredKeyIsReplaced) {
     ASSERT_TRUE(stored.has_value());
     EXPECT_EQ(stored->thumbprint(), key->thumbprint());
 }
+
+// A 1.0 caller (no response headers) meets a nonce demand: a clear error, no new sign-in.
+TEST(DpopFlow, NonceDemandThroughTheOldChallengeEntryIsAClearError) {
+    DpopServer s;
+    TestHost host;
+    AuthObject auth(host, s.mcp_url(), "{}");
+    ASSERT_EQ(auth.login().status, MCPH_OK);
+    Result r = auth.challenge(401, "DPoP error=\"use_dpop_nonce\"");
+    EXPECT_NE(r.status, MCPH_OK);
+    EXPECT_TRUE(contains(r.message, "DPoP-Nonce")) << r.message;
+    EXPECT_EQ(s.token_requests.load(), 1);
+    EXPECT_EQ(s.authorizations.load(), 1);
+}
