@@ -15,7 +15,20 @@ using mcph::plugin::make_error;
 using mcph::plugin::str;
 using mcph::plugin::view;
 
-TransportListener* listener_of(void* ud) { return static_cast<TransportListener*>(ud); }
+// The callbacks' user_data is the channel itself: it holds the listener and the auth hooks.
+TransportChannel* channel_of(void* ud) { return static_cast<TransportChannel*>(ud); }
+
+// A plugin's mcph_auth_request, owned (fields outside its struct_size stay empty).
+AuthRequest auth_request_from(const mcph_auth_request* request) {
+    const mcph::plugin::AuthRequest v = mcph::plugin::auth_request_from_c(request);
+    AuthRequest out{std::string(v.method), std::string(v.url), v.http_status, std::string(v.www_authenticate), {}};
+    for (const auto& [name, value] : v.response_headers) out.response_headers.emplace_back(name, value);
+    return out;
+}
+
+void add_all(const mcph_header_sink* sink, const HeaderList& headers) {
+    for (const auto& [name, value] : headers) sink->add(sink->user_data, str(name), str(value));
+}
 
 // A category this host does not know (a newer plugin's) is OTHER. It is read as the integer the C
 // side wrote: in C++ an enum object holding a value outside the enum's range is undefined.
@@ -62,7 +75,7 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     : plugin_(std::move(plugin)), vtable_(plugin_->transport()), listener_(listener) {
     std::memset(&callbacks_, 0, sizeof callbacks_);
     callbacks_.struct_size = sizeof callbacks_;
-    callbacks_.user_data = listener_;
+    callbacks_.user_data = this;
     callbacks_.on_message = &TransportChannel::on_message;
     callbacks_.on_closed = &TransportChannel::on_closed;
     callbacks_.on_diagnostic = &TransportChannel::on_diagnostic;
@@ -71,6 +84,9 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     callbacks_.on_request_failed = &TransportChannel::on_request_failed;
     callbacks_.on_failure = &TransportChannel::on_failure;
     callbacks_.on_closed_ex = &TransportChannel::on_closed_ex;
+    callbacks_.get_request_headers_ex = &TransportChannel::get_request_headers_ex;
+    callbacks_.on_auth_challenge_ex = &TransportChannel::on_auth_challenge_ex;
+    auth_ = listener_->auth_hooks();
     traits_ = has_v11(offsetof(mcph_transport_vtable_v1, traits)) ? vtable_->traits : traits_of_v10_plugin(vtable_);
 
     mcph_error err = make_error();
@@ -139,7 +155,7 @@ void TransportChannel::close() {
     std::call_once(closed_, [this] { vtable_->close(transport_); });
 }
 
-void TransportChannel::on_message(void* ud, mcph_str message) { listener_of(ud)->on_transport_message(view(message)); }
+void TransportChannel::on_message(void* ud, mcph_str message) { channel_of(ud)->listener_->on_transport_message(view(message)); }
 
 // An ABI 1.0 plugin's close detail: the message, then (stdio) "; stderr:\n" and the child's last
 // lines. That marker is the 1.0 convention; a 1.1 plugin sends the tail as its own field.
@@ -150,38 +166,81 @@ void TransportChannel::on_closed(void* ud, mcph_close_reason reason, mcph_str de
     const auto at = text.find(marker);
     failure.message = url::redact_urls_in_text(at == std::string::npos ? text : text.substr(0, at));
     if (at != std::string::npos) failure.stderr_tail = text.substr(at + marker.size());
-    listener_of(ud)->on_transport_closed(reason, failure);
+    channel_of(ud)->listener_->on_transport_closed(reason, failure);
 }
 
 void TransportChannel::on_closed_ex(void* ud, mcph_close_reason reason, const mcph_failure* failure) {
-    listener_of(ud)->on_transport_closed(reason, from_c(failure));
+    channel_of(ud)->listener_->on_transport_closed(reason, from_c(failure));
 }
 
 void TransportChannel::on_diagnostic(void* ud, mcph_log_level level, mcph_str message) {
-    listener_of(ud)->on_transport_diagnostic(level, url::redact_urls_in_text(view(message)));
+    channel_of(ud)->listener_->on_transport_diagnostic(level, url::redact_urls_in_text(view(message)));
 }
 
 void TransportChannel::on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure) {
-    listener_of(ud)->on_transport_request_failed(view(request_id), from_c(failure));
+    channel_of(ud)->listener_->on_transport_request_failed(view(request_id), from_c(failure));
 }
 
 void TransportChannel::on_failure(void* ud, const mcph_failure* failure) {
-    listener_of(ud)->on_transport_failure(from_c(failure));
+    channel_of(ud)->listener_->on_transport_failure(from_c(failure));
 }
 
+// ABI 1.0/1.1 plugins: the request is not known; the hook may block their I/O thread.
 mcph_status TransportChannel::get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err) {
     return mcph::plugin::guarded(err, [&] {
-        for (const auto& [name, value] : listener_of(ud)->request_headers())
-            sink->add(sink->user_data, str(name), str(value));
+        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
+        if (!auth) return;
+        HeaderList headers;
+        std::string reason;
+        const mcph_status st = auth->headers(AuthRequest{}, /*nonblocking=*/false, &headers, &reason);
+        if (st != MCPH_OK) throw mcph::plugin::Error(st, reason);
+        add_all(sink, headers);
     });
 }
 
 mcph_status TransportChannel::on_auth_challenge(void* ud, int status, mcph_str challenge, mcph_str /*resource*/,
                                                 mcph_error* err) {
-    bool retry = false;
-    mcph_status st = mcph::plugin::guarded(err, [&] { retry = listener_of(ud)->auth_challenge(status, view(challenge)); });
-    if (st != MCPH_OK) return st;
-    return retry ? MCPH_OK : MCPH_ERR_AUTH;
+    mcph_status answer = MCPH_ERR_AUTH;
+    const mcph_status st = mcph::plugin::guarded(err, [&] {
+        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
+        if (!auth) return;
+        AuthRequest request;
+        request.http_status = status;
+        request.www_authenticate = std::string(view(challenge));
+        std::string reason;
+        answer = auth->challenge(request, &reason);
+        if (answer != MCPH_OK) mcph::plugin::fill_error(err, answer, reason);
+    });
+    return st != MCPH_OK ? st : answer;
+}
+
+mcph_status TransportChannel::get_request_headers_ex(void* ud, const mcph_auth_request* request,
+                                                     const mcph_header_sink* sink, const mcph_auth_completion* done,
+                                                     mcph_error* err) {
+    (void)done;
+    return mcph::plugin::guarded(err, [&] {
+        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
+        if (!auth) return;
+        HeaderList headers;
+        std::string reason;
+        const mcph_status st = auth->headers(auth_request_from(request), /*nonblocking=*/false, &headers, &reason);
+        if (st != MCPH_OK) throw mcph::plugin::Error(st, reason);
+        add_all(sink, headers);
+    });
+}
+
+mcph_status TransportChannel::on_auth_challenge_ex(void* ud, const mcph_auth_request* request,
+                                                   const mcph_auth_completion* done, mcph_error* err) {
+    (void)done;
+    mcph_status answer = MCPH_ERR_AUTH;
+    const mcph_status st = mcph::plugin::guarded(err, [&] {
+        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
+        if (!auth) return;
+        std::string reason;
+        answer = auth->challenge(auth_request_from(request), &reason);
+        if (answer != MCPH_OK) mcph::plugin::fill_error(err, answer, reason);
+    });
+    return st != MCPH_OK ? st : answer;
 }
 
 }  // namespace mcph::transport

@@ -48,8 +48,14 @@ private:
     bool has_v11(size_t offset) const { return vtable_->struct_size > offset; }
     static mcph_status get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err);
     static mcph_status on_auth_challenge(void* ud, int status, mcph_str challenge, mcph_str resource, mcph_error* err);
+    // ABI v1.2: the hooks that see the request and may answer MCPH_PENDING.
+    static mcph_status get_request_headers_ex(void* ud, const mcph_auth_request* request, const mcph_header_sink* sink,
+                                              const mcph_auth_completion* done, mcph_error* err);
+    static mcph_status on_auth_challenge_ex(void* ud, const mcph_auth_request* request,
+                                            const mcph_auth_completion* done, mcph_error* err);
 
     std::shared_ptr<plugins::LoadedPlugin> plugin_;
+    std::shared_ptr<AuthHooks> auth_;  // the listener's, taken once; null: no auth
     const mcph_transport_vtable_v1* vtable_;
     TransportListener* listener_;
     mcph_transport_callbacks callbacks_;

@@ -1,6 +1,8 @@
 // The curl multi loop and the starting of transfers. Response handling: engine_responses.cpp.
 #include "engine.hpp"
 
+#include "auth_request.hpp"
+
 #include <algorithm>
 
 namespace mcph::http {
@@ -277,7 +279,7 @@ std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
 std::optional<std::string> Engine::add_common_headers(Transfer& t) {
     std::vector<std::pair<std::string, std::string>> auth;
     try {
-        auth = host_.request_headers();
+        auth = host_.request_headers(auth_request(method_of(t.spec.kind), config_.url));
     } catch (const Error& e) {
         on_header_failure(t, e.status(), e.what());
         return std::string(e.what());

@@ -1,6 +1,7 @@
 // What the engine does with what comes back: body bytes as they arrive (write callback) and
 // finished transfers. Every decision that starts or removes transfers is taken in on_done(),
 // never inside a libcurl callback.
+#include "auth_request.hpp"
 #include "curl_failure.hpp"
 #include "engine.hpp"
 #include "response_notes.hpp"
@@ -26,14 +27,6 @@ constexpr size_t kGrowInPlaceBytes = size_t{1} << 20;
 constexpr auto kHealthyStream = 10s;
 
 bool is_success(long status) { return status >= 200 && status < 300; }
-
-const char* method_of(TransferKind kind) {
-    switch (kind) {
-        case TransferKind::Post: return "POST";
-        case TransferKind::Delete: return "DELETE";
-        default: return "GET";
-    }
-}
 
 // Feeds one transfer's SSE events back into the engine.
 class StreamSink final : public SseParser::Sink {
@@ -208,9 +201,13 @@ bool Engine::handle_session_or_auth(Transfer& t) {
                   "HTTP 404 from " + config_.url + ": the session expired", 404);
         return true;
     }
-    if (t.status != 401 && t.status != 403) return false;
-    std::string challenge = response_header(t.easy.get(), "WWW-Authenticate").value_or("");
-    if (!t.spec.auth_retried && host_.auth_challenge(static_cast<int>(t.status), challenge, config_.url)) {
+    if (!is_auth_challenge(t.easy.get(), t.status)) return false;
+    mcph::plugin::HookRequest request = auth_challenge_request(t.easy.get(), method_of(t.spec.kind), config_.url, t.status);
+    const std::string challenge = request.www_authenticate;
+    mcph::plugin::AuthAnswer answer;
+    answer.status = MCPH_ERR_AUTH;
+    if (!t.spec.auth_retried) answer = host_.auth_challenge(request);
+    if (answer.status == MCPH_OK) {
         if (quiet()) return true;
         diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(t.status) + " from " + config_.url +
                                       ": credentials refreshed, retrying once");
@@ -221,7 +218,8 @@ bool Engine::handle_session_or_auth(Transfer& t) {
     }
     terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH,
               "HTTP " + std::to_string(t.status) + " from " + config_.url +
-                  (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"),
+                  (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")") +
+                  (answer.message.empty() ? "" : ": " + answer.message),
               t.status);
     return true;
 }
