@@ -26,6 +26,29 @@ AuthRequest auth_request_from(const mcph_auth_request* request) {
     return out;
 }
 
+// Every host callback a plugin thread enters runs under this: no exception may unwind into the
+// plugin's C frames (that is undefined, and in practice std::terminate). What was thrown is said
+// as a diagnostic (itself shielded), so a broken listener shows up in the log rather than as a crash.
+template <class Fn>
+void shielded(TransportListener* listener, const char* callback, Fn&& fn) noexcept {
+    try {
+        fn();
+        return;
+    } catch (const std::exception& e) {
+        try {
+            listener->on_transport_diagnostic(MCPH_LOG_ERROR, std::string("internal error in the host's ") + callback +
+                                                                  " callback: " + e.what());
+        } catch (...) {
+        }
+    } catch (...) {
+        try {
+            listener->on_transport_diagnostic(MCPH_LOG_ERROR, std::string("internal error in the host's ") + callback +
+                                                                  " callback");
+        } catch (...) {
+        }
+    }
+}
+
 void add_all(const mcph_header_sink* sink, const HeaderList& headers) {
     for (const auto& [name, value] : headers) sink->add(sink->user_data, str(name), str(value));
 }
@@ -151,38 +174,56 @@ void TransportChannel::set_option(std::string_view key, std::string_view value) 
     vtable_->set_option(transport_, str(key), str(value), &err);
 }
 
+// Pending auth answers are completed (CANCELLED) before the plugin's close, which may be joining
+// an I/O thread that waits for one; the auth's blocking call (a sign-in waiting for its redirect)
+// is told to give up, but never waited for: its job finds no entry left and drops its answer.
 void TransportChannel::close() {
-    std::call_once(closed_, [this] { vtable_->close(transport_); });
+    std::call_once(closed_, [this] {
+        if (completions_->close() > 0 && auth_) auth_->cancel();
+        vtable_->close(transport_);
+    });
 }
 
-void TransportChannel::on_message(void* ud, mcph_str message) { channel_of(ud)->listener_->on_transport_message(view(message)); }
+void TransportChannel::on_message(void* ud, mcph_str message) {
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_message", [&] { l->on_transport_message(view(message)); });
+}
 
 // An ABI 1.0 plugin's close detail: the message, then (stdio) "; stderr:\n" and the child's last
 // lines. That marker is the 1.0 convention; a 1.1 plugin sends the tail as its own field.
 void TransportChannel::on_closed(void* ud, mcph_close_reason reason, mcph_str detail) {
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_closed", [&] { closed_with(l, reason, view(detail)); });
+}
+
+void TransportChannel::closed_with(TransportListener* listener, mcph_close_reason reason, std::string_view detail) {
     Failure failure;
-    const std::string text(view(detail));
+    const std::string text(detail);
     const std::string marker = "; stderr:\n";
     const auto at = text.find(marker);
     failure.message = url::redact_urls_in_text(at == std::string::npos ? text : text.substr(0, at));
     if (at != std::string::npos) failure.stderr_tail = text.substr(at + marker.size());
-    channel_of(ud)->listener_->on_transport_closed(reason, failure);
+    listener->on_transport_closed(reason, failure);
 }
 
 void TransportChannel::on_closed_ex(void* ud, mcph_close_reason reason, const mcph_failure* failure) {
-    channel_of(ud)->listener_->on_transport_closed(reason, from_c(failure));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_closed_ex", [&] { l->on_transport_closed(reason, from_c(failure)); });
 }
 
 void TransportChannel::on_diagnostic(void* ud, mcph_log_level level, mcph_str message) {
-    channel_of(ud)->listener_->on_transport_diagnostic(level, url::redact_urls_in_text(view(message)));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_diagnostic", [&] { l->on_transport_diagnostic(level, url::redact_urls_in_text(view(message))); });
 }
 
 void TransportChannel::on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure) {
-    channel_of(ud)->listener_->on_transport_request_failed(view(request_id), from_c(failure));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_request_failed", [&] { l->on_transport_request_failed(view(request_id), from_c(failure)); });
 }
 
 void TransportChannel::on_failure(void* ud, const mcph_failure* failure) {
-    channel_of(ud)->listener_->on_transport_failure(from_c(failure));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_failure", [&] { l->on_transport_failure(from_c(failure)); });
 }
 
 // ABI 1.0/1.1 plugins: the request is not known; the hook may block their I/O thread.
@@ -214,33 +255,75 @@ mcph_status TransportChannel::on_auth_challenge(void* ud, int status, mcph_str c
     return st != MCPH_OK ? st : answer;
 }
 
+// The fast path first: a token at hand is added here, on the plugin's thread, with no hand-off.
+// Otherwise the blocking call goes to the auth worker and the plugin parks this one request.
 mcph_status TransportChannel::get_request_headers_ex(void* ud, const mcph_auth_request* request,
                                                      const mcph_header_sink* sink, const mcph_auth_completion* done,
                                                      mcph_error* err) {
-    (void)done;
-    return mcph::plugin::guarded(err, [&] {
-        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
-        if (!auth) return;
+    mcph_status answer = MCPH_OK;
+    const mcph_status st = mcph::plugin::guarded(err, [&] {
+        TransportChannel* self = channel_of(ud);
+        if (!self->auth_) return;
+        AuthRequest r = auth_request_from(request);
         HeaderList headers;
         std::string reason;
-        const mcph_status st = auth->headers(auth_request_from(request), /*nonblocking=*/false, &headers, &reason);
-        if (st != MCPH_OK) throw mcph::plugin::Error(st, reason);
-        add_all(sink, headers);
+        answer = self->auth_->headers(r, /*nonblocking=*/done != nullptr, &headers, &reason);
+        if (answer == MCPH_OK) return add_all(sink, headers);
+        if (answer != MCPH_PENDING) return mcph::plugin::fill_error(err, answer, reason);
+        answer = self->hand_off(std::move(r), /*challenge=*/false, *done, err);
     });
+    return st != MCPH_OK ? st : answer;
 }
 
+// A challenge may refresh or sign in: always on the auth worker (when the plugin can wait).
 mcph_status TransportChannel::on_auth_challenge_ex(void* ud, const mcph_auth_request* request,
                                                    const mcph_auth_completion* done, mcph_error* err) {
-    (void)done;
     mcph_status answer = MCPH_ERR_AUTH;
     const mcph_status st = mcph::plugin::guarded(err, [&] {
-        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
-        if (!auth) return;
+        TransportChannel* self = channel_of(ud);
+        if (!self->auth_) return;
+        AuthRequest r = auth_request_from(request);
+        if (done) {
+            answer = self->hand_off(std::move(r), /*challenge=*/true, *done, err);
+            return;
+        }
         std::string reason;
-        answer = auth->challenge(auth_request_from(request), &reason);
+        answer = self->auth_->challenge(r, &reason);
         if (answer != MCPH_OK) mcph::plugin::fill_error(err, answer, reason);
     });
     return st != MCPH_OK ? st : answer;
+}
+
+// The job owns what it touches (the auth, the completions): the channel, its session and the
+// plugin's transport may all be gone by the time it runs or finishes.
+mcph_status TransportChannel::hand_off(AuthRequest request, bool challenge, const mcph_auth_completion& done,
+                                       mcph_error* err) {
+    const std::uint64_t id = completions_->add(done);
+    if (id == 0) {
+        mcph::plugin::fill_error(err, MCPH_ERR_CANCELLED, "the transport is closing");
+        return MCPH_ERR_CANCELLED;
+    }
+    std::shared_ptr<AuthHooks> auth = auth_;
+    std::shared_ptr<AuthCompletions> completions = completions_;
+    try {
+        auth_->run_blocking([auth, completions, id, challenge, request = std::move(request)] {
+            if (!completions->waiting(id)) return;  // closed meanwhile: no network for nobody
+            HeaderList headers;
+            std::string reason;
+            mcph_status status = MCPH_ERR_INTERNAL;
+            try {
+                status = challenge ? auth->challenge(request, &reason)
+                                   : auth->headers(request, /*nonblocking=*/false, &headers, &reason);
+            } catch (const std::exception& e) {
+                reason = std::string("internal error in the auth hook: ") + e.what();
+            }
+            completions->complete(id, status, headers, reason);
+        });
+    } catch (...) {
+        completions_->forget(id);
+        throw;
+    }
+    return MCPH_PENDING;
 }
 
 }  // namespace mcph::transport
