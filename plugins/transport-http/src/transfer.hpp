@@ -18,6 +18,14 @@ using Clock = std::chrono::steady_clock;
 
 enum class TransferKind { Post, Listen, Resume, Delete };
 
+inline const char* method_of(TransferKind kind) {
+    switch (kind) {
+        case TransferKind::Post: return "POST";
+        case TransferKind::Delete: return "DELETE";
+        default: return "GET";
+    }
+}
+
 // How the response body is handled, decided once the status line and headers are in.
 enum class BodyKind {
     Undecided,
