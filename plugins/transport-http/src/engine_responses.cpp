@@ -204,7 +204,12 @@ bool Engine::handle_session_or_auth(Transfer& t) {
     if (!is_auth_challenge(t.easy.get(), t.status)) return false;
     mcph::plugin::HookRequest request = auth_challenge_request(t.easy.get(), method_of(t.spec.kind), config_.url, t.status);
     ParkedRetry retry{std::move(t.spec), t.status, request.www_authenticate};
-    if (retry.spec.auth_retried) {
+    // One retry per request; one more when this answer demands a DPoP nonce (RFC 9449 §9): a
+    // first request earns a sign-in and then, with its first DPoP-bound token, the nonce demand.
+    // The auth backend bounds how often it says yes to either.
+    const bool nonce_demand = std::any_of(request.response_headers.begin(), request.response_headers.end(),
+                                          [](const auto& h) { return curl_strequal(h.first.c_str(), "DPoP-Nonce") != 0; });
+    if (retry.spec.auth_retries >= (nonce_demand ? 2 : 1)) {
         mcph::plugin::AuthAnswer refused;
         refused.status = MCPH_ERR_AUTH;
         retry_after_challenge(std::move(retry), refused);
@@ -230,7 +235,7 @@ void Engine::retry_after_challenge(ParkedRetry retry, const mcph::plugin::AuthAn
     if (answer.status == MCPH_OK) {
         diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(retry.status) + " from " + config_.url +
                                       ": credentials refreshed, retrying once");
-        retry.spec.auth_retried = true;
+        ++retry.spec.auth_retries;
         return start(std::move(retry.spec));
     }
     terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH,

@@ -45,7 +45,7 @@ struct TransferSpec {
     std::chrono::milliseconds server_wait{0};  // Retry-After of the last refusal, if longer
     int attempt = 0;                       // consecutive reconnects without progress
     int resumptions = 0;                   // Resume: every resumption of this request so far
-    bool auth_retried = false;             // a 401/403 already led to one retry
+    int auth_retries = 0;                  // 401/403s that led to a retry (see handle_session_or_auth)
     Ticket ticket;                         // Post: the message's share of the mailbox bound
     // Post, from the host's message facts (not carried over to reconnects: GETs are legacy only).
     std::string host_id;                   // the host's spelling of the request's id (facts.id)
