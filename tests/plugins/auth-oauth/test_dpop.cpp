@@ -4,6 +4,7 @@
 #include "dpop_fake.hpp"
 #include "jwt_verify.hpp"
 #include "test_host.hpp"
+#include "www_authenticate.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
@@ -454,4 +455,15 @@ TEST(DpopFlow, NonceDemandThroughTheOldChallengeEntryIsAClearError) {
     EXPECT_TRUE(contains(r.message, "DPoP-Nonce")) << r.message;
     EXPECT_EQ(s.token_requests.load(), 1);
     EXPECT_EQ(s.authorizations.load(), 1);
+}
+
+// A DPoP-only resource server's challenge (RFC 9449 §7.1) leads discovery like a Bearer one;
+// with both, Bearer's parameters are used.
+TEST(DpopChallenge, DpopSchemeParametersAreReadWhenThereIsNoBearerChallenge) {
+    auto ch = mcph::oauth::bearer_challenge(R"(DPoP error="use_dpop_nonce", resource_metadata="https://rs/prm")");
+    EXPECT_TRUE(ch.present);
+    EXPECT_EQ(ch.resource_metadata, "https://rs/prm");
+    EXPECT_EQ(ch.error, "use_dpop_nonce");
+    auto both = mcph::oauth::bearer_challenge(R"(DPoP resource_metadata="https://a", Bearer resource_metadata="https://b")");
+    EXPECT_EQ(both.resource_metadata, "https://b");
 }
