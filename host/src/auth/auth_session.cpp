@@ -3,12 +3,38 @@
 #include <mcph/error.hpp>
 #include <mcph/plugin_helper.hpp>
 
+#include <cstddef>
+#include <cstdio>
+#include <vector>
+
 namespace mcph::auth {
 namespace {
 
 using mcph::plugin::make_error;
 using mcph::plugin::str;
 using mcph::plugin::view;
+
+// The C view of a request, valid while `request` and `storage` live.
+mcph_auth_request to_c(const transport::AuthRequest& request, std::vector<mcph_header>& storage) {
+    storage.clear();
+    for (const auto& [name, value] : request.response_headers) storage.push_back({str(name), str(value)});
+    mcph_auth_request c{};
+    c.struct_size = sizeof c;
+    c.method = str(request.method);
+    c.url = str(request.url);
+    c.http_status = request.http_status;
+    c.www_authenticate = str(request.www_authenticate);
+    c.response_headers = storage.empty() ? nullptr : storage.data();
+    c.response_header_count = storage.size();
+    return c;
+}
+
+mcph_header_sink sink_into(transport::HeaderList* out) {
+    return mcph_header_sink{sizeof(mcph_header_sink), out, [](void* ud, mcph_str n, mcph_str v) {
+                                static_cast<transport::HeaderList*>(ud)->emplace_back(std::string(view(n)),
+                                                                                      std::string(view(v)));
+                            }};
+}
 
 }  // namespace
 
@@ -40,12 +66,52 @@ std::vector<std::pair<std::string, std::string>> AuthSession::headers() {
     return out;
 }
 
-bool AuthSession::handle_challenge(int http_status, const std::string& www_authenticate, std::string* reason) {
-    if (!vtable_->handle_challenge) return false;
+mcph_status AuthSession::headers(const transport::AuthRequest& request, bool nonblocking, transport::HeaderList* out,
+                                 std::string* reason) {
+    transport::HeaderList got;
+    mcph_header_sink sink = sink_into(&got);
     mcph_error err = make_error();
-    if (vtable_->handle_challenge(auth_, http_status, str(www_authenticate), &err) == MCPH_OK) return true;
-    if (reason) *reason = err.message;
-    return false;
+    mcph_status status;
+    if (has_v12(offsetof(mcph_auth_vtable_v1, get_headers_ex)) && vtable_->get_headers_ex) {
+        std::vector<mcph_header> storage;
+        const mcph_auth_request c = to_c(request, storage);
+        status = vtable_->get_headers_ex(auth_, &c, nonblocking ? MCPH_AUTH_NONBLOCKING : 0u, &sink, &err);
+    } else if (nonblocking) {
+        return MCPH_PENDING;  // a 1.0 get_headers may refresh on the network
+    } else {
+        status = vtable_->get_headers(auth_, &sink, &err);
+    }
+    if (status == MCPH_PENDING && !nonblocking) {
+        status = MCPH_ERR_INTERNAL;  // only the non-blocking call may defer
+        std::snprintf(err.message, sizeof err.message, "the auth plugin answered 'pending' to a blocking call");
+    }
+    if (status == MCPH_OK) {
+        *out = std::move(got);
+    } else if (status != MCPH_PENDING && reason) {
+        *reason = std::string("auth (") + backend_ + "): " + err.message;
+    }
+    return status;
+}
+
+mcph_status AuthSession::challenge(const transport::AuthRequest& request, std::string* reason) {
+    mcph_error err = make_error();
+    mcph_status status;
+    if (has_v12(offsetof(mcph_auth_vtable_v1, handle_challenge_ex)) && vtable_->handle_challenge_ex) {
+        std::vector<mcph_header> storage;
+        const mcph_auth_request c = to_c(request, storage);
+        status = vtable_->handle_challenge_ex(auth_, &c, &err);
+    } else if (vtable_->handle_challenge) {
+        status = vtable_->handle_challenge(auth_, request.http_status, str(request.www_authenticate), &err);
+    } else {
+        return MCPH_ERR_AUTH;
+    }
+    if (status == MCPH_PENDING) status = MCPH_ERR_INTERNAL;  // not an asynchronous call
+    if (status != MCPH_OK && reason) *reason = err.message[0] ? err.message : "no credentials";
+    return status;
+}
+
+void AuthSession::cancel() noexcept {
+    if (has_v12(offsetof(mcph_auth_vtable_v1, cancel)) && vtable_->cancel) vtable_->cancel(auth_);
 }
 
 void AuthSession::login() {

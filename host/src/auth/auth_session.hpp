@@ -3,7 +3,9 @@
 // the session; which plugin answers is purely a matter of config.
 #pragma once
 
+#include "auth/auth_worker.hpp"
 #include "plugins/plugin_loader.hpp"
+#include "transport/transport.hpp"
 
 #include <mcph/plugin_api.h>
 
@@ -14,20 +16,27 @@
 
 namespace mcph::auth {
 
-class AuthSession {
+// The transports' hooks reach it as transport::AuthHooks (ABI v1.2: with the request, and
+// off their I/O thread through its worker).
+class AuthSession : public transport::AuthHooks {
 public:
     // Throws mcph::Error(Usage) when the plugin rejects the config, Error(Plugin) otherwise.
     AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, const mcph_host_services* services,
                 const std::string& server_name, const std::string& server_url, const std::string& config_json);
-    ~AuthSession();
+    ~AuthSession() override;
     AuthSession(const AuthSession&) = delete;
     AuthSession& operator=(const AuthSession&) = delete;
 
     const std::string& backend() const { return backend_; }
     // Headers for the next request. Throws Error(Connection) with the plugin's reason.
     std::vector<std::pair<std::string, std::string>> headers();
-    // True when credentials were refreshed and the request should be retried once.
-    bool handle_challenge(int http_status, const std::string& www_authenticate, std::string* reason);
+    // transport::AuthHooks: get_headers_ex / handle_challenge_ex when the plugin has them (ABI
+    // v1.2), else the 1.0 calls (which may block: non-blocking then always answers PENDING).
+    mcph_status headers(const transport::AuthRequest& request, bool nonblocking, transport::HeaderList* out,
+                        std::string* reason) override;
+    mcph_status challenge(const transport::AuthRequest& request, std::string* reason) override;
+    void run_blocking(std::function<void()> job) override { worker_.post(std::move(job)); }
+    void cancel() noexcept override;
     void login();   // throws Error(Connection)
     void logout();  // throws Error(Connection)
     std::string describe();  // JSON, never secrets; "{}" when the plugin says nothing
@@ -37,6 +46,8 @@ private:
     const mcph_auth_vtable_v1* vtable_;
     mcph_auth* auth_ = nullptr;
     std::string backend_;
+    bool has_v12(size_t offset) const { return vtable_->struct_size > offset; }
+    AuthWorker worker_;  // last member: destroyed first, never waits for a job
 };
 
 }  // namespace mcph::auth

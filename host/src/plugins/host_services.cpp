@@ -15,10 +15,27 @@ using mcph::plugin::view;
 
 HostServices* self(void* host_data) { return static_cast<HostServices*>(host_data); }
 
+// Services are entered from plugin threads: nothing the application's bindings throw may unwind
+// into the plugin's C frames. A fallible service answers MCPH_ERR_INTERNAL with the reason.
+template <class Fn>
+mcph_status shielded(mcph_error* err, Fn&& fn) noexcept {
+    try {
+        return fn();
+    } catch (const std::exception& e) {
+        fill_error(err, MCPH_ERR_INTERNAL, std::string("internal error in the host: ") + e.what());
+    } catch (...) {
+        fill_error(err, MCPH_ERR_INTERNAL, "internal error in the host");
+    }
+    return MCPH_ERR_INTERNAL;
+}
+
 void service_log(void* host_data, mcph_log_level level, mcph_str source, mcph_str message) {
-    auto& log = self(host_data)->bindings().log;
-    // A plugin's log line may quote a URL with a key in it: redacted before anyone sees it.
-    if (log) log(static_cast<LogLevel>(level), view(source), url::redact_urls_in_text(view(message)));
+    shielded(nullptr, [&] {
+        auto& log = self(host_data)->bindings().log;
+        // A plugin's log line may quote a URL with a key in it: redacted before anyone sees it.
+        if (log) log(static_cast<LogLevel>(level), view(source), url::redact_urls_in_text(view(message)));
+        return MCPH_OK;
+    });
 }
 
 mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_sink* out, mcph_error* err) {
@@ -72,7 +89,7 @@ mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err
     return MCPH_OK;
 }
 
-mcph_status service_open_url(void* host_data, mcph_str url, mcph_error* err) {
+mcph_status open_url_unshielded(void* host_data, mcph_str url, mcph_error* err) {
     auto& open = self(host_data)->bindings().open_url;
     if (!open) {
         fill_error(err, MCPH_ERR_CANCELLED, "this application does not open URLs (no open_url handler)");
@@ -85,16 +102,26 @@ mcph_status service_open_url(void* host_data, mcph_str url, mcph_error* err) {
     return MCPH_OK;
 }
 
+// The application's URL opener is its own code: it may throw.
+mcph_status service_open_url(void* host_data, mcph_str url, mcph_error* err) {
+    return shielded(err, [&] { return open_url_unshielded(host_data, url, err); });
+}
+
 void service_post(void* host_data, void (*fn)(void*), void* user_data) {
-    auto& post = self(host_data)->bindings().post;
-    if (post && fn) post([fn, user_data] { fn(user_data); });
+    shielded(nullptr, [&] {
+        auto& post = self(host_data)->bindings().post;
+        if (post && fn) post([fn, user_data] { fn(user_data); });
+        return MCPH_OK;
+    });
 }
 
 mcph_status service_check_fetch_url(void* /*host_data*/, mcph_str url, mcph_str server_url, mcph_error* err) {
-    std::string reason = check_fetch_url(std::string(view(url)), std::string(view(server_url)));
-    if (reason.empty()) return MCPH_OK;
-    fill_error(err, MCPH_ERR_INVALID_ARGUMENT, reason);
-    return MCPH_ERR_INVALID_ARGUMENT;
+    return shielded(err, [&] {
+        std::string reason = check_fetch_url(std::string(view(url)), std::string(view(server_url)));
+        if (reason.empty()) return MCPH_OK;
+        fill_error(err, MCPH_ERR_INVALID_ARGUMENT, reason);
+        return MCPH_ERR_INVALID_ARGUMENT;
+    });
 }
 
 }  // namespace

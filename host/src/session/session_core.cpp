@@ -410,23 +410,11 @@ void SessionCore::on_transport_closed(mcph_close_reason reason, const transport:
     }
 }
 
-transport::HeaderList SessionCore::request_headers() {
-    if (!settings_.auth) return {};
-    return settings_.auth->headers();
-}
-
-bool SessionCore::auth_challenge(int http_status, std::string_view www_authenticate) {
-    if (!settings_.auth) return false;
-    std::string reason;
-    bool retry = settings_.auth->handle_challenge(http_status, std::string(www_authenticate), &reason);
-    if (!retry) {
-        std::lock_guard lock(state_mutex_);
-        last_error_ = "authorization failed: " + (reason.empty() ? "no credentials" : reason);
-    } else {
-        needs_auth_ = false;
-    }
-    return retry;
-}
+// The transport's hooks talk to the AuthSession directly (and from the auth worker): nothing of
+// this session is touched there, so a hook answered after the session is gone is harmless. A
+// refused challenge reaches the session as the transport's AUTH_REQUIRED close, whose detail
+// carries the auth's reason.
+std::shared_ptr<transport::AuthHooks> SessionCore::auth_hooks() { return settings_.auth; }
 
 // The human log line only: its text is never classified (an ABI 1.0 plugin's warnings therefore
 // never count as link failures; see ServerConnection::on_transport_problem).

@@ -142,8 +142,7 @@ public:
     void on_transport_request_failed(std::string_view request_id, const transport::Failure& failure) override;
     void on_transport_diagnostic(mcph_log_level level, std::string_view message) override;
     void on_transport_failure(const transport::Failure& failure) override;
-    transport::HeaderList request_headers() override;
-    bool auth_challenge(int http_status, std::string_view www_authenticate) override;
+    std::shared_ptr<transport::AuthHooks> auth_hooks() override;
     // The last close was the server demanding credentials we could not supply.
     bool needs_auth() const { return needs_auth_.load(); }
 

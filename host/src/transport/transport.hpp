@@ -5,6 +5,8 @@
 #include <mcph/plugin_api.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +56,33 @@ public:
     virtual void close() = 0;  // idempotent; no callbacks after it returns
 };
 
+// The HTTP request an auth hook is asked about (ABI v1.2 mcph_auth_request), owning its text so
+// it can outlive the hook call when the answer is handed to the auth worker.
+struct AuthRequest {
+    std::string method;            // "POST", "GET", "DELETE"; empty from an ABI 1.0/1.1 plugin
+    std::string url;               // the request URL as sent; empty from an ABI 1.0/1.1 plugin
+    int http_status = 0;           // challenges: the response status; 0 before sending
+    std::string www_authenticate;  // challenges: every WWW-Authenticate value, joined by ", "
+    HeaderList response_headers;   // challenges: every header of the response
+};
+
+// The server's auth as a transport's hooks reach it (AuthSession). Shared ownership: a job handed
+// to the auth worker keeps it alive however soon the session and its transport go away.
+class AuthHooks {
+public:
+    virtual ~AuthHooks() = default;
+    // [thread-safe] Headers for `request` into `out`. `nonblocking`: no network, no waiting —
+    // MCPH_PENDING when that would be needed. Any other failure: its status and `reason`.
+    virtual mcph_status headers(const AuthRequest& request, bool nonblocking, HeaderList* out, std::string* reason) = 0;
+    // [thread-safe, may block] The server refused `request`. MCPH_OK = retry it once.
+    virtual mcph_status challenge(const AuthRequest& request, std::string* reason) = 0;
+    // [thread-safe] Runs `job` soon on a thread of the auth's own where blocking is fine (never the
+    // caller's). Bounded: one such thread per server.
+    virtual void run_blocking(std::function<void()> job) = 0;
+    // [thread-safe] A blocking call in progress (a sign-in waiting for its redirect) gives up soon.
+    virtual void cancel() noexcept = 0;
+};
+
 class TransportListener {
 public:
     virtual ~TransportListener() = default;
@@ -64,13 +93,9 @@ public:
     virtual void on_transport_failure(const Failure& failure) { (void)failure; }
     // One request failed without a JSON-RPC response (HTTP error status, broken response stream).
     virtual void on_transport_request_failed(std::string_view request_id, const Failure& failure) = 0;
-    // Auth hook. Default: no headers, challenges not handled.
-    virtual HeaderList request_headers() { return {}; }
-    virtual bool auth_challenge(int http_status, std::string_view www_authenticate) {
-        (void)http_status;
-        (void)www_authenticate;
-        return false;
-    }
+    // The server's auth, for the transport's auth hooks; null: no auth (no headers, challenges
+    // not handled). Called once, when the transport is built.
+    virtual std::shared_ptr<AuthHooks> auth_hooks() { return nullptr; }
 };
 
 }  // namespace mcph::transport

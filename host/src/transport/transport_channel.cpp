@@ -15,7 +15,43 @@ using mcph::plugin::make_error;
 using mcph::plugin::str;
 using mcph::plugin::view;
 
-TransportListener* listener_of(void* ud) { return static_cast<TransportListener*>(ud); }
+// The callbacks' user_data is the channel itself: it holds the listener and the auth hooks.
+TransportChannel* channel_of(void* ud) { return static_cast<TransportChannel*>(ud); }
+
+// A plugin's mcph_auth_request, owned (fields outside its struct_size stay empty).
+AuthRequest auth_request_from(const mcph_auth_request* request) {
+    const mcph::plugin::AuthRequest v = mcph::plugin::auth_request_from_c(request);
+    AuthRequest out{std::string(v.method), std::string(v.url), v.http_status, std::string(v.www_authenticate), {}};
+    for (const auto& [name, value] : v.response_headers) out.response_headers.emplace_back(name, value);
+    return out;
+}
+
+// Every host callback a plugin thread enters runs under this: no exception may unwind into the
+// plugin's C frames (that is undefined, and in practice std::terminate). What was thrown is said
+// as a diagnostic (itself shielded), so a broken listener shows up in the log rather than as a crash.
+template <class Fn>
+void shielded(TransportListener* listener, const char* callback, Fn&& fn) noexcept {
+    try {
+        fn();
+        return;
+    } catch (const std::exception& e) {
+        try {
+            listener->on_transport_diagnostic(MCPH_LOG_ERROR, std::string("internal error in the host's ") + callback +
+                                                                  " callback: " + e.what());
+        } catch (...) {
+        }
+    } catch (...) {
+        try {
+            listener->on_transport_diagnostic(MCPH_LOG_ERROR, std::string("internal error in the host's ") + callback +
+                                                                  " callback");
+        } catch (...) {
+        }
+    }
+}
+
+void add_all(const mcph_header_sink* sink, const HeaderList& headers) {
+    for (const auto& [name, value] : headers) sink->add(sink->user_data, str(name), str(value));
+}
 
 // A category this host does not know (a newer plugin's) is OTHER. It is read as the integer the C
 // side wrote: in C++ an enum object holding a value outside the enum's range is undefined.
@@ -62,7 +98,7 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     : plugin_(std::move(plugin)), vtable_(plugin_->transport()), listener_(listener) {
     std::memset(&callbacks_, 0, sizeof callbacks_);
     callbacks_.struct_size = sizeof callbacks_;
-    callbacks_.user_data = listener_;
+    callbacks_.user_data = this;
     callbacks_.on_message = &TransportChannel::on_message;
     callbacks_.on_closed = &TransportChannel::on_closed;
     callbacks_.on_diagnostic = &TransportChannel::on_diagnostic;
@@ -71,6 +107,9 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     callbacks_.on_request_failed = &TransportChannel::on_request_failed;
     callbacks_.on_failure = &TransportChannel::on_failure;
     callbacks_.on_closed_ex = &TransportChannel::on_closed_ex;
+    callbacks_.get_request_headers_ex = &TransportChannel::get_request_headers_ex;
+    callbacks_.on_auth_challenge_ex = &TransportChannel::on_auth_challenge_ex;
+    auth_ = listener_->auth_hooks();
     traits_ = has_v11(offsetof(mcph_transport_vtable_v1, traits)) ? vtable_->traits : traits_of_v10_plugin(vtable_);
 
     mcph_error err = make_error();
@@ -135,53 +174,156 @@ void TransportChannel::set_option(std::string_view key, std::string_view value) 
     vtable_->set_option(transport_, str(key), str(value), &err);
 }
 
+// Pending auth answers are completed (CANCELLED) before the plugin's close, which may be joining
+// an I/O thread that waits for one; the auth's blocking call (a sign-in waiting for its redirect)
+// is told to give up, but never waited for: its job finds no entry left and drops its answer.
 void TransportChannel::close() {
-    std::call_once(closed_, [this] { vtable_->close(transport_); });
+    std::call_once(closed_, [this] {
+        if (completions_->close() > 0 && auth_) auth_->cancel();
+        vtable_->close(transport_);
+    });
 }
 
-void TransportChannel::on_message(void* ud, mcph_str message) { listener_of(ud)->on_transport_message(view(message)); }
+void TransportChannel::on_message(void* ud, mcph_str message) {
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_message", [&] { l->on_transport_message(view(message)); });
+}
 
 // An ABI 1.0 plugin's close detail: the message, then (stdio) "; stderr:\n" and the child's last
 // lines. That marker is the 1.0 convention; a 1.1 plugin sends the tail as its own field.
 void TransportChannel::on_closed(void* ud, mcph_close_reason reason, mcph_str detail) {
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_closed", [&] { closed_with(l, reason, view(detail)); });
+}
+
+void TransportChannel::closed_with(TransportListener* listener, mcph_close_reason reason, std::string_view detail) {
     Failure failure;
-    const std::string text(view(detail));
+    const std::string text(detail);
     const std::string marker = "; stderr:\n";
     const auto at = text.find(marker);
     failure.message = url::redact_urls_in_text(at == std::string::npos ? text : text.substr(0, at));
     if (at != std::string::npos) failure.stderr_tail = text.substr(at + marker.size());
-    listener_of(ud)->on_transport_closed(reason, failure);
+    listener->on_transport_closed(reason, failure);
 }
 
 void TransportChannel::on_closed_ex(void* ud, mcph_close_reason reason, const mcph_failure* failure) {
-    listener_of(ud)->on_transport_closed(reason, from_c(failure));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_closed_ex", [&] { l->on_transport_closed(reason, from_c(failure)); });
 }
 
 void TransportChannel::on_diagnostic(void* ud, mcph_log_level level, mcph_str message) {
-    listener_of(ud)->on_transport_diagnostic(level, url::redact_urls_in_text(view(message)));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_diagnostic", [&] { l->on_transport_diagnostic(level, url::redact_urls_in_text(view(message))); });
 }
 
 void TransportChannel::on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure) {
-    listener_of(ud)->on_transport_request_failed(view(request_id), from_c(failure));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_request_failed", [&] { l->on_transport_request_failed(view(request_id), from_c(failure)); });
 }
 
 void TransportChannel::on_failure(void* ud, const mcph_failure* failure) {
-    listener_of(ud)->on_transport_failure(from_c(failure));
+    TransportListener* l = channel_of(ud)->listener_;
+    shielded(l, "on_failure", [&] { l->on_transport_failure(from_c(failure)); });
 }
 
+// ABI 1.0/1.1 plugins: the request is not known; the hook may block their I/O thread.
 mcph_status TransportChannel::get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err) {
     return mcph::plugin::guarded(err, [&] {
-        for (const auto& [name, value] : listener_of(ud)->request_headers())
-            sink->add(sink->user_data, str(name), str(value));
+        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
+        if (!auth) return;
+        HeaderList headers;
+        std::string reason;
+        const mcph_status st = auth->headers(AuthRequest{}, /*nonblocking=*/false, &headers, &reason);
+        if (st != MCPH_OK) throw mcph::plugin::Error(st, reason);
+        add_all(sink, headers);
     });
 }
 
 mcph_status TransportChannel::on_auth_challenge(void* ud, int status, mcph_str challenge, mcph_str /*resource*/,
                                                 mcph_error* err) {
-    bool retry = false;
-    mcph_status st = mcph::plugin::guarded(err, [&] { retry = listener_of(ud)->auth_challenge(status, view(challenge)); });
-    if (st != MCPH_OK) return st;
-    return retry ? MCPH_OK : MCPH_ERR_AUTH;
+    mcph_status answer = MCPH_ERR_AUTH;
+    const mcph_status st = mcph::plugin::guarded(err, [&] {
+        const std::shared_ptr<AuthHooks>& auth = channel_of(ud)->auth_;
+        if (!auth) return;
+        AuthRequest request;
+        request.http_status = status;
+        request.www_authenticate = std::string(view(challenge));
+        std::string reason;
+        answer = auth->challenge(request, &reason);
+        if (answer != MCPH_OK) mcph::plugin::fill_error(err, answer, reason);
+    });
+    return st != MCPH_OK ? st : answer;
+}
+
+// The fast path first: a token at hand is added here, on the plugin's thread, with no hand-off.
+// Otherwise the blocking call goes to the auth worker and the plugin parks this one request.
+mcph_status TransportChannel::get_request_headers_ex(void* ud, const mcph_auth_request* request,
+                                                     const mcph_header_sink* sink, const mcph_auth_completion* done,
+                                                     mcph_error* err) {
+    mcph_status answer = MCPH_OK;
+    const mcph_status st = mcph::plugin::guarded(err, [&] {
+        TransportChannel* self = channel_of(ud);
+        if (!self->auth_) return;
+        AuthRequest r = auth_request_from(request);
+        HeaderList headers;
+        std::string reason;
+        answer = self->auth_->headers(r, /*nonblocking=*/done != nullptr, &headers, &reason);
+        if (answer == MCPH_OK) return add_all(sink, headers);
+        if (answer != MCPH_PENDING) return mcph::plugin::fill_error(err, answer, reason);
+        answer = self->hand_off(std::move(r), /*challenge=*/false, *done, err);
+    });
+    return st != MCPH_OK ? st : answer;
+}
+
+// A challenge may refresh or sign in: always on the auth worker (when the plugin can wait).
+mcph_status TransportChannel::on_auth_challenge_ex(void* ud, const mcph_auth_request* request,
+                                                   const mcph_auth_completion* done, mcph_error* err) {
+    mcph_status answer = MCPH_ERR_AUTH;
+    const mcph_status st = mcph::plugin::guarded(err, [&] {
+        TransportChannel* self = channel_of(ud);
+        if (!self->auth_) return;
+        AuthRequest r = auth_request_from(request);
+        if (done) {
+            answer = self->hand_off(std::move(r), /*challenge=*/true, *done, err);
+            return;
+        }
+        std::string reason;
+        answer = self->auth_->challenge(r, &reason);
+        if (answer != MCPH_OK) mcph::plugin::fill_error(err, answer, reason);
+    });
+    return st != MCPH_OK ? st : answer;
+}
+
+// The job owns what it touches (the auth, the completions): the channel, its session and the
+// plugin's transport may all be gone by the time it runs or finishes.
+mcph_status TransportChannel::hand_off(AuthRequest request, bool challenge, const mcph_auth_completion& done,
+                                       mcph_error* err) {
+    const std::uint64_t id = completions_->add(done);
+    if (id == 0) {
+        mcph::plugin::fill_error(err, MCPH_ERR_CANCELLED, "the transport is closing");
+        return MCPH_ERR_CANCELLED;
+    }
+    std::shared_ptr<AuthHooks> auth = auth_;
+    std::shared_ptr<AuthCompletions> completions = completions_;
+    try {
+        auth_->run_blocking([auth, completions, id, challenge, request = std::move(request)] {
+            if (!completions->waiting(id)) return;  // closed meanwhile: no network for nobody
+            HeaderList headers;
+            std::string reason;
+            mcph_status status = MCPH_ERR_INTERNAL;
+            try {
+                status = challenge ? auth->challenge(request, &reason)
+                                   : auth->headers(request, /*nonblocking=*/false, &headers, &reason);
+            } catch (const std::exception& e) {
+                reason = std::string("internal error in the auth hook: ") + e.what();
+            }
+            completions->complete(id, status, headers, reason);
+        });
+    } catch (...) {
+        completions_->forget(id);
+        throw;
+    }
+    return MCPH_PENDING;
 }
 
 }  // namespace mcph::transport

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "plugins/plugin_loader.hpp"
+#include "transport/auth_completions.hpp"
 #include "transport/transport.hpp"
 
 #include <mcph/plugin_api.h>
@@ -45,11 +46,23 @@ private:
     static void on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure);
     static void on_failure(void* ud, const mcph_failure* failure);
     static void on_closed_ex(void* ud, mcph_close_reason reason, const mcph_failure* failure);
+    static void closed_with(TransportListener* listener, mcph_close_reason reason, std::string_view detail);
     bool has_v11(size_t offset) const { return vtable_->struct_size > offset; }
     static mcph_status get_request_headers(void* ud, const mcph_header_sink* sink, mcph_error* err);
     static mcph_status on_auth_challenge(void* ud, int status, mcph_str challenge, mcph_str resource, mcph_error* err);
+    // ABI v1.2: the hooks that see the request and may answer MCPH_PENDING.
+    static mcph_status get_request_headers_ex(void* ud, const mcph_auth_request* request, const mcph_header_sink* sink,
+                                              const mcph_auth_completion* done, mcph_error* err);
+    // Runs the blocking auth call on the auth worker, then completes `done`: MCPH_PENDING, or
+    // MCPH_ERR_CANCELLED once closing.
+    mcph_status hand_off(AuthRequest request, bool challenge, const mcph_auth_completion& done, mcph_error* err);
+    static mcph_status on_auth_challenge_ex(void* ud, const mcph_auth_request* request,
+                                            const mcph_auth_completion* done, mcph_error* err);
 
     std::shared_ptr<plugins::LoadedPlugin> plugin_;
+    std::shared_ptr<AuthHooks> auth_;  // the listener's, taken once; null: no auth
+    // Answers the plugin waits for (v1.2 hooks that said PENDING); completed or cancelled by close().
+    std::shared_ptr<AuthCompletions> completions_ = std::make_shared<AuthCompletions>();
     const mcph_transport_vtable_v1* vtable_;
     TransportListener* listener_;
     mcph_transport_callbacks callbacks_;

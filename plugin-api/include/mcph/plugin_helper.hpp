@@ -14,12 +14,16 @@
 
 #include <mcph/plugin_api.h>
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -128,6 +132,30 @@ inline MessageFacts facts_from(const mcph_message_facts* f) {
     return out;
 }
 
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
+
+// [v1.2] One HTTP request as a transport describes it to the host's auth hooks (owning: a parked
+// request keeps it while the host works).
+struct HookRequest {
+    std::string method;            // "POST", "GET", "DELETE"
+    std::string url;               // as sent
+    int http_status = 0;           // challenges: the response status
+    std::string www_authenticate;  // challenges: every WWW-Authenticate value, joined by ", "
+    HeaderPairs response_headers;  // challenges: every header of the response (DPoP-Nonce...)
+};
+
+// [v1.2] What an auth hook answered: MCPH_OK (with the headers, for get_request_headers),
+// MCPH_PENDING (the answer comes later, through the AuthDone given), or a failure and why.
+struct AuthAnswer {
+    mcph_status status = MCPH_OK;
+    HeaderPairs headers;
+    std::string message;
+};
+
+// Receives a PENDING hook's answer, exactly once, on any thread (possibly before the call that
+// answered PENDING has returned); never after the transport's close() has returned.
+using AuthDone = std::function<void(AuthAnswer)>;
+
 // The host side of one transport, as a plugin sees it. Cheap to copy.
 class TransportHost {
 public:
@@ -161,6 +189,38 @@ public:
         return cb_->on_auth_challenge(cb_->user_data, http_status, str(www_authenticate), str(resource_url), &err) ==
                MCPH_OK;
     }
+    // [v1.2] True when the host offers the asynchronous auth hooks (else the *_async calls below
+    // answer at once through the 1.0 hooks, which may block).
+    bool has_async_auth() const {
+        return has(offsetof(mcph_transport_callbacks, on_auth_challenge_ex)) && cb_->get_request_headers_ex &&
+               cb_->on_auth_challenge_ex;
+    }
+    // [v1.2] Headers for `request`: answered now (OK or a failure), or status MCPH_PENDING and
+    // `done` receives the answer later. Park only this request meanwhile.
+    AuthAnswer request_headers_async(const HookRequest& request, AuthDone done) const {
+        if (!has_async_auth()) return legacy_headers();
+        return call_async(/*challenge=*/false, request, std::move(done));
+    }
+    // [v1.2] The server refused `request`: MCPH_OK = retry once (asking for headers again),
+    // MCPH_PENDING = `done` says later, anything else = give up (`message` says why).
+    AuthAnswer auth_challenge_async(const HookRequest& request, AuthDone done) const {
+        if (!has_async_auth()) {
+            AuthAnswer a;
+            a.status = auth_challenge(request.http_status, request.www_authenticate, request.url) ? MCPH_OK : MCPH_ERR_AUTH;
+            return a;
+        }
+        return call_async(/*challenge=*/true, request, std::move(done));
+    }
+    // [v1.2] The same, waiting for a PENDING answer: only for a thread that may block (its own
+    // exchange waits, nothing else). The host completes every pending answer when it closes the
+    // transport, so the wait ends then at the latest. Throws Error on failure.
+    HeaderPairs request_headers(const HookRequest& request) const {
+        AuthAnswer a = wait_for(/*challenge=*/false, request);
+        if (a.status != MCPH_OK) throw Error(a.status, a.message);
+        return std::move(a.headers);
+    }
+    AuthAnswer auth_challenge(const HookRequest& request) const { return wait_for(/*challenge=*/true, request); }
+
     // The transport ended, with a typed failure (a 1.0 host gets on_closed with the text).
     void closed(mcph_close_reason reason, const Failure& failure) const {
         if (has(offsetof(mcph_transport_callbacks, on_closed_ex)) && cb_->on_closed_ex) {
@@ -202,6 +262,86 @@ public:
 
 private:
     bool has(size_t offset) const { return cb_->struct_size > offset; }
+
+    AuthAnswer legacy_headers() const {
+        AuthAnswer a;
+        try {
+            a.headers = request_headers();
+        } catch (const Error& e) {
+            a.status = e.status();
+            a.message = e.what();
+        }
+        return a;
+    }
+
+    // One _ex hook call. The completion owns a heap copy of `done`, freed when it runs; the hook
+    // answering anything but PENDING means it never will, and it is freed here.
+    AuthAnswer call_async(bool challenge, const HookRequest& request, AuthDone done) const {
+        std::vector<mcph_header> response_headers;
+        for (const auto& [name, value] : request.response_headers) response_headers.push_back({str(name), str(value)});
+        mcph_auth_request c{};
+        c.struct_size = sizeof c;
+        c.method = str(request.method);
+        c.url = str(request.url);
+        c.http_status = request.http_status;
+        c.www_authenticate = str(request.www_authenticate);
+        c.response_headers = response_headers.empty() ? nullptr : response_headers.data();
+        c.response_header_count = response_headers.size();
+        AuthAnswer now;
+        mcph_header_sink sink{sizeof(mcph_header_sink), &now.headers, [](void* ud, mcph_str n, mcph_str v) {
+                                  static_cast<HeaderPairs*>(ud)->emplace_back(std::string(view(n)), std::string(view(v)));
+                              }};
+        auto* later = new AuthDone(std::move(done));
+        const mcph_auth_completion completion{sizeof(mcph_auth_completion), later, &TransportHost::completed};
+        mcph_error err = make_error();
+        now.status = challenge ? cb_->on_auth_challenge_ex(cb_->user_data, &c, &completion, &err)
+                               : cb_->get_request_headers_ex(cb_->user_data, &c, &sink, &completion, &err);
+        if (now.status == MCPH_PENDING) return now;  // `later` belongs to the completion now
+        delete later;
+        if (now.status != MCPH_OK) now.message = err.message;
+        if (challenge) now.headers.clear();  // a challenge's answer carries none: ask again
+        return now;
+    }
+
+    // The C completion: runs once, from a host thread; nothing may unwind into it.
+    static void completed(void* ud, mcph_status status, const mcph_header* headers, size_t count,
+                          const mcph_error* err) noexcept {
+        std::unique_ptr<AuthDone> done(static_cast<AuthDone*>(ud));
+        try {
+            AuthAnswer a;
+            a.status = status;
+            for (size_t i = 0; headers && i < count; ++i)
+                a.headers.emplace_back(std::string(view(headers[i].name)), std::string(view(headers[i].value)));
+            if (status != MCPH_OK && err && err->struct_size >= sizeof(mcph_error)) a.message = err->message;
+            (*done)(std::move(a));
+        } catch (...) {
+            // Out of memory while copying: the transport's own bounds and close() still hold.
+        }
+    }
+
+    AuthAnswer wait_for(bool challenge, const HookRequest& request) const {
+        struct Slot {
+            std::mutex mutex;
+            std::condition_variable cv;
+            std::optional<AuthAnswer> answer;
+        };
+        auto slot = std::make_shared<Slot>();
+        AuthAnswer now = challenge ? auth_challenge_async(request, [slot](AuthAnswer a) {
+            std::lock_guard lock(slot->mutex);
+            slot->answer = std::move(a);
+            slot->cv.notify_all();
+        })
+                                   : request_headers_async(request, [slot](AuthAnswer a) {
+                                         std::lock_guard lock(slot->mutex);
+                                         slot->answer = std::move(a);
+                                         slot->cv.notify_all();
+                                     });
+        if (now.status != MCPH_PENDING) return now;
+        std::unique_lock lock(slot->mutex);
+        slot->cv.wait(lock, [&] { return slot->answer.has_value(); });
+        return std::move(*slot->answer);
+    }
+
     const mcph_host_services* services_;
     const mcph_transport_callbacks* cb_;
 };

@@ -112,6 +112,11 @@ OAuthConfig parse_config(std::string_view json) {
     c.auth_timeout_ms = optional_ms(doc, "authTimeoutMs", c.auth_timeout_ms);
     c.http_timeout_ms = optional_ms(doc, "httpTimeoutMs", c.http_timeout_ms);
     if (std::string n = optional_string(doc, "clientName"); !n.empty()) c.client_name = n;
+    if (auto it = doc.FindMember("dpop"); it != doc.MemberEnd() && !it->value.IsNull()) {
+        if (it->value.IsBool()) c.dpop = it->value.GetBool() ? DpopPolicy::required : DpopPolicy::off;
+        else if (it->value.IsString() && std::string_view(it->value.GetString()) == "auto") c.dpop = DpopPolicy::automatic;
+        else bad("dpop must be \"auto\", true or false");
+    }
 
     if (c.grant == Grant::client_credentials) {
         if (c.client_id.empty()) bad("the client_credentials grant needs clientId");

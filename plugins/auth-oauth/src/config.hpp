@@ -3,6 +3,7 @@
 #pragma once
 
 #include "workload_assertion.hpp"
+#include "dpop.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,7 @@ struct OAuthConfig {
     long http_timeout_ms = 30000;
     std::string client_name = "mcph";
     AssertionSourceConfig assertion;  // jwt_bearer: where the workload's JWT comes from
+    DpopPolicy dpop = DpopPolicy::automatic;  // "dpop": "auto" | true | false (RFC 9449)
 };
 
 // Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) on a bad config.

@@ -28,6 +28,7 @@ StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const Cl
     s.issuer = ep.issuer;
     s.resource = ep.resource;
     s.client = client;
+    s.token_type = t.token_type;
     return s;
 }
 
@@ -61,6 +62,7 @@ void open_browser(const FlowContext& ctx, const std::string& url) {
 
 StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, true);
+    DpopSession* dpop = dpop_for(ctx, d.server);  // before the browser: a required-but-absent DPoP fails now
     LoopbackServer server(ctx.config.callback_port, ctx.config.callback_path);
     std::string redirect_uri = server.redirect_uri();
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, redirect_uri, scopes);
@@ -84,15 +86,18 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
     if (cb.code.empty()) throw OAuthError(FailureKind::token_exchange_failed, "the callback carried no code");
     TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    tokens.use_dpop(dpop);
     TokenResponse t = tokens.exchange_code(ep, client, cb.code, pkce.verifier, redirect_uri);
     return to_stored(t, ep, client, scopes, {});
 }
 
 StoredTokens client_credentials(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, false);
+    DpopSession* dpop = dpop_for(ctx, d.server);
     ClientIdentity client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
     TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    tokens.use_dpop(dpop);
     return to_stored(tokens.client_credentials(ep, client, scopes), ep, client, scopes, {});
 }
 
@@ -121,6 +126,7 @@ std::string fresh_assertion(const FlowContext& ctx, const AssertionSource& sourc
 
 StoredTokens jwt_bearer(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     check_server(d.server, false);
+    DpopSession* dpop = dpop_for(ctx, d.server);
     if (!d.server.grant_types_supported.empty() && !contains(d.server.grant_types_supported, kJwtBearerGrant))
         throw OAuthError(FailureKind::token_exchange_failed, "authorization server " + d.issuer +
                                                                  " does not offer the jwt-bearer grant "
@@ -131,6 +137,7 @@ StoredTokens jwt_bearer(const FlowContext& ctx, const Discovery& d, const std::v
     if (!ctx.config.client_id.empty()) client = resolve_client(ctx.config, d.server, ctx.store, ctx.http, {}, scopes);
     TokenEndpoint ep{d.server.token_endpoint, d.issuer, d.resource};  // stored under the recorded issuer
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    tokens.use_dpop(dpop);
     AssertionSource source(ctx.config.assertion);
     auto request = [&](const std::string& jwt) {
         std::vector<std::pair<std::string, std::string>> fields{{"grant_type", kJwtBearerGrant}, {"assertion", jwt}};
@@ -171,6 +178,10 @@ std::string authorization_url(const AuthServerMetadata& as, const std::string& c
     return append_query(as.authorization_endpoint, form_body(q));
 }
 
+DpopSession* dpop_for(const FlowContext& ctx, const AuthServerMetadata& as) {
+    return ctx.dpop && ctx.dpop->use_with(as) ? ctx.dpop : nullptr;
+}
+
 StoredTokens acquire_tokens(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes) {
     if (ctx.config.grant == Grant::client_credentials) return client_credentials(ctx, d, scopes);
     if (ctx.config.grant == Grant::jwt_bearer) return jwt_bearer(ctx, d, scopes);
@@ -187,6 +198,8 @@ StoredTokens refresh_tokens(const FlowContext& ctx, const StoredTokens& current)
     // A configured secret may have been rotated since the tokens were stored.
     if (client.source == "preregistered" && !ctx.config.client_secret.empty()) client.client_secret = ctx.config.client_secret;
     TokenClient tokens(ctx.http, ctx.config.private_key_pem, ctx.config.signing_algorithm);
+    // A DPoP-bound grant is refreshed with a proof by the same key (RFC 9449 §5): no metadata here.
+    if (current.dpop_bound() || (ctx.dpop && ctx.dpop->policy() == DpopPolicy::required)) tokens.use_dpop(ctx.dpop);
     TokenResponse t = tokens.refresh(ep, client, current.refresh_token);
     StoredTokens s = to_stored(t, ep, client, split_scopes(current.scope), current.refresh_token);
     if (t.scope.empty()) s.scope = current.scope;

@@ -5,6 +5,7 @@
 
 #include "config.hpp"
 #include "discovery.hpp"
+#include "dpop.hpp"
 #include "http_client.hpp"
 #include "token_store.hpp"
 
@@ -22,7 +23,12 @@ struct FlowContext {
     HttpClient& http;
     const TokenStore& store;
     std::function<void(mcph_log_level, const std::string&)> log;  // never given secrets
+    DpopSession* dpop = nullptr;  // the server's DPoP state; which requests use it: dpop_for below
 };
+
+// The DPoP session for token requests to this AS (RFC 9449), or nullptr: by the config's policy
+// and the AS's dpop_signing_alg_values_supported. Throws OAuthError(dpop_unsupported).
+DpopSession* dpop_for(const FlowContext& ctx, const AuthServerMetadata& as);
 
 // Runs the configured grant against the discovered server with these scopes.
 StoredTokens acquire_tokens(const FlowContext& ctx, const Discovery& d, const std::vector<std::string>& scopes);

@@ -6,6 +6,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cctype>
+
 namespace mcph::oauth {
 
 OAuthAuth::OAuthAuth(const mcph::plugin::AuthContext& ctx)
@@ -14,7 +16,8 @@ OAuthAuth::OAuthAuth(const mcph::plugin::AuthContext& ctx)
       server_url_(ctx.server_url),
       config_(parse_config(ctx.config_json)),
       http_(ctx.host, std::string(ctx.server_url), config_.http_timeout_ms),
-      store_(ctx.host, store_key_base(ctx.server_name, ctx.server_url, config_.client_id)) {
+      store_(ctx.host, store_key_base(ctx.server_name, ctx.server_url, config_.client_id)),
+      dpop_(ctx.host, store_, store_key_base(ctx.server_name, ctx.server_url, config_.client_id) + ".dpop", config_.dpop) {
     if (server_url_.empty()) throw mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT, "oauth: the server has no URL");
 }
 
@@ -26,7 +29,7 @@ void OAuthAuth::log(mcph_log_level level, const std::string& message) const {
 
 FlowContext OAuthAuth::flow_context() {
     return FlowContext{host_, config_, http_, store_,
-                       [this](mcph_log_level level, const std::string& m) { log(level, m); }};
+                       [this](mcph_log_level level, const std::string& m) { log(level, m); }, &dpop_};
 }
 
 void OAuthAuth::ensure_loaded(Lock&) {
@@ -142,19 +145,41 @@ StoredTokens OAuthAuth::run_flow(const std::string& resource_metadata_url, const
     return t;
 }
 
-std::vector<std::pair<std::string, std::string>> OAuthAuth::headers() {
-    Lock lk(mu_);
+std::vector<std::pair<std::string, std::string>> OAuthAuth::present(const StoredTokens& t,
+                                                                    const mcph::plugin::AuthRequest& request,
+                                                                    bool nonblocking) {
+    if (!t.dpop_bound()) return {{"Authorization", "Bearer " + t.access_token}};
+    std::shared_ptr<const DpopKey> key = dpop_.loaded_key();
+    if (!key) {
+        if (nonblocking) throw mcph::plugin::WouldBlock();  // the key is in the secret store
+        key = dpop_.key();
+    }
+    // A 1.0 transport does not say which request: the MCP endpoint's POST is what it sends.
+    std::string_view method = request.method.empty() ? std::string_view("POST") : request.method;
+    std::string_view url = request.url.empty() ? std::string_view(server_url_) : request.url;
+    return {{"Authorization", "DPoP " + t.access_token},
+            {"DPoP", dpop_.proof(*key, DpopRole::resource_server, method, url, t.access_token)}};
+}
+
+std::vector<std::pair<std::string, std::string>> OAuthAuth::headers() { return headers_for({}, false); }
+
+std::vector<std::pair<std::string, std::string>> OAuthAuth::headers_for(const mcph::plugin::AuthRequest& request,
+                                                                        bool nonblocking) {
+    Lock lk(mu_, std::defer_lock);
+    if (!nonblocking) lk.lock();
+    else if (!lk.try_lock() || !loaded_) throw mcph::plugin::WouldBlock();  // busy, or the store is unread
     ensure_loaded(lk);
     bool waited = false;
     while (true) {
         // No token yet: send the request bare; its 401 starts discovery (handle_challenge).
         if (!tokens_ || tokens_->access_token.empty()) return {};
         const bool expired = expires_within(*tokens_, 0);
-        if (!expires_within(*tokens_, kRefreshMarginSeconds)) return {{"Authorization", "Bearer " + tokens_->access_token}};
+        if (!expires_within(*tokens_, kRefreshMarginSeconds)) return present(*tokens_, request, nonblocking);
         if (tokens_->refresh_token.empty() || waited) {
             if (expired) return {};
-            return {{"Authorization", "Bearer " + tokens_->access_token}};
+            return present(*tokens_, request, nonblocking);
         }
+        if (nonblocking) throw mcph::plugin::WouldBlock();  // a refresh is due (ours, or one in flight)
         if (busy_) {  // someone is refreshing (or authorizing): use their result
             cv_.wait(lk, [this] { return !busy_; });
             waited = true;
@@ -179,10 +204,54 @@ std::vector<std::pair<std::string, std::string>> OAuthAuth::headers() {
     }
 }
 
+bool OAuthAuth::accept_dpop_nonce(const mcph::plugin::AuthRequest& request) {
+    bool asked = false;
+    for (const auto& c : parse_www_authenticate(request.www_authenticate)) {
+        std::string scheme = c.scheme;
+        for (auto& ch : scheme) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        auto e = c.params.find("error");
+        if (scheme == "dpop" && e != c.params.end() && e->second == "use_dpop_nonce") asked = true;
+    }
+    if (!asked) return false;
+    {
+        Lock lk(mu_);
+        ensure_loaded(lk);
+        if (!tokens_ || !tokens_->dpop_bound()) return false;  // not ours to answer: the usual path decides
+    }
+    // The transport retries a challenged request once, so each request takes at most one nonce
+    // round; the nonce itself is checked (RFC 9449 §8.1 syntax, 1 KiB) before it goes in a proof.
+    const std::string_view url = request.url.empty() ? std::string_view(server_url_) : request.url;
+    if (!dpop_.remember_nonce(DpopRole::resource_server, url, request.header("DPoP-Nonce")))
+        throw OAuthError(FailureKind::token_rejected,
+                         "the server asked for a DPoP nonce (use_dpop_nonce) without a usable DPoP-Nonce header");
+    log(MCPH_LOG_DEBUG, "the server asked for a DPoP nonce; retrying with it");
+    return true;
+}
+
+bool OAuthAuth::handle_challenge_for(const mcph::plugin::AuthRequest& request) {
+    try {
+        if (accept_dpop_nonce(request)) return true;
+    } catch (const OAuthError& e) {
+        record_failure(e.kind(), e.what());
+        throw;
+    }
+    return handle_challenge(request.http_status, request.www_authenticate);
+}
+
 bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authenticate) {
     BearerChallenge ch = bearer_challenge(www_authenticate);
     Lock lk(mu_);
     ensure_loaded(lk);
+    if (ch.error == "use_dpop_nonce" && tokens_ && tokens_->dpop_bound()) {
+        // Here without the response headers (a 1.0 caller): the nonce is out of reach, and new
+        // tokens would meet the same demand.
+        lk.unlock();
+        const std::string why =
+            "the server asked for a DPoP nonce (use_dpop_nonce), but the transport did not pass the response's "
+            "DPoP-Nonce header (plugin ABI 1.2 on_auth_challenge_ex)";
+        record_failure(FailureKind::token_rejected, why);
+        throw OAuthError(FailureKind::token_rejected, why);
+    }
     const uint64_t entry_generation = generation_;
     acquire_slot(lk);
     if (generation_ != entry_generation) {  // credentials changed while we waited: just retry
@@ -274,6 +343,7 @@ void OAuthAuth::logout() {
     } guard{this};
     forget_tokens();
     store_.erase_client();
+    dpop_.forget();  // the next sign-in binds to a new key
     std::lock_guard<std::mutex> g(mu_);
     attempts_.clear();
     issued_here_ = false;
@@ -299,6 +369,7 @@ std::string OAuthAuth::describe() {
     field("state", state);
     if (tokens_) {
         field("scope", tokens_->scope);
+        field("token_type", tokens_->token_type);
         field("client", tokens_->client.source);
         w.Key("refreshable");
         w.Bool(!tokens_->refresh_token.empty());

@@ -6,10 +6,17 @@
 // waits on `cv_` and then uses the result (a generation counter tells them it changed). Across
 // processes the secret store is the shared truth: it is re-read after taking the slot and before
 // refreshing, and a token another process stored is adopted instead of refreshing again.
+//
+// headers_for in non-blocking mode (the transport's I/O thread) answers only from what is at
+// hand: it try-locks `mu_`, never reads the secret store, never waits on `cv_` and never
+// refreshes; whenever one of those would be needed it throws WouldBlock and the host asks again
+// on a thread where blocking is fine. DPoP-bound tokens (RFC 9449) go out as
+// "Authorization: DPoP <token>" with a fresh proof for the request's method and URL.
 #pragma once
 
 #include "config.hpp"
 #include "discovery.hpp"
+#include "dpop.hpp"
 #include "errors.hpp"
 #include "flows.hpp"
 #include "http_client.hpp"
@@ -33,6 +40,9 @@ public:
 
     std::vector<std::pair<std::string, std::string>> headers() override;
     bool handle_challenge(int http_status, std::string_view www_authenticate) override;
+    std::vector<std::pair<std::string, std::string>> headers_for(const mcph::plugin::AuthRequest& request,
+                                                                 bool nonblocking) override;
+    bool handle_challenge_for(const mcph::plugin::AuthRequest& request) override;
     void login() override;
     void logout() override;
     std::string describe() override;
@@ -57,6 +67,14 @@ private:
     void acquire_slot(Lock& lk);
     void release_slot();
     FlowContext flow_context();
+    // The headers presenting `t` for `request` (called with mu_ held; signs, never does I/O
+    // when nonblocking).
+    std::vector<std::pair<std::string, std::string>> present(const StoredTokens& t,
+                                                             const mcph::plugin::AuthRequest& request,
+                                                             bool nonblocking);
+    // A resource server's `DPoP error="use_dpop_nonce"` challenge with a DPoP-Nonce header:
+    // the nonce is kept and the request may be retried. False when the challenge is not one.
+    bool accept_dpop_nonce(const mcph::plugin::AuthRequest& request);
     void log(mcph_log_level level, const std::string& message) const;
 
     // Each returns the new tokens, already saved; the caller installs them.
@@ -75,6 +93,7 @@ private:
     OAuthConfig config_;
     HttpClient http_;
     TokenStore store_;
+    DpopSession dpop_;  // used for new tokens by config_.dpop; always for DPoP-bound stored ones
 
     std::mutex mu_;
     std::condition_variable cv_;

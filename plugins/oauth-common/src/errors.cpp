@@ -27,6 +27,7 @@ const char* kind_name(FailureKind kind) {
         case FailureKind::refresh_failed: return "refresh_failed";
         case FailureKind::token_rejected: return "token_rejected";
         case FailureKind::step_up_limit: return "step_up_limit";
+        case FailureKind::dpop_unsupported: return "dpop_unsupported";
     }
     return "unknown";
 }

@@ -32,6 +32,7 @@ enum class FailureKind {
     refresh_failed,
     token_rejected,         // the server rejected a token it had just been issued
     step_up_limit,          // too many insufficient_scope re-authorisations
+    dpop_unsupported,       // DPoP is required by the config and the AS does not offer ES256
 };
 
 const char* kind_name(FailureKind kind);

@@ -55,6 +55,31 @@ size_t on_write(char* data, size_t size, size_t count, void* user) {
     return n;
 }
 
+// Response headers, bounded like the body. A status line starts a new response (a 100 or a
+// proxy's CONNECT answer came first): only the final response's headers are kept.
+constexpr size_t kMaxHeaders = 100;
+constexpr size_t kMaxHeaderLine = 8192;
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+    auto* out = static_cast<HeaderPairs*>(user);
+    const size_t n = size * count;
+    std::string_view line(data, n);
+    if (line.substr(0, 5) == "HTTP/") {
+        out->clear();
+        return n;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || n > kMaxHeaderLine || out->size() >= kMaxHeaders) return n;
+    auto trim = [](std::string_view v) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n'))
+            v.remove_suffix(1);
+        return v;
+    };
+    out->emplace_back(std::string(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+    return n;
+}
+
 std::string media_type(CURL* easy) {
     char* raw = nullptr;
     if (curl_easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &raw) != CURLE_OK || !raw) return {};
@@ -207,6 +232,9 @@ HttpResponse HttpClient::perform(const std::string& url, const std::string* post
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, list.get());
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
+    HeaderPairs response_headers;
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, &response_headers);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
     SocketGuard guard{this, lowercase_scheme(url), {}};
     if (has_host_policy() && !environment_proxy(guard.scheme)) {
@@ -231,11 +259,23 @@ HttpResponse HttpClient::perform(const std::string& url, const std::string* post
     r.content_type = media_type(e);
     r.body = std::move(sink.body);
     r.url = url;
+    r.headers = std::move(response_headers);
     if (redirect_to && is_redirect(r.status)) {
         char* next = nullptr;  // libcurl resolves a relative Location against the request URL
         if (curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &next) == CURLE_OK && next) *redirect_to = next;
     }
     return r;
+}
+
+std::string HttpResponse::header(std::string_view name) const {
+    for (const auto& [n, v] : headers) {
+        if (n.size() != name.size()) continue;
+        bool same = true;
+        for (size_t i = 0; i < n.size() && same; ++i)
+            same = std::tolower(static_cast<unsigned char>(n[i])) == std::tolower(static_cast<unsigned char>(name[i]));
+        if (same) return v;
+    }
+    return {};
 }
 
 void require_json(const HttpResponse& r, std::string_view what, FailureKind kind) {

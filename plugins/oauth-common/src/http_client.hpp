@@ -22,14 +22,18 @@
 
 namespace mcph::oauth {
 
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
+
 struct HttpResponse {
     long status = 0;
     std::string content_type;  // lower-case media type without parameters
     std::string body;
     std::string url;  // the URL that produced this response (after redirects)
-};
+    HeaderPairs headers;  // of the final response, names as sent; at most 100, each at most 8 KiB
 
-using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
+    // The first header of that name (ASCII case-insensitive); "" when absent (DPoP-Nonce).
+    std::string header(std::string_view name) const;
+};
 
 class HttpClient {
 public:

@@ -108,6 +108,10 @@ std::string der_to_raw_p256(const std::string& der) {
 
 }  // namespace
 
+std::string es256_signature(EVP_PKEY* key, std::string_view signing_input) {
+    return der_to_raw_p256(sign(key, signing_input));
+}
+
 std::string make_client_assertion(std::string_view private_key_pem, std::string_view algorithm,
                                   const AssertionClaims& claims) {
     auto key = load_key(private_key_pem);

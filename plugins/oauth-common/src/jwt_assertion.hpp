@@ -1,6 +1,8 @@
 // RFC 7523 client assertions for private_key_jwt: a compact JWS signed with OpenSSL.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -21,5 +23,9 @@ struct AssertionClaims {
 // on an unusable key.
 std::string make_client_assertion(std::string_view private_key_pem, std::string_view algorithm,
                                   const AssertionClaims& claims);
+
+// The JWS ES256 signature (raw r||s, 64 bytes, RFC 7518 §3.4) of `signing_input` with a P-256 key.
+// Shared with DPoP proofs (dpop.cpp).
+std::string es256_signature(EVP_PKEY* key, std::string_view signing_input);
 
 }  // namespace mcph::oauth

@@ -61,6 +61,7 @@ std::optional<AuthServerMetadata> parse_auth_server_metadata(std::string_view js
     m.code_challenge_methods_supported = get_strings(doc, "code_challenge_methods_supported");
     m.token_endpoint_auth_methods_supported = get_strings(doc, "token_endpoint_auth_methods_supported");
     m.grant_types_supported = get_strings(doc, "grant_types_supported");
+    m.dpop_signing_alg_values_supported = get_strings(doc, "dpop_signing_alg_values_supported");
     auto it = doc.FindMember("client_id_metadata_document_supported");
     m.client_id_metadata_document_supported = it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
     it = doc.FindMember("authorization_response_iss_parameter_supported");

@@ -27,6 +27,7 @@ struct AuthServerMetadata {
     std::vector<std::string> code_challenge_methods_supported;
     std::vector<std::string> token_endpoint_auth_methods_supported;
     std::vector<std::string> grant_types_supported;
+    std::vector<std::string> dpop_signing_alg_values_supported;  // RFC 9449 §5.1
     bool client_id_metadata_document_supported = false;
     // RFC 9207: the AS promises `iss` in every authorization response, so one without it is refused.
     bool authorization_response_iss_parameter_supported = false;

@@ -1,5 +1,6 @@
 #include "token_requests.hpp"
 
+#include "dpop.hpp"
 #include "encoding.hpp"
 #include "jwt_assertion.hpp"
 #include "scopes.hpp"
@@ -51,7 +52,8 @@ TokenResponse parse_token_response(const HttpResponse& r, std::string_view what,
     if (t.access_token.empty())
         throw OAuthError(kind, std::string(what) + " at " + r.url + " returned no access_token");
     std::string type = get_string(doc, "token_type");
-    if (!type.empty() && !iequals(type, "bearer"))
+    if (iequals(type, "dpop")) t.token_type = "DPoP";
+    else if (!type.empty() && !iequals(type, "bearer"))
         throw OAuthError(kind, std::string(what) + " at " + r.url + " issued an unsupported token_type " + type);
     if (auto it = doc.FindMember("expires_in"); it != doc.MemberEnd()) {
         if (it->value.IsInt64()) t.expires_in = it->value.GetInt64();
@@ -101,14 +103,47 @@ TokenResponse TokenClient::client_credentials(const TokenEndpoint& ep, const Cli
 TokenResponse TokenClient::request(const TokenEndpoint& ep, const ClientIdentity& client,
                                    std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
                                    FailureKind kind) {
-    return parse_token_response(post(ep, client, std::move(fields), what, kind), what, kind);
+    TokenResponse t = parse_token_response(post(ep, client, std::move(fields), what, kind), what, kind);
+    // A DPoP-bound token is useless without the key its proof showed: we sent none.
+    if (t.token_type == "DPoP" && !dpop_)
+        throw OAuthError(kind, std::string(what) + " at " + ep.url + " issued a DPoP token to a request without a DPoP proof");
+    return t;
 }
+
+namespace {
+bool asks_for_dpop_nonce(const HttpResponse& r) {
+    auto e = oauth_error_in(r.body);
+    return r.status == 400 && e && e->error == "use_dpop_nonce";
+}
+}  // namespace
 
 HttpResponse TokenClient::post(const TokenEndpoint& ep, const ClientIdentity& client,
                                std::vector<std::pair<std::string, std::string>> fields, std::string_view what,
                                FailureKind kind) {
+    if (!dpop_) return post_once(ep, client, std::move(fields), {}, what, kind);
+    std::shared_ptr<const DpopKey> key = dpop_->key();
+    for (int attempt = 0;; ++attempt) {
+        // A fresh proof (and client assertion) each time: a server may refuse a replayed jti.
+        HeaderPairs proof{{"DPoP", dpop_->proof(*key, DpopRole::authorization_server, "POST", ep.url)}};
+        HttpResponse r = post_once(ep, client, fields, proof, what, kind);
+        const std::string nonce = r.header("DPoP-Nonce");  // RFC 9449 §8.2: any answer may carry a new one
+        const bool kept = !nonce.empty() && dpop_->remember_nonce(DpopRole::authorization_server, ep.url, nonce);
+        if (!asks_for_dpop_nonce(r)) return r;
+        if (!kept)
+            throw OAuthError(kind, std::string(what) + " at " + ep.url +
+                                       " asked for a DPoP nonce (use_dpop_nonce) without a usable DPoP-Nonce header");
+        if (attempt == kMaxNonceRetries)
+            throw OAuthError(kind, std::string(what) + " at " + ep.url + " still answered use_dpop_nonce after " +
+                                       std::to_string(kMaxNonceRetries) + " retries with its nonce",
+                             "use_dpop_nonce");
+    }
+}
+
+HttpResponse TokenClient::post_once(const TokenEndpoint& ep, const ClientIdentity& client,
+                                    std::vector<std::pair<std::string, std::string>> fields, const HeaderPairs& extra,
+                                    std::string_view what, FailureKind kind) {
     if (!ep.resource.empty()) fields.emplace_back("resource", ep.resource);  // RFC 8707, every request
-    HeaderPairs headers;
+    HeaderPairs headers = extra;
     const std::string& method = client.auth_method;
     if (method == "client_secret_basic") {
         // RFC 6749 §2.3.1: id and secret are form-encoded before base64.

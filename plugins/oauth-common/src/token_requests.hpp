@@ -19,6 +19,7 @@ struct TokenResponse {
     std::string refresh_token;
     std::string scope;
     int64_t expires_in = -1;  // -1: not given
+    std::string token_type = "Bearer";  // "Bearer" or "DPoP" (RFC 9449 §5)
 };
 
 // A token endpoint answer: success, or OAuthError(kind) carrying the normalised OAuth code —
@@ -37,11 +38,18 @@ struct TokenEndpoint {
     std::string resource;  // RFC 8707
 };
 
+class DpopSession;  // dpop.hpp
+
 class TokenClient {
 public:
     // The private key (PEM) and algorithm are used only for private_key_jwt.
     TokenClient(HttpClient& http, std::string private_key_pem = {}, std::string signing_algorithm = "ES256")
         : http_(http), private_key_pem_(std::move(private_key_pem)), signing_algorithm_(std::move(signing_algorithm)) {}
+
+    // RFC 9449: every request from here on carries a fresh DPoP proof, and a use_dpop_nonce
+    // answer is retried with the server's nonce (at most kMaxNonceRetries times per request).
+    void use_dpop(DpopSession* dpop) { dpop_ = dpop; }
+    static constexpr int kMaxNonceRetries = 2;
 
     TokenResponse exchange_code(const TokenEndpoint& ep, const ClientIdentity& client, const std::string& code,
                                 const std::string& verifier, const std::string& redirect_uri);
@@ -61,8 +69,12 @@ public:
                       FailureKind kind);
 
 private:
+    HttpResponse post_once(const TokenEndpoint& ep, const ClientIdentity& client,
+                           std::vector<std::pair<std::string, std::string>> fields, const HeaderPairs& extra,
+                           std::string_view what, FailureKind kind);
 
     HttpClient& http_;
+    DpopSession* dpop_ = nullptr;
     std::string private_key_pem_;
     std::string signing_algorithm_;
 };

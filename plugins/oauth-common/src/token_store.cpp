@@ -73,6 +73,7 @@ std::string serialize(const StoredTokens& t) {
     field(w, "resource", t.resource);
     w.Key("client");
     write_client(w, t.client);
+    field(w, "token_type", t.token_type);
     w.EndObject();
     return buf.GetString();
 }
@@ -90,6 +91,7 @@ std::optional<StoredTokens> deserialize_tokens(std::string_view json) {
     t.issuer = get_string(doc, "issuer");
     t.resource = get_string(doc, "resource");
     if (auto it = doc.FindMember("client"); it != doc.MemberEnd() && it->value.IsObject()) t.client = read_client(it->value);
+    if (get_string(doc, "token_type") == "DPoP") t.token_type = "DPoP";
     if (t.access_token.empty() && t.refresh_token.empty()) return std::nullopt;
     return t;
 }

@@ -36,6 +36,9 @@ struct StoredTokens {
     std::string issuer;
     std::string resource;
     ClientIdentity client;
+    std::string token_type = "Bearer";  // "DPoP": bound to the server's DPoP key (dpop.hpp)
+
+    bool dpop_bound() const { return token_type == "DPoP"; }
 };
 
 // Seconds since the epoch: the unit of expires_at.

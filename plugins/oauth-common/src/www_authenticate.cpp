@@ -124,8 +124,13 @@ std::vector<AuthChallenge> parse_www_authenticate(std::string_view header) { ret
 
 BearerChallenge bearer_challenge(std::string_view header) {
     BearerChallenge out;
-    for (const auto& c : parse_www_authenticate(header)) {
-        if (lower(c.scheme) != "bearer") continue;
+    const auto challenges = parse_www_authenticate(header);
+    // A DPoP-only resource server (RFC 9449 §7.1) puts the same parameters on a DPoP challenge.
+    bool any_bearer = false;
+    for (const auto& c : challenges) any_bearer = any_bearer || lower(c.scheme) == "bearer";
+    const std::string wanted = any_bearer ? "bearer" : "dpop";
+    for (const auto& c : challenges) {
+        if (lower(c.scheme) != wanted) continue;
         out.present = true;
         auto get = [&](const char* name) {
             auto it = c.params.find(name);

@@ -21,7 +21,8 @@ struct AuthChallenge {
 
 std::vector<AuthChallenge> parse_www_authenticate(std::string_view header);
 
-// What the OAuth logic needs from the Bearer challenge (empty strings when absent).
+// What the OAuth logic needs from the Bearer challenge — or, when there is none, the DPoP
+// challenge (RFC 9449 §7.1) — with empty strings when absent.
 struct BearerChallenge {
     bool present = false;
     std::string resource_metadata;

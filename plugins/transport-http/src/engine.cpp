@@ -1,6 +1,8 @@
 // The curl multi loop and the starting of transfers. Response handling: engine_responses.cpp.
 #include "engine.hpp"
 
+#include "auth_request.hpp"
+
 #include <algorithm>
 
 namespace mcph::http {
@@ -89,6 +91,10 @@ void Engine::drain_commands() {
             case Command::Kind::Cancel:
                 drop_cancelled(c.payload);
                 break;
+            case Command::Kind::AuthHeaders:
+            case Command::Kind::AuthRetry:
+                on_auth_answer(c);
+                break;
             case Command::Kind::Initialized:
                 // The modern era has no GET stream: change notifications come on subscriptions/listen.
                 if (!listen_requested_ && !modern_) {
@@ -113,6 +119,16 @@ void Engine::enter_modern_era() {
     std::erase_if(timers_, [&](const Timer& timer) {
         if (!is_get(timer.spec.kind)) return false;
         for (const std::string& id : timer.spec.request_ids) unresumed.push_back(id);
+        return true;
+    });
+    std::erase_if(parked_, [&](const auto& entry) {
+        if (!is_get(entry.second->spec.kind)) return false;
+        for (const std::string& id : entry.second->spec.request_ids) unresumed.push_back(id);
+        return true;
+    });
+    std::erase_if(parked_retries_, [&](const auto& entry) {
+        if (!is_get(entry.second.spec.kind)) return false;
+        for (const std::string& id : entry.second.spec.request_ids) unresumed.push_back(id);
         return true;
     });
     if (unresumed.empty()) return;  // the usual case: the probe comes first, before any GET stream
@@ -164,6 +180,8 @@ void Engine::schedule(std::chrono::milliseconds delay, TransferSpec spec) {
 }
 
 void Engine::abort_all() noexcept {
+    parked_.clear();  // a late answer finds nothing and is dropped
+    parked_retries_.clear();
     transfers_.clear();
     timers_.clear();
     waiting_requests_.clear();
@@ -175,7 +193,12 @@ void Engine::abort_all() noexcept {
 void Engine::delete_session() noexcept {
     try {
         std::unique_ptr<Transfer> t = make_transfer(TransferSpec::of(TransferKind::Delete));
-        if (add_common_headers(*t)) return;
+        // Never waits: the host has cancelled its pending answers by now (close), so only a
+        // token at hand is used; without one the DELETE is skipped.
+        mcph::plugin::AuthAnswer auth =
+            host_.request_headers_async(auth_request("DELETE", config_.url), [](mcph::plugin::AuthAnswer) {});
+        if (auth.status != MCPH_OK) return;
+        add_common_headers(*t, auth.headers);
         setopt(t->easy.get(), CURLOPT_CUSTOMREQUEST, "DELETE");
         setopt(t->easy.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(kDeleteTimeout.count()));
         setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
@@ -231,7 +254,57 @@ void Engine::pump() {
 void Engine::launch_now(TransferSpec spec, Slot slot) {
     if (quiet()) return;
     std::unique_ptr<Transfer> t = make_transfer(std::move(spec));
-    if (add_common_headers(*t)) return;  // the failure was handled
+    t->slot = slot;  // counted from here, parked or not; the destructor gives it back
+    if (slot == Slot::Request) ++active_requests_;
+    else if (slot == Slot::Other) ++active_others_;
+    request_auth(std::move(t));
+}
+
+// The host answers at once when a token is at hand (its fast path); PENDING parks only this
+// transfer, and the loop goes on serving every other one (issue #12).
+void Engine::request_auth(std::unique_ptr<Transfer> t) {
+    const std::uint64_t park = next_park_++;
+    mcph::plugin::AuthAnswer auth =
+        host_.request_headers_async(auth_request(method_of(t->spec.kind), config_.url),
+                                    [this, park](mcph::plugin::AuthAnswer answer) {
+                                        auth_answered(Command::Kind::AuthHeaders, park, std::move(answer));
+                                    });
+    if (auth.status == MCPH_PENDING) {
+        parked_.emplace(park, std::move(t));
+        return;
+    }
+    send_with(std::move(t), auth);
+}
+
+// Runs on whichever thread the host completes from; the engine outlives it (the host completes
+// nothing after close() has returned, and the engine lives until destroy).
+void Engine::auth_answered(Command::Kind kind, std::uint64_t parked, mcph::plugin::AuthAnswer answer) {
+    Command c = Command::of(kind);
+    c.parked = parked;
+    c.auth = std::move(answer);
+    mailbox_.push_control(std::move(c));
+    wake();
+}
+
+void Engine::on_auth_answer(Command& c) {
+    if (c.kind == Command::Kind::AuthRetry) {
+        auto it = parked_retries_.find(c.parked);
+        if (it == parked_retries_.end()) return;  // cancelled or dropped meanwhile
+        ParkedRetry retry = std::move(it->second);
+        parked_retries_.erase(it);
+        return retry_after_challenge(std::move(retry), c.auth);
+    }
+    auto it = parked_.find(c.parked);
+    if (it == parked_.end()) return;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    parked_.erase(it);
+    send_with(std::move(t), c.auth);
+}
+
+void Engine::send_with(std::unique_ptr<Transfer> t, const mcph::plugin::AuthAnswer& auth) {
+    if (quiet()) return;
+    if (auth.status != MCPH_OK) return on_header_failure(*t, auth.status, auth.message);
+    add_common_headers(*t, auth.headers);
     CURL* e = t->easy.get();
     const TransferSpec& s = t->spec;
     if (s.kind == TransferKind::Post) {
@@ -250,10 +323,8 @@ void Engine::launch_now(TransferSpec spec, Slot slot) {
         setopt(e, CURLOPT_HTTPGET, 1L);
     }
     // The GET stream may stay silent for hours: no deadline, TCP keep-alive finds dead peers.
+    // Counted from here: the time the host's auth took is not the server's.
     if (s.kind != TransferKind::Listen) t->deadline = Clock::now() + config_.timeout;
-    t->slot = slot;  // counted from here; the destructor gives it back
-    if (slot == Slot::Request) ++active_requests_;
-    else if (slot == Slot::Other) ++active_others_;
     launch(std::move(t));
 }
 
@@ -273,15 +344,8 @@ std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
 }
 
 // Static config headers, then the host's auth headers (fetched fresh for every request), then
-// the session headers. Returns an error message when the auth hook failed (already handled).
-std::optional<std::string> Engine::add_common_headers(Transfer& t) {
-    std::vector<std::pair<std::string, std::string>> auth;
-    try {
-        auth = host_.request_headers();
-    } catch (const Error& e) {
-        on_header_failure(t, e.status(), e.what());
-        return std::string(e.what());
-    }
+// the session headers.
+void Engine::add_common_headers(Transfer& t, const HeaderPairs& auth) {
     for (const auto& [name, value] : config_.headers) append_header(t.headers, name, value);
     for (const auto& [name, value] : auth) {
         if (!is_token(name) || is_managed_header(name) ||
@@ -298,7 +362,6 @@ std::optional<std::string> Engine::add_common_headers(Transfer& t) {
     // The message's own version (facts) wins: the spec wants the header to match its _meta.
     const std::string& version = t.spec.protocol_version.empty() ? protocol_version_ : t.spec.protocol_version;
     if (!version.empty()) append_header(t.headers, "MCP-Protocol-Version", version);
-    return std::nullopt;
 }
 
 void Engine::on_header_failure(Transfer& t, mcph_status status, const std::string& message) {
@@ -357,6 +420,8 @@ void Engine::drop_cancelled(const std::string& host_id) {
         for (Transfer* raw : transfers_.select([&](const Transfer& t) { return carries_nothing_else(t.spec); }))
             transfers_.take(raw);
         std::erase_if(waiting_requests_, carries_nothing_else);
+        std::erase_if(parked_, [&](const auto& entry) { return carries_nothing_else(entry.second->spec); });
+        std::erase_if(parked_retries_, [&](const auto& entry) { return carries_nothing_else(entry.second.spec); });
         std::erase_if(timers_, [&](const Timer& timer) { return carries_nothing_else(timer.spec); });
     }
     std::lock_guard lock(cancel_mutex_);

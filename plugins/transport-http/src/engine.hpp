@@ -93,9 +93,16 @@ private:
     void launch_now(TransferSpec spec, Slot slot);
     std::chrono::milliseconds reconnect_delay(const TransferSpec& next) const;
     std::unique_ptr<Transfer> make_transfer(TransferSpec spec);
-    std::optional<std::string> add_common_headers(Transfer& t);  // an error message on failure
+    // Asks the host for the transfer's auth headers; on MCPH_PENDING the transfer is parked (its
+    // easy handle not added: nothing of it goes out) until the answer arrives (auth_answered).
+    void request_auth(std::unique_ptr<Transfer> t);
+    void send_with(std::unique_ptr<Transfer> t, const mcph::plugin::AuthAnswer& auth);
+    void add_common_headers(Transfer& t, const HeaderPairs& auth);
     void on_header_failure(Transfer& t, mcph_status status, const std::string& message);
     void launch(std::unique_ptr<Transfer> t);
+    // [any thread] The host's answer to a parked request: handed to the I/O thread.
+    void auth_answered(Command::Kind kind, std::uint64_t parked, mcph::plugin::AuthAnswer answer);
+    void on_auth_answer(Command& c);  // [I/O thread]
 
     // ---- responses (engine_responses.cpp)
     static size_t write_callback(char* data, size_t size, size_t count, void* user) noexcept;
@@ -106,6 +113,13 @@ private:
     void deliver(std::string_view message, const MessageShape& shape);
     void on_done(std::unique_ptr<Transfer> t, CURLcode code);
     bool handle_session_or_auth(Transfer& t);
+    // A refused request whose challenge the host is working on (ABI v1.2: PENDING).
+    struct ParkedRetry {
+        TransferSpec spec;
+        long status = 0;
+        std::string challenge;  // the WWW-Authenticate values, for the message if it fails
+    };
+    void retry_after_challenge(ParkedRetry retry, const mcph::plugin::AuthAnswer& answer);
     void on_post_done(Transfer& t, CURLcode code);
     void on_json_done(Transfer& t, CURLcode code);
     void on_stream_done(Transfer& t, CURLcode code);
@@ -150,6 +164,11 @@ private:
     size_t active_requests_ = 0;
     size_t active_others_ = 0;
     std::vector<Timer> timers_;
+    // Requests waiting for the host's auth (PENDING), by park number: bounded by the slots (each
+    // parked transfer holds its POST slot; GETs are one per stream) and by the requests in flight.
+    std::uint64_t next_park_ = 1;
+    std::unordered_map<std::uint64_t, std::unique_ptr<Transfer>> parked_;
+    std::unordered_map<std::uint64_t, ParkedRetry> parked_retries_;
     RequestTracker tracker_;
     // Requests the host cancelled while a stream for them was open or a resumption pending, so
     // the transport can say it dropped them. Bounded like the tracker (erased when seen).

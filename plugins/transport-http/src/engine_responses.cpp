@@ -1,6 +1,7 @@
 // What the engine does with what comes back: body bytes as they arrive (write callback) and
 // finished transfers. Every decision that starts or removes transfers is taken in on_done(),
 // never inside a libcurl callback.
+#include "auth_request.hpp"
 #include "curl_failure.hpp"
 #include "engine.hpp"
 #include "response_notes.hpp"
@@ -26,14 +27,6 @@ constexpr size_t kGrowInPlaceBytes = size_t{1} << 20;
 constexpr auto kHealthyStream = 10s;
 
 bool is_success(long status) { return status >= 200 && status < 300; }
-
-const char* method_of(TransferKind kind) {
-    switch (kind) {
-        case TransferKind::Post: return "POST";
-        case TransferKind::Delete: return "DELETE";
-        default: return "GET";
-    }
-}
 
 // Feeds one transfer's SSE events back into the engine.
 class StreamSink final : public SseParser::Sink {
@@ -208,22 +201,48 @@ bool Engine::handle_session_or_auth(Transfer& t) {
                   "HTTP 404 from " + config_.url + ": the session expired", 404);
         return true;
     }
-    if (t.status != 401 && t.status != 403) return false;
-    std::string challenge = response_header(t.easy.get(), "WWW-Authenticate").value_or("");
-    if (!t.spec.auth_retried && host_.auth_challenge(static_cast<int>(t.status), challenge, config_.url)) {
-        if (quiet()) return true;
-        diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(t.status) + " from " + config_.url +
-                                      ": credentials refreshed, retrying once");
-        TransferSpec again = std::move(t.spec);
-        again.auth_retried = true;
-        start(std::move(again));
+    if (!is_auth_challenge(t.easy.get(), t.status)) return false;
+    mcph::plugin::HookRequest request = auth_challenge_request(t.easy.get(), method_of(t.spec.kind), config_.url, t.status);
+    ParkedRetry retry{std::move(t.spec), t.status, request.www_authenticate};
+    // One retry per request; one more when this answer demands a DPoP nonce (RFC 9449 §9): a
+    // first request earns a sign-in and then, with its first DPoP-bound token, the nonce demand.
+    // The auth backend bounds how often it says yes to either.
+    const bool nonce_demand = std::any_of(request.response_headers.begin(), request.response_headers.end(),
+                                          [](const auto& h) { return curl_strequal(h.first.c_str(), "DPoP-Nonce") != 0; });
+    if (retry.spec.auth_retries >= (nonce_demand ? 2 : 1)) {
+        mcph::plugin::AuthAnswer refused;
+        refused.status = MCPH_ERR_AUTH;
+        retry_after_challenge(std::move(retry), refused);
         return true;
     }
-    terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH,
-              "HTTP " + std::to_string(t.status) + " from " + config_.url +
-                  (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"),
-              t.status);
+    // The host may need a refresh or a sign-in: PENDING parks this request's retry only.
+    const std::uint64_t park = next_park_++;
+    mcph::plugin::AuthAnswer answer =
+        host_.auth_challenge_async(request, [this, park](mcph::plugin::AuthAnswer a) {
+            auth_answered(Command::Kind::AuthRetry, park, std::move(a));
+        });
+    if (answer.status == MCPH_PENDING) {
+        parked_retries_.emplace(park, std::move(retry));
+        return true;
+    }
+    retry_after_challenge(std::move(retry), answer);
     return true;
+}
+
+// MCPH_OK: fresh credentials, the request goes again once (asking for headers anew).
+void Engine::retry_after_challenge(ParkedRetry retry, const mcph::plugin::AuthAnswer& answer) {
+    if (quiet()) return;
+    if (answer.status == MCPH_OK) {
+        diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(retry.status) + " from " + config_.url +
+                                      ": credentials refreshed, retrying once");
+        ++retry.spec.auth_retries;
+        return start(std::move(retry.spec));
+    }
+    terminate(MCPH_CLOSE_AUTH_REQUIRED, MCPH_FAILURE_AUTH,
+              "HTTP " + std::to_string(retry.status) + " from " + config_.url +
+                  (retry.challenge.empty() ? "" : " (WWW-Authenticate: " + retry.challenge + ")") +
+                  (answer.message.empty() ? "" : ": " + answer.message),
+              retry.status);
 }
 
 // "HTTP 500 from <url>" and what the response adds: where a redirect pointed, Retry-After, the

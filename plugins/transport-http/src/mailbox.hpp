@@ -10,7 +10,10 @@
 
 #include "mcp_headers.hpp"
 
+#include <mcph/plugin_helper.hpp>
+
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -37,7 +40,8 @@ private:
 };
 
 struct Command {
-    enum class Kind { Send, ProtocolVersion, Initialized, Era, Cancel };
+    // AuthHeaders / AuthRetry: the host answered a parked request's auth hook (ABI v1.2).
+    enum class Kind { Send, ProtocolVersion, Initialized, Era, Cancel, AuthHeaders, AuthRetry };
     Kind kind = Kind::Send;
     std::string payload;                     // Send: the message; ProtocolVersion: the version;
                                              // Era: "modern"/"legacy"; Cancel: the host's request id
@@ -49,6 +53,9 @@ struct Command {
     std::string protocol_version;            // MCP-Protocol-Version of this message
     HeaderPairs metadata;                    // Mcp-Method, Mcp-Name, Mcp-Param-*, already encoded
     bool long_lived = false;                 // subscriptions/listen: its stream stays open
+    // AuthHeaders / AuthRetry:
+    std::uint64_t parked = 0;                // which parked request the answer is for
+    mcph::plugin::AuthAnswer auth;           // the host's answer
 
     static Command of(Kind kind, std::string payload = {}) {
         Command c;

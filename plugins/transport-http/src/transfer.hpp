@@ -18,6 +18,14 @@ using Clock = std::chrono::steady_clock;
 
 enum class TransferKind { Post, Listen, Resume, Delete };
 
+inline const char* method_of(TransferKind kind) {
+    switch (kind) {
+        case TransferKind::Post: return "POST";
+        case TransferKind::Delete: return "DELETE";
+        default: return "GET";
+    }
+}
+
 // How the response body is handled, decided once the status line and headers are in.
 enum class BodyKind {
     Undecided,
@@ -37,7 +45,7 @@ struct TransferSpec {
     std::chrono::milliseconds server_wait{0};  // Retry-After of the last refusal, if longer
     int attempt = 0;                       // consecutive reconnects without progress
     int resumptions = 0;                   // Resume: every resumption of this request so far
-    bool auth_retried = false;             // a 401/403 already led to one retry
+    int auth_retries = 0;                  // 401/403s that led to a retry (see handle_session_or_auth)
     Ticket ticket;                         // Post: the message's share of the mailbox bound
     // Post, from the host's message facts (not carried over to reconnects: GETs are legacy only).
     std::string host_id;                   // the host's spelling of the request's id (facts.id)

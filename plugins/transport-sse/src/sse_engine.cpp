@@ -1,6 +1,7 @@
 // The curl multi loop and the starting of exchanges. The event stream: sse_engine_stream.cpp;
 // finished POSTs: sse_engine_post.cpp.
 #include "sse_engine.hpp"
+#include "auth_request.hpp"
 
 #include "transfer_failure.hpp"
 #include "curl_loop.hpp"
@@ -146,7 +147,7 @@ std::unique_ptr<Exchange> SseEngine::make_exchange(ExchangeKind kind, const std:
 bool SseEngine::add_host_headers(Exchange& x) {
     std::vector<std::pair<std::string, std::string>> auth;
     try {
-        auth = host_.request_headers();
+        auth = host_.request_headers(mcph::http::auth_request(x.kind == ExchangeKind::Stream ? "GET" : "POST", x.url));
     } catch (const Error& e) {
         std::string why = "the auth hook failed for " + x.url + ": " + e.what();
         if (x.kind == ExchangeKind::Stream) {

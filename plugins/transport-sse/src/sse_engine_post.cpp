@@ -2,6 +2,7 @@
 // "accepted" (200/202) or why not; a request whose POST failed is reported failed right away
 // (request_failed, typed: the HTTP status and body, or why no status came), so no request waits
 // for an answer that cannot come.
+#include "auth_request.hpp"
 #include "transfer_failure.hpp"
 #include "snippet.hpp"
 #include "jsonrpc_shape.hpp"
@@ -53,8 +54,8 @@ void SseEngine::on_post_done(std::unique_ptr<Exchange> x, CURLcode code) {
 // 401/403: ask the host once; MCPH_OK means fresh credentials, so the same message goes again.
 bool SseEngine::retry_post_after_challenge(std::unique_ptr<Exchange>& x) {
     if (x->auth_retried) return false;
-    std::string challenge = mcph::http::response_header(x->easy.get(), "WWW-Authenticate").value_or("");
-    bool retry = host_.auth_challenge(static_cast<int>(x->status), challenge, x->url);
+    bool retry =
+        host_.auth_challenge(mcph::http::auth_challenge_request(x->easy.get(), "POST", x->url, x->status)).status == MCPH_OK;
     if (quiet()) {
         forget(*x);
         return true;

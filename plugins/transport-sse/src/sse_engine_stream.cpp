@@ -1,6 +1,7 @@
 // The GET event stream: body bytes as they arrive (the write callback, shared with POSTs), the
 // `endpoint` and `message` events, and what it means when the stream ends — a failed start()
 // before the endpoint event, on_closed(ERROR) after it.
+#include "auth_request.hpp"
 #include "transfer_failure.hpp"
 #include "endpoint_url.hpp"
 #include "jsonrpc_shape.hpp"
@@ -236,9 +237,10 @@ void SseEngine::on_stream_refused(Exchange& x, CURLcode code) {
 // 401/403 on the GET: ask the host (its auth plugin) once; MCPH_OK means fresh credentials.
 bool SseEngine::retry_stream_after_challenge(Exchange& x) {
     if (stream_auth_retried_) return false;
-    std::string challenge = mcph::http::response_header(x.easy.get(), "WWW-Authenticate").value_or("");
     handshake_.pause();  // an interactive login may take minutes; it is bounded by the auth plugin
-    bool retry = host_.auth_challenge(static_cast<int>(x.status), challenge, config_.url);
+    bool retry =
+        host_.auth_challenge(mcph::http::auth_challenge_request(x.easy.get(), "GET", config_.url, x.status)).status ==
+        MCPH_OK;
     if (quiet()) return true;
     if (!retry) return false;
     stream_auth_retried_ = true;

@@ -53,8 +53,12 @@ WsTransport::~WsTransport() { close(); }
 HeaderList WsTransport::handshake_headers() const {
     HeaderList out = config_.headers;
     // The auth hook may block (token refresh): it runs here, on the host thread, never on the
-    // service thread, which would stall every other connection event meanwhile.
-    for (auto& [name, value] : host_.request_headers()) {
+    // service thread, which would stall every other connection event meanwhile. A host that
+    // answers PENDING (ABI v1.2) is waited for here, for the same reason.
+    mcph::plugin::HookRequest request;
+    request.method = "GET";  // the upgrade request, which a DPoP proof binds to
+    request.url = config_.endpoint.url;
+    for (auto& [name, value] : host_.request_headers(request)) {
         if (std::string problem = header_problem(name, value); !problem.empty())
             throw Error(MCPH_ERR_AUTH, "auth header '" + name + "' " + problem);
         // A header from the auth plugin replaces a configured one of the same name.
@@ -131,7 +135,13 @@ void WsTransport::start() {
     if (!a.ok && (a.http_status == 401 || a.http_status == 403)) {
         // One retry with fresh headers, if the host's auth plugin says it refreshed credentials.
         Clock::time_point hook_started = Clock::now();
-        if (host_.auth_challenge(a.http_status, a.www_authenticate, config_.endpoint.url)) {
+        mcph::plugin::HookRequest challenge;
+        challenge.method = "GET";
+        challenge.url = config_.endpoint.url;
+        challenge.http_status = a.http_status;
+        challenge.www_authenticate = a.www_authenticate;
+        if (!a.www_authenticate.empty()) challenge.response_headers.emplace_back("WWW-Authenticate", a.www_authenticate);
+        if (host_.auth_challenge(challenge).status == MCPH_OK) {
             headers = handshake_headers();
             deadline += Clock::now() - hook_started;
             a = connect_once(headers, deadline);

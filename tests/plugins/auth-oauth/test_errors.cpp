@@ -11,7 +11,7 @@ using namespace mcph::oauth;
 
 namespace {
 HttpResponse resp(long status, std::string type, std::string body) {
-    return HttpResponse{status, std::move(type), std::move(body), "https://as.example/token"};
+    return HttpResponse{status, std::move(type), std::move(body), "https://as.example/token", {}};
 }
 template <class Fn>
 OAuthError expect_error(Fn fn) {

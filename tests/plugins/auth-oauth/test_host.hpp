@@ -78,6 +78,7 @@ public:
     Result login();
     Result logout();
     std::string describe();
+    mcph_auth* raw() const { return auth_; }  // for driving the v1.2 entry points directly
 
 private:
     mcph_auth* auth_ = nullptr;

@@ -775,6 +775,47 @@ TEST_F(HttpTransportTest, SecondUnauthorizedAfterRetryClosesWithAuthRequired) {
     expect_clean_shutdown(t);
 }
 
+// RFC 9449 §9: the first request of a DPoP client earns a sign-in (401), then — with its first
+// DPoP-bound token — a nonce demand (401 + DPoP-Nonce): one more retry for that, and only that.
+TEST_F(HttpTransportTest, DpopNonceDemandAfterASignInGetsOneMoreRetry) {
+    FakeServer server;
+    std::atomic<int> seen{0};
+    server.on([&](Exchange& ex) {
+        int n = ++seen;
+        if (n == 1) return ex.respond(401, "", {{"WWW-Authenticate", R"(DPoP resource_metadata="https://x/")"}});
+        if (n == 2)
+            return ex.respond(401, "", {{"WWW-Authenticate", R"(DPoP error="use_dpop_nonce")"}, {"DPoP-Nonce", "n-1"}});
+        ex.json(kInitResult);
+    });
+    Transport t(http_config(server.url()));
+    t.recorder.challenge_hook = [](const Challenge&) { return true; };
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.send(kInit), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(t.recorder.messages().at(0), kInitResult);
+    EXPECT_EQ(t.recorder.challenges().size(), 2u);
+    EXPECT_EQ(server.requests("POST").size(), 3u);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(HttpTransportTest, EndlessDpopNonceDemandsAreBounded) {
+    FakeServer server;
+    std::atomic<int> seen{0};
+    server.on([&](Exchange& ex) {
+        ex.respond(401, "", {{"WWW-Authenticate", R"(DPoP error="use_dpop_nonce")"},
+                             {"DPoP-Nonce", "n-" + std::to_string(++seen)}});
+    });
+    Transport t(http_config(server.url()));
+    t.recorder.challenge_hook = [](const Challenge&) { return true; };
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.send(kInit), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_AUTH_REQUIRED);
+    EXPECT_EQ(t.recorder.challenges().size(), 2u) << "two retries, not a loop";
+    EXPECT_EQ(server.requests().size(), 3u);
+    expect_clean_shutdown(t);
+}
+
 TEST_F(HttpTransportTest, AuthHookFailureClosesWithAuthRequired) {
     FakeServer server;
     Transport t(http_config(server.url()));
