@@ -11,6 +11,9 @@ APT_PACKAGES=(
   libboost-dev libboost-filesystem-dev rapidjson-dev
   libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
+  libsecret-1-dev
+  # the keyring store's tests run a real gnome-keyring-daemon inside dbus-run-session (dbus-daemon)
+  gnome-keyring dbus-daemon
   clang libclang-rt-14-dev
   libtest-json-schema-acceptance-perl
 )

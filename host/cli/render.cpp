@@ -333,6 +333,8 @@ void print_status(std::ostream& out, const JsonValue& status) {
     print_excluded(out, status, "suppressed", "suppressed duplicates");
     print_excluded(out, status, "configProblems", "config problems");
     print_excluded(out, status, "shadowed", "replaced by another scope's definition");
+    if (status.HasMember("secretStore") && status["secretStore"].IsObject())
+        out << "credentials: " << shown(status["secretStore"], "kind") << " — " << shown(status["secretStore"], "detail") << "\n";
     out << "plugins:\n";
     for (const JsonValue& p : status["plugins"].GetArray()) {
         out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << shown(p, "name") << " "

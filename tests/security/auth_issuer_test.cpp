@@ -182,7 +182,8 @@ plugins::HostServices& services() {
             ++recorder().opened;
             return false;  // the user does not come back
         },
-        [](std::function<void()> fn) { fn(); }, recorder().secrets});
+        [](std::function<void()> fn) { fn(); }, recorder().secrets,
+        /*secret_lock_folder=*/{}});
     return s;
 }
 

@@ -34,7 +34,8 @@ constexpr const char* kPublicServer = "https://mcp.example.com/mcp";
 // The host's services, as libmcph builds them for every plugin.
 plugins::HostServices& host_services() {
     static plugins::HostServices services(plugins::HostServiceBindings{
-        nullptr, nullptr, [](std::function<void()> fn) { fn(); }, std::make_shared<plugins::MemorySecretStore>()});
+        nullptr, nullptr, [](std::function<void()> fn) { fn(); }, std::make_shared<plugins::MemorySecretStore>(),
+        /*secret_lock_folder=*/{}});
     return services;
 }
 

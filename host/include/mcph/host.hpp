@@ -47,11 +47,15 @@ struct HostOptions {
     std::chrono::milliseconds connect_timeout{30000};
     ClientCallbacks callbacks;
 
-    // Where auth plugins keep tokens. File: credentials_file (default: $MCPH_CONFIG_HOME, else
-    // $XDG_CONFIG_HOME/mcph, else ~/.config/mcph with ~ from $HOME or the password database, never
-    // /tmp — /credentials.json), mode 0600, owned by the user, shared safely by concurrent processes. Memory: for the process's lifetime only (tests, one-shot clients).
-    enum class SecretStorage { File, Memory };
-    SecretStorage secret_storage = SecretStorage::File;
+    // Where auth plugins keep tokens. Keyring: the system's Secret Service (gnome-keyring…) over
+    // D-Bus. File: credentials_file (default: $MCPH_CONFIG_HOME, else $XDG_CONFIG_HOME/mcph, else
+    // ~/.config/mcph with ~ from $HOME or the password database, never /tmp — /credentials.json),
+    // mode 0600, owned by the user, shared safely by concurrent processes. Auto: the keyring when a
+    // session bus offers an unlocked default collection, else the file (the reason is logged and
+    // shown in status); $MCPH_SECRET_STORE=auto|file|keyring overrides Auto. Memory: for the
+    // process's lifetime only (tests, one-shot clients).
+    enum class SecretStorage { Auto, File, Keyring, Memory };
+    SecretStorage secret_storage = SecretStorage::Auto;
     std::filesystem::path credentials_file;
 
     // Where log lines go. Unset: stderr for Warn and above.

@@ -1,9 +1,11 @@
+#include "config/env_expansion.hpp"
 #include "config/headers_helper.hpp"
 #include "extensions/enterprise_auth.hpp"
 #include "extensions/skills.hpp"
 #include "extensions/tasks.hpp"
 #include "host/host_impl.hpp"
 #include "secrets/file_secret_store.hpp"
+#include "secrets/store_selection.hpp"
 #include "session/connect_budget.hpp"
 #include "transport/in_process_transport.hpp"
 #include "json/json_access.hpp"
@@ -72,7 +74,32 @@ connection::ReconnectPolicy reconnect_policy_for(const HostOptions& options) {
     return policy;
 }
 
+secrets::StoreChoice store_choice_for(const HostOptions& options) {
+    using S = HostOptions::SecretStorage;
+    using C = secrets::StoreChoice;
+    switch (options.secret_storage) {
+    case S::File: return C::File;
+    case S::Keyring: return C::Keyring;
+    case S::Memory: return C::Memory;
+    case S::Auto: break;
+    }
+    return secrets::choice_from_environment(C::Auto, config::lookup_process_environment);
+}
+
 }  // namespace
+
+void Host::Impl::choose_secret_store(plugins::HostServiceBindings& bindings) {
+    const auto file = options.credentials_file.empty() ? secrets::default_credentials_path() : options.credentials_file;
+    secrets::SelectedStore chosen = secrets::select_secret_store(store_choice_for(options), file);
+    // One line, once per process: where tokens go and, when the keyring was passed over, why.
+    if (chosen.fell_back && options.logger)
+        options.logger(chosen.keyring_expected ? LogLevel::Warn : LogLevel::Info, "secrets",
+                       "storing credentials in " + chosen.detail);
+    secrets = chosen.store;
+    secret_store_kind = chosen.kind;
+    secret_store_detail = chosen.detail;
+    bindings.secret_lock_folder = chosen.lock_folder;
+}
 
 Host::Impl::Impl(HostOptions opts)
     : options(std::move(opts)),
@@ -80,12 +107,8 @@ Host::Impl::Impl(HostOptions opts)
       approvals(locations.approvals_file()),
       reconnect_policy(reconnect_policy_for(options)) {
     if (!options.logger) options.logger = default_logger();
-    if (options.secret_storage == HostOptions::SecretStorage::Memory)
-        secrets = std::make_shared<plugins::MemorySecretStore>();
-    else
-        secrets = std::make_shared<::mcph::secrets::FileSecretStore>(
-            options.credentials_file.empty() ? ::mcph::secrets::default_credentials_path() : options.credentials_file);
     plugins::HostServiceBindings bindings;
+    choose_secret_store(bindings);
     bindings.log = options.logger;
     bindings.open_url = options.open_url;
     bindings.post = [rt = std::weak_ptr<runtime::Runtime>(runtime)](std::function<void()> fn) {

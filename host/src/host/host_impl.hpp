@@ -40,6 +40,7 @@ struct Host::Impl {
     HostOptions options;
     std::shared_ptr<runtime::Runtime> runtime = std::make_shared<runtime::Runtime>();
     std::shared_ptr<plugins::SecretStore> secrets;
+    std::string secret_store_kind, secret_store_detail;  // for status: which store, and why
     std::shared_ptr<plugins::HostServices> services;
     plugins::PluginRegistry registry;
     config::ConfigLocations locations;
@@ -60,6 +61,9 @@ struct Host::Impl {
     governance::PolicySettings policy;
 
     explicit Impl(HostOptions opts);
+    // Picks the secret store (secrets/store_selection.hpp), logs why when it fell back, and
+    // points secret_lock at the store's lock folder.
+    void choose_secret_store(plugins::HostServiceBindings& bindings);
     ~Impl() { shutdown(); }
     void shutdown();
 

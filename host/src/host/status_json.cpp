@@ -232,6 +232,10 @@ Json Host::status_json() const {
     if (!report.legacy_local_settings.empty()) doc.AddMember("legacyLocalSettings", str(report.legacy_local_settings, a), a);
     doc.AddMember("localSettings", str(report.local_settings, a), a);
     doc.AddMember("enterpriseExclusive", report.enterprise_exclusive, a);
+    JsonValue store(rapidjson::kObjectType);  // which secret store holds the tokens, and why
+    store.AddMember("kind", str(impl_->secret_store_kind, a), a);
+    store.AddMember("detail", str(impl_->secret_store_detail, a), a);
+    doc.AddMember("secretStore", store, a);
     JsonValue plugins(rapidjson::kArrayType);
     for (const PluginInfo& p : impl_->registry.infos()) plugins.PushBack(plugin_json(p, a), a);
     doc.AddMember("plugins", plugins, a);

@@ -1,5 +1,6 @@
 #include "plugins/host_services.hpp"
 
+#include "secrets/key_lock.hpp"
 #include "url/redact.hpp"
 
 #include <mcph/plugin_helper.hpp>
@@ -89,6 +90,30 @@ mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err
     return MCPH_OK;
 }
 
+mcph_status service_secret_lock(void* host_data, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err) {
+    const auto& folder = self(host_data)->bindings().secret_lock_folder;
+    if (folder.empty() || !handle) {
+        fill_error(err, MCPH_ERR_UNSUPPORTED, "this secret store is private to the process: no cross-process lock");
+        return MCPH_ERR_UNSUPPORTED;
+    }
+    *handle = nullptr;
+    try {
+        *handle = secrets::KeyLock::acquire(folder, std::string(view(key)), std::chrono::milliseconds(timeout_ms)).release();
+    } catch (const Error& e) {
+        const mcph_status st = e.kind() == ErrorKind::Timeout ? MCPH_ERR_TIMEOUT : MCPH_ERR_IO;
+        fill_error(err, st, e.what());
+        return st;
+    } catch (const std::exception& e) {  // never unwinds into the plugin's C frames
+        fill_error(err, MCPH_ERR_INTERNAL, e.what());
+        return MCPH_ERR_INTERNAL;
+    }
+    return MCPH_OK;
+}
+
+void service_secret_unlock(void* /*host_data*/, void* handle) {
+    delete static_cast<secrets::KeyLock*>(handle);  // the destructor cannot throw: it closes a descriptor
+}
+
 mcph_status open_url_unshielded(void* host_data, mcph_str url, mcph_error* err) {
     auto& open = self(host_data)->bindings().open_url;
     if (!open) {
@@ -156,6 +181,8 @@ HostServices::HostServices(HostServiceBindings bindings) : bindings_(std::move(b
     table_.open_url = service_open_url;
     table_.post = service_post;
     table_.check_fetch_url = service_check_fetch_url;
+    table_.secret_lock = service_secret_lock;
+    table_.secret_unlock = service_secret_unlock;
 }
 
 }  // namespace mcph::plugins

@@ -7,6 +7,7 @@
 
 #include "plugins/fetch_policy.hpp"
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +43,10 @@ struct HostServiceBindings {
     std::function<bool(const std::string&)> open_url;
     std::function<void(std::function<void()>)> post;
     std::shared_ptr<SecretStore> secrets;
+    // Where secret_lock keeps its lock files (secrets/key_lock.hpp): a folder every process using
+    // the same store shares. Empty: secret_lock answers MCPH_ERR_UNSUPPORTED (a memory store is
+    // private to the process, so there is nobody to exclude).
+    std::filesystem::path secret_lock_folder;
 };
 
 class HostServices {

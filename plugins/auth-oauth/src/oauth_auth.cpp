@@ -1,11 +1,13 @@
 #include "oauth_auth.hpp"
 
 #include "scopes.hpp"
+#include "secret_lock.hpp"
 #include "www_authenticate.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace mcph::oauth {
@@ -88,6 +90,10 @@ void OAuthAuth::record_failure(FailureKind kind, const std::string& message) {
 }
 
 StoredTokens OAuthAuth::refresh_shared(const StoredTokens& current) {
+    // Re-read → refresh → save under the store's cross-process lock, waited for at most two
+    // token requests' time (the holder's refresh is bounded by one).
+    SecretLock lock(host_, store_key_base(name_, server_url_, config_.client_id) + ".refresh",
+                    static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000)));
     // Another process sharing the store may have refreshed already (and the AS may have rotated
     // the refresh token we hold): use its result rather than spending ours.
     if (auto stored = store_.load_tokens();
