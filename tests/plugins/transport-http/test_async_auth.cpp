@@ -178,5 +178,30 @@ TEST_F(AsyncAuthTest, FailedPendingHeadersFailThatRequestOnly) {
     t.close();
 }
 
+// A hostile 401 with thousands of headers: the hook is told a bounded part of them, no more.
+TEST_F(AsyncAuthTest, ChallengeHeadersAreBounded) {
+    FakeServer server;
+    server.on([&](Exchange& ex) {
+        std::string raw = "HTTP/1.1 401 Unauthorized\r\n";
+        for (int i = 0; i < 3000; ++i) raw += "X-Junk-" + std::to_string(i) + ": " + std::string(64, 'j') + "\r\n";
+        raw += "WWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        ex.write_raw(raw);
+    });
+    Transport t(http_config(server.url()), /*typed=*/true);
+    t.recorder.enable_async_auth();
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.send(request(11)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_closed());  // the (unset) challenge hook refuses: AUTH_REQUIRED
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_AUTH_REQUIRED);
+    const auto calls = t.recorder.auth_calls();
+    ASSERT_EQ(calls.size(), 2u);
+    EXPECT_TRUE(calls[1].challenge);
+    EXPECT_LE(calls[1].response_headers.size(), 100u);
+    size_t bytes = 0;
+    for (const auto& [n, v] : calls[1].response_headers) bytes += n.size() + v.size();
+    EXPECT_LE(bytes, 64u * 1024);
+    t.close();
+}
+
 }  // namespace
 }  // namespace http_test
