@@ -199,4 +199,22 @@ TEST(CallbackShield, AThrowingListenerIsADiagnosticNotACrash) {
     channel.close();
 }
 
+// Host services are entered from plugin threads too: an application binding that throws gives the
+// plugin MCPH_ERR_INTERNAL and the reason, never an exception through its C frames.
+TEST(CallbackShield, AThrowingHostServiceBindingIsAStatus) {
+    mcph::plugins::HostServiceBindings bindings;
+    bindings.open_url = [](const std::string&) -> bool { throw std::runtime_error("no browser here"); };
+    bindings.log = [](mcph::LogLevel, std::string_view, std::string_view) { throw 7; };
+    bindings.post = [](std::function<void()>) { throw std::bad_alloc(); };
+    mcph::plugins::HostServices services(bindings);
+    const mcph_host_services* host = services.table();
+    mcph_error err{};
+    err.struct_size = sizeof err;
+    const std::string url = "https://example.com/authorize";
+    EXPECT_EQ(host->open_url(host->host_data, mcph_str_from(url.data(), url.size()), &err), MCPH_ERR_INTERNAL);
+    EXPECT_STREQ(err.message, "internal error in the host: no browser here");
+    host->log(host->host_data, MCPH_LOG_INFO, mcph_str_from("p", 1), mcph_str_from("line", 4));  // swallowed
+    host->post(host->host_data, [](void*) {}, nullptr);                                         // swallowed
+}
+
 }  // namespace
