@@ -38,12 +38,13 @@ mcph_header_sink sink_into(transport::HeaderList* out) {
 
 }  // namespace
 
-AuthSession::AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, const mcph_host_services* services,
+AuthSession::AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, std::shared_ptr<plugins::HostServices> services,
                          const std::string& server_name, const std::string& server_url, const std::string& config_json)
-    : plugin_(std::move(plugin)), vtable_(plugin_->auth()), backend_(vtable_->backend_name ? vtable_->backend_name : "") {
+    : services_(std::move(services)), plugin_(std::move(plugin)), vtable_(plugin_->auth()),
+      backend_(vtable_->backend_name ? vtable_->backend_name : "") {
     mcph_error err = make_error();
     mcph_status status =
-        vtable_->create(services, str(server_name), str(server_url), str(config_json), &auth_, &err);
+        vtable_->create(services_->table(), str(server_name), str(server_url), str(config_json), &auth_, &err);
     if (status != MCPH_OK || !auth_) {
         auth_ = nullptr;
         throw Error(status == MCPH_ERR_INVALID_ARGUMENT ? ErrorKind::Usage : ErrorKind::Plugin,
