@@ -38,12 +38,13 @@ mcph_header_sink sink_into(transport::HeaderList* out) {
 
 }  // namespace
 
-AuthSession::AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, const mcph_host_services* services,
+AuthSession::AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, std::shared_ptr<plugins::HostServices> services,
                          const std::string& server_name, const std::string& server_url, const std::string& config_json)
-    : plugin_(std::move(plugin)), vtable_(plugin_->auth()), backend_(vtable_->backend_name ? vtable_->backend_name : "") {
+    : services_(std::move(services)), plugin_(std::move(plugin)), vtable_(plugin_->auth()),
+      backend_(vtable_->backend_name ? vtable_->backend_name : "") {
     mcph_error err = make_error();
     mcph_status status =
-        vtable_->create(services, str(server_name), str(server_url), str(config_json), &auth_, &err);
+        vtable_->create(services_->table(), str(server_name), str(server_url), str(config_json), &auth_, &err);
     if (status != MCPH_OK || !auth_) {
         auth_ = nullptr;
         throw Error(status == MCPH_ERR_INVALID_ARGUMENT ? ErrorKind::Usage : ErrorKind::Plugin,
@@ -72,7 +73,10 @@ mcph_status AuthSession::headers(const transport::AuthRequest& request, bool non
     mcph_header_sink sink = sink_into(&got);
     mcph_error err = make_error();
     mcph_status status;
-    if (has_v12(offsetof(mcph_auth_vtable_v1, get_headers_ex)) && vtable_->get_headers_ex) {
+    // A request without a method comes from an ABI 1.0/1.1 transport, which does not say what it
+    // sends: the 1.0 call then, never a proof bound to nothing (DPoP).
+    const bool described = !request.method.empty();
+    if (described && has_v12(offsetof(mcph_auth_vtable_v1, get_headers_ex)) && vtable_->get_headers_ex) {
         std::vector<mcph_header> storage;
         const mcph_auth_request c = to_c(request, storage);
         status = vtable_->get_headers_ex(auth_, &c, nonblocking ? MCPH_AUTH_NONBLOCKING : 0u, &sink, &err);
@@ -96,7 +100,8 @@ mcph_status AuthSession::headers(const transport::AuthRequest& request, bool non
 mcph_status AuthSession::challenge(const transport::AuthRequest& request, std::string* reason) {
     mcph_error err = make_error();
     mcph_status status;
-    if (has_v12(offsetof(mcph_auth_vtable_v1, handle_challenge_ex)) && vtable_->handle_challenge_ex) {
+    if (!request.method.empty() && has_v12(offsetof(mcph_auth_vtable_v1, handle_challenge_ex)) &&
+        vtable_->handle_challenge_ex) {
         std::vector<mcph_header> storage;
         const mcph_auth_request c = to_c(request, storage);
         status = vtable_->handle_challenge_ex(auth_, &c, &err);

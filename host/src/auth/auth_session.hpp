@@ -4,6 +4,7 @@
 #pragma once
 
 #include "auth/auth_worker.hpp"
+#include "plugins/host_services.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "transport/transport.hpp"
 
@@ -21,7 +22,9 @@ namespace mcph::auth {
 class AuthSession : public transport::AuthHooks {
 public:
     // Throws mcph::Error(Usage) when the plugin rejects the config, Error(Plugin) otherwise.
-    AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, const mcph_host_services* services,
+    // `services` is kept alive with the session: a sign-in still running on the auth worker when
+    // the host goes away may log or store a token when it ends.
+    AuthSession(std::shared_ptr<plugins::LoadedPlugin> plugin, std::shared_ptr<plugins::HostServices> services,
                 const std::string& server_name, const std::string& server_url, const std::string& config_json);
     ~AuthSession() override;
     AuthSession(const AuthSession&) = delete;
@@ -42,6 +45,8 @@ public:
     std::string describe();  // JSON, never secrets; "{}" when the plugin says nothing
 
 private:
+    // Declared first, destroyed last: the plugin's table must outlive its shutdown.
+    std::shared_ptr<plugins::HostServices> services_;
     std::shared_ptr<plugins::LoadedPlugin> plugin_;
     const mcph_auth_vtable_v1* vtable_;
     mcph_auth* auth_ = nullptr;

@@ -237,7 +237,7 @@ std::shared_ptr<auth::AuthSession> Host::Impl::auth_for(const config::ServerConf
         throw Error(ErrorKind::Plugin, "server '" + config.name + "': no loaded plugin provides auth backend '" +
                                            config.auth_backend + "' (run `mcph plugins`; add its directory with "
                                            "--plugin-dir or MCPH_PLUGIN_PATH)");
-    auto session = std::make_shared<auth::AuthSession>(plugin, services->table(), config.name, config.url,
+    auto session = std::make_shared<auth::AuthSession>(plugin, services, config.name, config.url,
                                                        config.auth_config_json);
     std::lock_guard lock(mutex);
     return auth_sessions.emplace(config.name, session).first->second;

@@ -191,20 +191,23 @@ public:
     }
     // [v1.2] True when the host offers the asynchronous auth hooks (else the *_async calls below
     // answer at once through the 1.0 hooks, which may block).
-    bool has_async_auth() const {
-        return has(offsetof(mcph_transport_callbacks, on_auth_challenge_ex)) && cb_->get_request_headers_ex &&
-               cb_->on_auth_challenge_ex;
+    bool has_async_auth() const { return has_async_headers() && has_async_challenge(); }
+    bool has_async_headers() const {
+        return has(offsetof(mcph_transport_callbacks, get_request_headers_ex)) && cb_->get_request_headers_ex;
+    }
+    bool has_async_challenge() const {
+        return has(offsetof(mcph_transport_callbacks, on_auth_challenge_ex)) && cb_->on_auth_challenge_ex;
     }
     // [v1.2] Headers for `request`: answered now (OK or a failure), or status MCPH_PENDING and
     // `done` receives the answer later. Park only this request meanwhile.
     AuthAnswer request_headers_async(const HookRequest& request, AuthDone done) const {
-        if (!has_async_auth()) return legacy_headers();
+        if (!has_async_headers()) return legacy_headers();
         return call_async(/*challenge=*/false, request, std::move(done));
     }
     // [v1.2] The server refused `request`: MCPH_OK = retry once (asking for headers again),
     // MCPH_PENDING = `done` says later, anything else = give up (`message` says why).
     AuthAnswer auth_challenge_async(const HookRequest& request, AuthDone done) const {
-        if (!has_async_auth()) {
+        if (!has_async_challenge()) {
             AuthAnswer a;
             a.status = auth_challenge(request.http_status, request.www_authenticate, request.url) ? MCPH_OK : MCPH_ERR_AUTH;
             return a;

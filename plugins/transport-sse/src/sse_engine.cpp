@@ -73,6 +73,7 @@ void SseEngine::run() noexcept {
 }
 
 void SseEngine::step() {
+    take_auth_answers();
     drain_outbox();
     // The write callback delivers events from here; finished exchanges are handled after.
     exchanges_.perform_and_reap(
@@ -91,6 +92,8 @@ void SseEngine::drain_outbox() {
 }
 
 void SseEngine::abort_all() noexcept {
+    parked_.clear();  // a late answer finds nothing
+    parked_retries_.clear();
     exchanges_.clear();
 }
 
@@ -115,7 +118,19 @@ void SseEngine::start_post(Outgoing message, bool auth_retried) {
     std::unique_ptr<Exchange> x = make_exchange(ExchangeKind::Post, endpoint_);
     x->message = std::move(message);
     x->auth_retried = auth_retried;
-    if (!add_host_headers(*x)) return;
+    const std::uint64_t park = next_park_++;
+    mcph::plugin::AuthAnswer auth = host_.request_headers_async(
+        mcph::http::auth_request("POST", x->url),
+        [this, park](mcph::plugin::AuthAnswer answer) { auth_answered(park, false, std::move(answer)); });
+    if (auth.status == MCPH_PENDING) {
+        parked_.emplace(park, std::move(x));
+        return;
+    }
+    send_post(std::move(x), auth);
+}
+
+void SseEngine::send_post(std::unique_ptr<Exchange> x, const mcph::plugin::AuthAnswer& auth) {
+    if (!apply_host_headers(*x, auth)) return;
     append_header(x->headers, "Content-Type", "application/json");
     // No "Expect: 100-continue" on larger POSTs: a server that ignores it would otherwise cost
     // every such message a one-second stall.
@@ -127,6 +142,33 @@ void SseEngine::start_post(Outgoing message, bool auth_retried) {
     setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(x->message.payload.size()));
     setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout.count()));
     launch(std::move(x));
+}
+
+// From the host's thread: the engine outlives it (the host completes nothing after close()).
+void SseEngine::auth_answered(std::uint64_t parked, bool challenge, mcph::plugin::AuthAnswer answer) {
+    {
+        std::lock_guard lock(answers_mutex_);
+        answers_.push_back(AuthAnswerFor{parked, challenge, std::move(answer)});
+    }
+    wake();
+}
+
+void SseEngine::take_auth_answers() {
+    std::vector<AuthAnswerFor> answers;
+    {
+        std::lock_guard lock(answers_mutex_);
+        answers.swap(answers_);
+    }
+    for (AuthAnswerFor& a : answers) {
+        if (quiet()) return;
+        auto& table = a.challenge ? parked_retries_ : parked_;
+        auto it = table.find(a.parked);
+        if (it == table.end()) continue;
+        std::unique_ptr<Exchange> x = std::move(it->second);
+        table.erase(it);
+        if (a.challenge) after_challenge(std::move(x), a.answer);
+        else send_post(std::move(x), a.answer);
+    }
 }
 
 std::unique_ptr<Exchange> SseEngine::make_exchange(ExchangeKind kind, const std::string& url) {
@@ -143,16 +185,25 @@ std::unique_ptr<Exchange> SseEngine::make_exchange(ExchangeKind kind, const std:
     return x;
 }
 
-// Static config headers, then the host's auth headers, fetched fresh before every request.
+// Static config headers, then the host's auth headers, fetched fresh before every request. The
+// stream's (once, at start) may wait for a PENDING answer: nothing else is running yet.
 bool SseEngine::add_host_headers(Exchange& x) {
-    std::vector<std::pair<std::string, std::string>> auth;
+    mcph::plugin::AuthAnswer auth;
     try {
-        auth = host_.request_headers(mcph::http::auth_request(x.kind == ExchangeKind::Stream ? "GET" : "POST", x.url));
+        auth.headers = host_.request_headers(mcph::http::auth_request(x.kind == ExchangeKind::Stream ? "GET" : "POST", x.url));
     } catch (const Error& e) {
-        std::string why = "the auth hook failed for " + x.url + ": " + e.what();
+        auth.status = e.status();
+        auth.message = e.what();
+    }
+    return apply_host_headers(x, auth);
+}
+
+bool SseEngine::apply_host_headers(Exchange& x, const mcph::plugin::AuthAnswer& auth) {
+    if (auth.status != MCPH_OK) {
+        std::string why = "the auth hook failed for " + x.url + ": " + auth.message;
         if (x.kind == ExchangeKind::Stream) {
-            fail_start(e.status() == MCPH_ERR_AUTH ? MCPH_ERR_AUTH : MCPH_ERR_IO, why);
-        } else if (e.status() == MCPH_ERR_AUTH) {
+            fail_start(auth.status == MCPH_ERR_AUTH ? MCPH_ERR_AUTH : MCPH_ERR_IO, why);
+        } else if (auth.status == MCPH_ERR_AUTH) {
             forget(x);
             terminate(MCPH_CLOSE_AUTH_REQUIRED, typed(MCPH_FAILURE_AUTH, why));
         } else {
@@ -162,7 +213,7 @@ bool SseEngine::add_host_headers(Exchange& x) {
         return false;
     }
     for (const auto& [name, value] : config_.headers) append_header(x.headers, name, value);
-    for (const auto& [name, value] : auth) {
+    for (const auto& [name, value] : auth.headers) {
         if (!is_token(name) || is_managed_header(name) || !is_safe_header_value(value)) {
             diagnostic(MCPH_LOG_WARN, "ignoring an unusable header from the auth hook: '" + name + "'");
             continue;

@@ -18,7 +18,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,7 +57,17 @@ private:
     void open_stream();
     void start_post(Outgoing message, bool auth_retried);
     std::unique_ptr<Exchange> make_exchange(ExchangeKind kind, const std::string& url);
-    bool add_host_headers(Exchange& x);  // false: the auth hook failed (already handled)
+    bool add_host_headers(Exchange& x);  // blocking (the stream, at start); false: failed, handled
+    // false: the auth hook failed (already handled). Config headers, then the host's.
+    bool apply_host_headers(Exchange& x, const mcph::plugin::AuthAnswer& auth);
+    // ABI v1.2: a POST whose auth answer is PENDING waits here, its easy handle not added, while
+    // the stream and every other POST go on. The answer comes from a host thread (auth_answered)
+    // and is picked up by the loop (take_auth_answers).
+    void send_post(std::unique_ptr<Exchange> x, const mcph::plugin::AuthAnswer& auth);
+    void auth_answered(std::uint64_t parked, bool challenge, mcph::plugin::AuthAnswer answer);  // [any thread]
+    void take_auth_answers();
+    void after_challenge(std::unique_ptr<Exchange> x, const mcph::plugin::AuthAnswer& answer);
+    void refuse_post(Exchange& x, const std::string& reason);  // 401/403 not recovered: AUTH_REQUIRED
     void launch(std::unique_ptr<Exchange> x);
     void on_internal_error(const std::string& what);
 
@@ -105,6 +117,16 @@ private:
     std::atomic<bool> open_{false};
     std::atomic<long> stream_status_{0};  // HTTP status of the GET, for start()'s timeout message
     bool stream_auth_retried_ = false;
+    struct AuthAnswerFor {
+        std::uint64_t parked;
+        bool challenge;
+        mcph::plugin::AuthAnswer answer;
+    };
+    std::mutex answers_mutex_;
+    std::vector<AuthAnswerFor> answers_;  // from host threads; bounded by the parked POSTs
+    std::uint64_t next_park_ = 1;
+    std::unordered_map<std::uint64_t, std::unique_ptr<Exchange>> parked_;          // waiting for headers
+    std::unordered_map<std::uint64_t, std::unique_ptr<Exchange>> parked_retries_;  // waiting on a challenge
     bool terminated_ = false;
 };
 

@@ -37,34 +37,46 @@ void SseEngine::on_post_done(std::unique_ptr<Exchange> x, CURLcode code) {
         return post_failed(*x, curl_failure_of(x->easy.get(), code, why));
     }
     if ((x->status == 401 || x->status == 403) && retry_post_after_challenge(x)) return;
-    if (x->status == 401 || x->status == 403) {
-        std::string challenge = mcph::http::response_header(x->easy.get(), "WWW-Authenticate").value_or("");
-        forget(*x);
-        return terminate(MCPH_CLOSE_AUTH_REQUIRED,
-                         refused(x->status,
-                                 "HTTP " + std::to_string(x->status) + " from " + x->url +
-                                     (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")"),
-                                 {}, MCPH_FAILURE_AUTH));
-    }
+    if (x->status == 401 || x->status == 403) return refuse_post(*x, "");
     // The status line arrived: the server has the message, even if its short body was cut.
     if (is_success(x->status)) return forget(*x);
     post_failed(*x, refused(x->status, refusal(*x), x->head, MCPH_FAILURE_HTTP_STATUS));
 }
 
+void SseEngine::refuse_post(Exchange& x, const std::string& reason) {
+    std::string challenge = mcph::http::response_header(x.easy.get(), "WWW-Authenticate").value_or("");
+    forget(x);
+    terminate(MCPH_CLOSE_AUTH_REQUIRED,
+              refused(x.status,
+                      "HTTP " + std::to_string(x.status) + " from " + x.url +
+                          (challenge.empty() ? "" : " (WWW-Authenticate: " + challenge + ")") +
+                          (reason.empty() ? "" : ": " + reason),
+                      {}, MCPH_FAILURE_AUTH));
+}
+
 // 401/403: ask the host once; MCPH_OK means fresh credentials, so the same message goes again.
+// PENDING (ABI v1.2: a refresh or a sign-in) parks this POST only; the stream keeps delivering.
 bool SseEngine::retry_post_after_challenge(std::unique_ptr<Exchange>& x) {
     if (x->auth_retried) return false;
-    bool retry =
-        host_.auth_challenge(mcph::http::auth_challenge_request(x->easy.get(), "POST", x->url, x->status)).status == MCPH_OK;
-    if (quiet()) {
-        forget(*x);
+    const std::uint64_t park = next_park_++;
+    mcph::plugin::AuthAnswer answer = host_.auth_challenge_async(
+        mcph::http::auth_challenge_request(x->easy.get(), "POST", x->url, x->status),
+        [this, park](mcph::plugin::AuthAnswer a) { auth_answered(park, true, std::move(a)); });
+    if (answer.status == MCPH_PENDING) {
+        parked_retries_.emplace(park, std::move(x));
         return true;
     }
-    if (!retry) return false;
+    if (answer.status != MCPH_OK && !quiet()) return false;
+    after_challenge(std::move(x), answer);
+    return true;
+}
+
+void SseEngine::after_challenge(std::unique_ptr<Exchange> x, const mcph::plugin::AuthAnswer& answer) {
+    if (quiet()) return forget(*x);
+    if (answer.status != MCPH_OK) return refuse_post(*x, answer.message);
     diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(x->status) + " from " + x->url +
                                   ": credentials refreshed, retrying once");
     start_post(std::move(x->message), true);  // still counted in the outbox: same message
-    return true;
 }
 
 void SseEngine::post_failed(Exchange& x, mcph::plugin::Failure why) {

@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include <dlfcn.h>
+#include <strings.h>
 
 #include <cstdio>
 #include <cstring>
@@ -219,6 +220,110 @@ mcph_status Recorder::on_auth_challenge(void* self_ptr, int status, mcph_str www
     return self->challenge_hook && self->challenge_hook(c) ? MCPH_OK : MCPH_ERR_AUTH;
 }
 
+// ---- ABI v1.2 auth hooks --------------------------------------------------------------------
+
+std::string AuthCall::header(const std::string& name) const {
+    for (const auto& [n, v] : response_headers)
+        if (strcasecmp(n.c_str(), name.c_str()) == 0) return v;
+    return {};
+}
+
+void Recorder::enable_async_auth() {
+    callbacks_.get_request_headers_ex = &Recorder::get_request_headers_ex;
+    callbacks_.on_auth_challenge_ex = &Recorder::on_auth_challenge_ex;
+}
+
+namespace {
+AuthCall call_of(const mcph_auth_request* r, bool challenge) {
+    AuthCall c;
+    c.challenge = challenge;
+    c.method = text(r->method);
+    c.url = text(r->url);
+    c.http_status = r->http_status;
+    c.www_authenticate = text(r->www_authenticate);
+    for (size_t i = 0; r->response_headers && i < r->response_header_count; ++i)
+        c.response_headers.emplace_back(text(r->response_headers[i].name), text(r->response_headers[i].value));
+    return c;
+}
+}  // namespace
+
+mcph_status Recorder::get_request_headers_ex(void* self_ptr, const mcph_auth_request* request,
+                                             const mcph_header_sink* sink, const mcph_auth_completion* done,
+                                             mcph_error*) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    AuthCall call = call_of(request, false);
+    std::optional<std::vector<std::pair<std::string, std::string>>> answer =
+        self->async_headers_hook ? self->async_headers_hook(call) : std::vector<std::pair<std::string, std::string>>{};
+    std::lock_guard lock(self->mutex_);
+    self->auth_calls_.push_back(call);
+    if (!answer) {
+        self->pending_.push_back(*done);
+        self->cv_.notify_all();
+        return MCPH_PENDING;
+    }
+    for (const auto& [n, v] : *answer)
+        sink->add(sink->user_data, mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size()));
+    return MCPH_OK;
+}
+
+mcph_status Recorder::on_auth_challenge_ex(void* self_ptr, const mcph_auth_request* request,
+                                           const mcph_auth_completion* done, mcph_error*) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    self->note_callback();
+    AuthCall call = call_of(request, true);
+    std::optional<bool> answer = self->async_challenge_hook ? self->async_challenge_hook(call) : std::optional<bool>(false);
+    std::lock_guard lock(self->mutex_);
+    self->auth_calls_.push_back(call);
+    self->challenges_.push_back(Challenge{call.http_status, call.www_authenticate, call.url});
+    if (!answer) {
+        self->pending_.push_back(*done);
+        self->cv_.notify_all();
+        return MCPH_PENDING;
+    }
+    return *answer ? MCPH_OK : MCPH_ERR_AUTH;
+}
+
+bool Recorder::wait_pending(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return pending_.size() >= count; });
+}
+
+size_t Recorder::pending_count() {
+    std::lock_guard lock(mutex_);
+    return pending_.size();
+}
+
+bool Recorder::complete_pending(mcph_status status, const std::vector<std::pair<std::string, std::string>>& headers) {
+    mcph_auth_completion done{};
+    {
+        std::lock_guard lock(mutex_);
+        if (pending_.empty()) return false;
+        done = pending_.front();
+        pending_.erase(pending_.begin());
+    }
+    std::vector<mcph_header> c;
+    for (const auto& [n, v] : headers) c.push_back({mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size())});
+    mcph_error err;
+    std::memset(&err, 0, sizeof err);
+    err.struct_size = sizeof err;
+    err.status = status;
+    std::snprintf(err.message, sizeof err.message, "test host refused (%d)", static_cast<int>(status));
+    done.complete(done.user_data, status, c.empty() ? nullptr : c.data(), c.size(), status == MCPH_OK ? nullptr : &err);
+    return true;
+}
+
+size_t Recorder::cancel_all_pending() {
+    size_t n = 0;
+    while (complete_pending(MCPH_ERR_CANCELLED)) ++n;
+    return n;
+}
+
+std::vector<AuthCall> Recorder::auth_calls() {
+    std::lock_guard lock(mutex_);
+    return auth_calls_;
+}
+
 bool Recorder::wait_messages(size_t count, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mutex_);
     return cv_.wait_for(lock, timeout, [&] { return messages_.size() >= count; });
@@ -321,6 +426,7 @@ mcph_status Transport::set_option(std::string_view key, std::string_view value) 
 }
 
 void Transport::close() {
+    recorder.cancel_all_pending();  // as the host does (ABI v1.2): before the plugin's close
     plugin().vtable->close(transport_);
     recorder.mark_closed_returned();
 }

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,16 @@ struct Facts {
     uint32_t flags = 0;
 };
 
+// One call of an ABI v1.2 auth hook, as the host saw it (owning its text).
+struct AuthCall {
+    bool challenge = false;
+    std::string method, url;
+    int http_status = 0;
+    std::string www_authenticate;
+    std::vector<std::pair<std::string, std::string>> response_headers;
+    std::string header(const std::string& name) const;  // ASCII case-insensitive; "" when absent
+};
+
 // Records the host side of one transport. Thread-safe. A `typed` recorder is an ABI 1.1 host
 // (typed failures instead of synthesized errors and on_closed); otherwise it is a 1.0 host.
 class Recorder {
@@ -62,6 +73,20 @@ public:
     std::function<void(std::string_view)> on_message_hook;
     std::function<std::vector<std::pair<std::string, std::string>>()> headers_hook;  // may throw int status
     std::function<bool(const Challenge&)> challenge_hook;
+
+    // ABI v1.2 host (call before start): get_request_headers_ex / on_auth_challenge_ex. A hook
+    // returning nullopt makes the call answer MCPH_PENDING; the test completes it later with
+    // complete_pending(). Unset hooks: headers none, challenges refused.
+    void enable_async_auth();
+    std::function<std::optional<std::vector<std::pair<std::string, std::string>>>(const AuthCall&)> async_headers_hook;
+    std::function<std::optional<bool>(const AuthCall&)> async_challenge_hook;
+    bool wait_pending(size_t count, std::chrono::milliseconds timeout = 5s);
+    size_t pending_count();
+    // Completes the oldest pending answer, from the calling thread. False when none is pending.
+    bool complete_pending(mcph_status status, const std::vector<std::pair<std::string, std::string>>& headers = {});
+    // What a host does in close(): every pending answer is completed with MCPH_ERR_CANCELLED.
+    size_t cancel_all_pending();
+    std::vector<AuthCall> auth_calls();
 
     bool wait_messages(size_t count, std::chrono::milliseconds timeout = 5s);
     bool wait_closed(std::chrono::milliseconds timeout = 5s);
@@ -90,7 +115,13 @@ private:
     static void on_request_failed(void* self, mcph_str request_id, const mcph_failure* failure);
     static void on_failure(void* self, const mcph_failure* failure);
     static void on_closed_ex(void* self, mcph_close_reason reason, const mcph_failure* failure);
+    static mcph_status get_request_headers_ex(void* self, const mcph_auth_request* request, const mcph_header_sink* sink,
+                                              const mcph_auth_completion* done, mcph_error* err);
+    static mcph_status on_auth_challenge_ex(void* self, const mcph_auth_request* request,
+                                            const mcph_auth_completion* done, mcph_error* err);
     void note_callback();
+    std::vector<AuthCall> auth_calls_;
+    std::vector<mcph_auth_completion> pending_;
 
     mcph_transport_callbacks callbacks_;
     std::mutex mutex_;

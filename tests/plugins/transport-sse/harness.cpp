@@ -220,6 +220,46 @@ mcph_status Recorder::on_auth_challenge(void* self_ptr, int status, mcph_str www
     return self->challenge_answer_ ? MCPH_OK : MCPH_ERR_AUTH;
 }
 
+void Recorder::enable_async_auth() { callbacks_.get_request_headers_ex = &Recorder::get_request_headers_ex; }
+
+mcph_status Recorder::get_request_headers_ex(void* self_ptr, const mcph_auth_request* request,
+                                             const mcph_header_sink* sink, const mcph_auth_completion* done,
+                                             mcph_error* err) {
+    auto* self = static_cast<Recorder*>(self_ptr);
+    if (copy(request->method) == "POST" && self->pending_posts.load()) {
+        std::lock_guard lock(self->mutex_);
+        self->pending_.push_back(*done);
+        self->cv_.notify_all();
+        return MCPH_PENDING;
+    }
+    return get_request_headers(self_ptr, sink, err);
+}
+
+bool Recorder::wait_pending(size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return pending_.size() >= count; });
+}
+
+bool Recorder::complete_pending(mcph_status status, const std::vector<std::pair<std::string, std::string>>& headers) {
+    mcph_auth_completion done{};
+    {
+        std::lock_guard lock(mutex_);
+        if (pending_.empty()) return false;
+        done = pending_.front();
+        pending_.erase(pending_.begin());
+    }
+    std::vector<mcph_header> c;
+    for (const auto& [n, v] : headers) c.push_back({mcph_str_from(n.data(), n.size()), mcph_str_from(v.data(), v.size())});
+    done.complete(done.user_data, status, c.empty() ? nullptr : c.data(), c.size(), nullptr);
+    return true;
+}
+
+size_t Recorder::cancel_all_pending() {
+    size_t n = 0;
+    while (complete_pending(MCPH_ERR_CANCELLED)) ++n;
+    return n;
+}
+
 void Recorder::set_auth_headers(std::vector<std::pair<std::string, std::string>> headers) {
     std::lock_guard lock(mutex_);
     auth_headers_ = std::move(headers);
@@ -316,6 +356,7 @@ mcph_status Transport::set_option(std::string_view key, std::string_view value) 
 
 void Transport::close() {
     if (!transport_) return;
+    recorder.cancel_all_pending();  // as the host does (ABI v1.2): before the plugin's close
     plugin().vtable->close(transport_);
     recorder.mark_closed_returned();
 }

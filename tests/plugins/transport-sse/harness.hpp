@@ -57,6 +57,14 @@ public:
     int last_challenge_status();
     std::string last_challenge_header();
     int header_requests();
+    // ABI v1.2 host (call before start): get_request_headers_ex. A POST's headers are answered
+    // MCPH_PENDING while `pending_posts` is set; the test completes them with complete_pending().
+    // The GET's (at start) are answered at once with the set_auth_headers() headers.
+    void enable_async_auth();
+    std::atomic<bool> pending_posts{false};
+    bool wait_pending(size_t count, std::chrono::milliseconds timeout = 5s);
+    bool complete_pending(mcph_status status, const std::vector<std::pair<std::string, std::string>>& headers = {});
+    size_t cancel_all_pending();  // what the host does in close()
 
     bool wait_messages(size_t count, std::chrono::milliseconds timeout = 10s);
     bool wait_closed(std::chrono::milliseconds timeout = 10s);
@@ -81,6 +89,9 @@ private:
     static void on_failure(void* self, const mcph_failure* failure);
     static void on_request_failed(void* self, mcph_str request_id, const mcph_failure* failure);
     static mcph_status get_request_headers(void* self, const mcph_header_sink* sink, mcph_error* err);
+    static mcph_status get_request_headers_ex(void* self, const mcph_auth_request* request, const mcph_header_sink* sink,
+                                              const mcph_auth_completion* done, mcph_error* err);
+    std::vector<mcph_auth_completion> pending_;
     static mcph_status on_auth_challenge(void* self, int status, mcph_str www_authenticate, mcph_str resource,
                                          mcph_error* err);
     void note_callback();

@@ -218,6 +218,32 @@ TEST_F(SseTransportTest, ConfigAndAuthHookHeadersGoOnEveryRequest) {
     expect_clean_shutdown(t);
 }
 
+// ABI 1.2: a POST whose headers the host is still working on (PENDING) is parked; the event
+// stream keeps delivering meanwhile, and the POST goes out with the headers once they arrive.
+TEST_F(SseTransportTest, PendingPostHeadersDoNotHoldUpTheStream) {
+    FakeSseServer server;
+    Transport t(config(server.sse_url()));
+    t.recorder.enable_async_auth();
+    t.recorder.set_auth_headers({{"Authorization", "Bearer tok"}});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    t.recorder.pending_posts = true;
+    ASSERT_EQ(t.send(request(1)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_pending(1));
+    server.push_message(R"({"jsonrpc":"2.0","method":"notifications/message","params":{"n":1}})");
+    ASSERT_TRUE(t.recorder.wait_messages(1)) << "the stream stalled while a POST waited for its headers";
+    EXPECT_TRUE(server.requests("POST").empty()) << "the POST went out without its headers";
+    ASSERT_TRUE(t.recorder.complete_pending(MCPH_OK, {{"Authorization", "Bearer fresh"}}));
+    ASSERT_TRUE(server.wait_requests(1, "POST"));
+    EXPECT_EQ(server.requests("POST")[0].header("authorization"), "Bearer fresh");
+    ASSERT_TRUE(t.recorder.wait_messages(2));  // the echo of request 1
+    // close() with another POST still pending returns at once.
+    ASSERT_EQ(t.send(request(2)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_pending(1));
+    const auto started = Clock::now();
+    expect_clean_shutdown(t);
+    EXPECT_LT(ms_since(started), 1000);
+}
+
 TEST_F(SseTransportTest, UnauthorizedGetCallsTheChallengeHookAndRetriesOnce) {
     FakeSseServer server;
     server.script([](Script& s) { s.unauthorized_gets = 1; });
