@@ -9,6 +9,10 @@ bash scripts/setup.sh
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 status=0
+# Tests never touch the developer's own keyring: credentials go to the files the tests create.
+# The keyring tests start their own gnome-keyring-daemon in a private dbus-run-session.
+export MCPH_SECRET_STORE=file
+unset DBUS_SESSION_BUS_ADDRESS
 
 echo "== build (Release, -Werror) =="
 bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
