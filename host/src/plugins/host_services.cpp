@@ -39,7 +39,7 @@ void service_log(void* host_data, mcph_log_level level, mcph_str source, mcph_st
     });
 }
 
-mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_sink* out, mcph_error* err) {
+mcph_status secret_get_unshielded(void* host_data, mcph_str key, const mcph_string_sink* out, mcph_error* err) {
     auto* store = self(host_data)->bindings().secrets.get();
     if (!store || !out) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
@@ -60,7 +60,7 @@ mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_
     return MCPH_OK;
 }
 
-mcph_status service_secret_set(void* host_data, mcph_str key, mcph_str value, mcph_error* err) {
+mcph_status secret_set_unshielded(void* host_data, mcph_str key, mcph_str value, mcph_error* err) {
     auto* store = self(host_data)->bindings().secrets.get();
     if (!store) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
@@ -75,7 +75,7 @@ mcph_status service_secret_set(void* host_data, mcph_str key, mcph_str value, mc
     return MCPH_OK;
 }
 
-mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err) {
+mcph_status secret_delete_unshielded(void* host_data, mcph_str key, mcph_error* err) {
     auto* store = self(host_data)->bindings().secrets.get();
     if (!store) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "no secret store");
@@ -90,7 +90,7 @@ mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err
     return MCPH_OK;
 }
 
-mcph_status service_secret_lock(void* host_data, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err) {
+mcph_status secret_lock_unshielded(void* host_data, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err) {
     const auto& folder = self(host_data)->bindings().secret_lock_folder;
     if (folder.empty() || !handle) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "this secret store is private to the process: no cross-process lock");
@@ -108,6 +108,20 @@ mcph_status service_secret_lock(void* host_data, mcph_str key, uint32_t timeout_
         return MCPH_ERR_INTERNAL;
     }
     return MCPH_OK;
+}
+
+// The secret store may be the application's own code (HostOptions): it may throw anything.
+mcph_status service_secret_get(void* host_data, mcph_str key, const mcph_string_sink* out, mcph_error* err) {
+    return shielded(err, [&] { return secret_get_unshielded(host_data, key, out, err); });
+}
+mcph_status service_secret_set(void* host_data, mcph_str key, mcph_str value, mcph_error* err) {
+    return shielded(err, [&] { return secret_set_unshielded(host_data, key, value, err); });
+}
+mcph_status service_secret_delete(void* host_data, mcph_str key, mcph_error* err) {
+    return shielded(err, [&] { return secret_delete_unshielded(host_data, key, err); });
+}
+mcph_status service_secret_lock(void* host_data, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err) {
+    return shielded(err, [&] { return secret_lock_unshielded(host_data, key, timeout_ms, handle, err); });
 }
 
 void service_secret_unlock(void* /*host_data*/, void* handle) {
