@@ -136,7 +136,7 @@ std::string OAuthAuth::authorization_server_changed(const StoredTokens& current,
     return now_named;
 }
 
-bool OAuthAuth::forget_tokens_for_migration(const std::string& new_issuer) {
+std::optional<StoredTokens> OAuthAuth::forget_tokens_for_migration(const std::string& new_issuer) {
     // Under the lock refresh uses, so no other process is between its read and its save while we
     // decide: what the store holds now is what it will hold until we erase.
     SecretLock lock(host_, refresh_lock_key(), static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000)));
@@ -146,13 +146,13 @@ bool OAuthAuth::forget_tokens_for_migration(const std::string& new_issuer) {
     } catch (const std::exception& e) {
         log(MCPH_LOG_WARN, std::string("cannot read stored credentials: ") + e.what());
     }
-    if (stored && stored->issuer == new_issuer && !stored->access_token.empty() && !expires_within(*stored, 0)) {
+    if (stored && stored->issuer == new_issuer && !stored->access_token.empty()) {
         log(MCPH_LOG_INFO, "using credentials another process obtained from " + new_issuer);
         install(*stored, false);
-        return true;
+        return stored;
     }
     forget_tokens();
-    return false;
+    return std::nullopt;
 }
 
 StoredTokens OAuthAuth::run_flow(const std::string& resource_metadata_url, const std::string& challenge_scope,
@@ -329,9 +329,10 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
         if (std::string moved = current ? authorization_server_changed(*current, ch.resource_metadata) : std::string();
             !moved.empty()) {
             // SEP-2352: tokens and client of the old AS mean nothing to the new one — but tokens
-            // another process already got from the new one are exactly what we are after.
-            if (forget_tokens_for_migration(moved)) return true;
-            current.reset();
+            // another process already got from the new one are exactly what we are after (if
+            // expired, refreshed below like our own).
+            current = forget_tokens_for_migration(moved);
+            if (current && !expires_within(*current, 0)) return true;
             fresh = false;
         }
         if (fresh)

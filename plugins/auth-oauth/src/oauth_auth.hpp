@@ -96,8 +96,8 @@ private:
     void forget_tokens();
     // On an AS change: forgets the old AS's tokens, unless the store (re-read under the refresh
     // lock) already holds tokens another process obtained from `new_issuer` — those are
-    // installed and kept. True when it installed such tokens.
-    bool forget_tokens_for_migration(const std::string& new_issuer);
+    // installed, kept and returned (they may need a refresh).
+    std::optional<StoredTokens> forget_tokens_for_migration(const std::string& new_issuer);
     std::string refresh_lock_key() const;
     void record_failure(FailureKind kind, const std::string& message);
 

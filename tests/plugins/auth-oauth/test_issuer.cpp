@@ -280,6 +280,44 @@ TEST(OAuthRegistration, MigrationKeepsTokensAnotherProcessGotFromTheNewAs) {
     EXPECT_TRUE(contains(host.secrets()[tokens_key], "at-from-the-other-process"));
 }
 
+// The new AS's tokens the other process stored have expired meanwhile: they are refreshed at the
+// new AS (with their refresh token), still without a sign-in.
+TEST(OAuthRegistration, MigrationRefreshesExpiredTokensAnotherProcessGotFromTheNewAs) {
+    FakeAs as1, as2;
+    TestHost host;
+    {
+        AuthObject first(host, as1.mcp_url(), "{}");
+        ASSERT_EQ(first.challenge(401, bearer_header(as1.prm_url())).status, MCPH_OK);
+    }
+    const std::string tokens_key = mcph::oauth::store_key_base("test-server", as1.mcp_url(), "") + ".tokens";
+    mcph::oauth::StoredTokens theirs;
+    theirs.access_token = "at-expired-from-the-other-process";
+    theirs.refresh_token = "rt-from-the-other-process";
+    theirs.expires_at = mcph::oauth::now_seconds() - 10;
+    theirs.token_endpoint = as2.origin() + "/token";
+    theirs.issuer = as2.origin();
+    theirs.resource = as1.mcp_url();
+    theirs.token_type = "Bearer";
+    theirs.client.client_id = "dcr-client";
+    theirs.client.auth_method = "none";
+    theirs.client.source = "dcr";
+    host.lock_mode = LockMode::grant;
+    std::atomic<int> writes{0};
+    host.on_lock = [&] {
+        if (writes++ == 0) host.put_secret(tokens_key, mcph::oauth::serialize(theirs));
+    };
+
+    as1.set_authorization_server(as2.origin());
+    AuthObject auth(host, as1.mcp_url(), "{}");
+    Result r = auth.challenge(401, bearer_header(as1.prm_url()));
+    ASSERT_EQ(r.status, MCPH_OK) << r.message;
+    EXPECT_EQ(as2.refreshes.load(), 1);
+    EXPECT_EQ(as2.last_token_form()["refresh_token"], "rt-from-the-other-process");
+    EXPECT_EQ(as2.authorizations.load(), 0);
+    EXPECT_EQ(host.opened().size(), 1u);
+    EXPECT_EQ(auth.authorization(), "Bearer " + as2.issued_tokens().back());
+}
+
 // The other side: what the store holds under the lock is still AS1's (another process refreshed
 // there): it is erased, and this process signs in at AS2.
 TEST(OAuthRegistration, MigrationErasesOldAsTokensFoundUnderTheLock) {
