@@ -38,6 +38,11 @@ std::string OAuthAuth::refresh_lock_key() const {
     return store_key_base(name_, server_url_, config_.client_id) + ".refresh";
 }
 
+// At most two token requests' time: the holder's refresh is bounded by one.
+uint32_t OAuthAuth::refresh_lock_timeout_ms() const {
+    return static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000));
+}
+
 void OAuthAuth::ensure_loaded(Lock&) {
     if (loaded_) return;
     loaded_ = true;
@@ -103,9 +108,8 @@ void OAuthAuth::record_failure(FailureKind kind, const std::string& message) {
 }
 
 StoredTokens OAuthAuth::refresh_shared(const StoredTokens& current) {
-    // Re-read → refresh → save under the store's cross-process lock, waited for at most two
-    // token requests' time (the holder's refresh is bounded by one).
-    SecretLock lock(host_, refresh_lock_key(), static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000)));
+    // Re-read → refresh → save under the store's cross-process lock.
+    SecretLock lock(host_, refresh_lock_key(), refresh_lock_timeout_ms());
     // Another process sharing the store may have refreshed already (and the AS may have rotated
     // the refresh token we hold): use its result rather than spending ours.
     if (auto stored = store_.load_tokens();
@@ -139,7 +143,7 @@ std::string OAuthAuth::authorization_server_changed(const StoredTokens& current,
 std::optional<StoredTokens> OAuthAuth::forget_tokens_for_migration(const std::string& new_issuer) {
     // Under the lock refresh uses, so no other process is between its read and its save while we
     // decide: what the store holds now is what it will hold until we erase.
-    SecretLock lock(host_, refresh_lock_key(), static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000)));
+    SecretLock lock(host_, refresh_lock_key(), refresh_lock_timeout_ms());
     std::optional<StoredTokens> stored;
     try {
         stored = store_.load_tokens();

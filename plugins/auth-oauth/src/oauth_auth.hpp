@@ -99,6 +99,7 @@ private:
     // installed, kept and returned (they may need a refresh).
     std::optional<StoredTokens> forget_tokens_for_migration(const std::string& new_issuer);
     std::string refresh_lock_key() const;
+    uint32_t refresh_lock_timeout_ms() const;
     void record_failure(FailureKind kind, const std::string& message);
 
     const mcph_host_services* host_;
