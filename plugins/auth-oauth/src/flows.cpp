@@ -34,9 +34,9 @@ StoredTokens to_stored(const TokenResponse& t, const TokenEndpoint& ep, const Cl
 
 // RFC 9207 mix-up defence, against the issuer recorded at discovery (exact comparison): a
 // present `iss` must be it, whether or not the AS advertised the parameter; an AS that did
-// advertise it must send it.
+// advertise it must send it. A present but empty `iss=` is a value, and not this issuer's.
 void check_response_issuer(const Discovery& d, const CallbackResult& cb) {
-    if (cb.iss.empty()) {
+    if (!cb.iss_present) {
         if (d.server.authorization_response_iss_parameter_supported)
             throw OAuthError(FailureKind::state_mismatch,
                              "the authorization response carried no iss although " + d.issuer +
@@ -70,9 +70,10 @@ StoredTokens authorization_code(const FlowContext& ctx, const Discovery& d, cons
     std::string state = make_state();
     std::string url = authorization_url(d.server, client.client_id, redirect_uri, pkce.challenge, state, d.resource, scopes);
     server.start(state);
+    if (ctx.cancel.cancellation) ctx.cancel.cancellation->check(ctx.cancel.started);  // no browser for a closed server
     ctx.log(MCPH_LOG_INFO, "opening the authorization page of " + d.server.issuer + " (client " + client.source + ")");
     open_browser(ctx, url);
-    CallbackResult cb = server.wait(std::chrono::milliseconds(ctx.config.auth_timeout_ms));
+    CallbackResult cb = server.wait(std::chrono::milliseconds(ctx.config.auth_timeout_ms), ctx.cancel);
     // RFC 9207 before anything else in the response, errors included: a response that may come
     // from another AS (a mix-up) is refused without showing its error text, which that AS wrote.
     check_response_issuer(d, cb);

@@ -3,6 +3,7 @@
 // These functions own no shared state; OAuthAuth serialises them.
 #pragma once
 
+#include "cancellation.hpp"
 #include "config.hpp"
 #include "discovery.hpp"
 #include "dpop.hpp"
@@ -24,6 +25,7 @@ struct FlowContext {
     const TokenStore& store;
     std::function<void(mcph_log_level, const std::string&)> log;  // never given secrets
     DpopSession* dpop = nullptr;  // the server's DPoP state; which requests use it: dpop_for below
+    CancelScope cancel = {};       // the public call this flow runs for: a cancel ends its browser wait
 };
 
 // The DPoP session for token requests to this AS (RFC 9449), or nullptr: by the config's policy

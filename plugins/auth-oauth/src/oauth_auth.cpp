@@ -29,9 +29,18 @@ void OAuthAuth::log(mcph_log_level level, const std::string& message) const {
     host_->log(host_->host_data, level, mcph::plugin::str(source), mcph::plugin::str(message));
 }
 
-FlowContext OAuthAuth::flow_context() {
+FlowContext OAuthAuth::flow_context(const CancelScope& cancel) {
     return FlowContext{host_, config_, http_, store_,
-                       [this](mcph_log_level level, const std::string& m) { log(level, m); }, &dpop_};
+                       [this](mcph_log_level level, const std::string& m) { log(level, m); }, &dpop_, cancel};
+}
+
+std::string OAuthAuth::refresh_lock_key() const {
+    return store_key_base(name_, server_url_, config_.client_id) + ".refresh";
+}
+
+// At most two token requests' time: the holder's refresh is bounded by one.
+uint32_t OAuthAuth::refresh_lock_timeout_ms() const {
+    return static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000));
 }
 
 void OAuthAuth::ensure_loaded(Lock&) {
@@ -45,9 +54,18 @@ void OAuthAuth::ensure_loaded(Lock&) {
     }
 }
 
-void OAuthAuth::acquire_slot(Lock& lk) {
-    cv_.wait(lk, [this] { return !busy_; });
+void OAuthAuth::acquire_slot(Lock& lk, Cancellation::Epoch started) {
+    cv_.wait(lk, [&] { return !busy_ || cancel_.cancelled_since(started); });
+    cancel_.check(started);
     busy_ = true;
+}
+
+void OAuthAuth::cancel() noexcept {
+    cancel_.cancel();  // wakes a browser wait of the calls in progress
+    // A waiter on the slot re-checks its predicate under mu_: taking mu_ before notifying means
+    // none can miss this wake between its check and its wait.
+    { std::lock_guard<std::mutex> g(mu_); }
+    cv_.notify_all();
 }
 
 void OAuthAuth::release_slot() {
@@ -90,10 +108,8 @@ void OAuthAuth::record_failure(FailureKind kind, const std::string& message) {
 }
 
 StoredTokens OAuthAuth::refresh_shared(const StoredTokens& current) {
-    // Re-read → refresh → save under the store's cross-process lock, waited for at most two
-    // token requests' time (the holder's refresh is bounded by one).
-    SecretLock lock(host_, store_key_base(name_, server_url_, config_.client_id) + ".refresh",
-                    static_cast<uint32_t>(std::min<long>(2 * config_.http_timeout_ms + 1000, 120000)));
+    // Re-read → refresh → save under the store's cross-process lock.
+    SecretLock lock(host_, refresh_lock_key(), refresh_lock_timeout_ms());
     // Another process sharing the store may have refreshed already (and the AS may have rotated
     // the refresh token we hold): use its result rather than spending ours.
     if (auto stored = store_.load_tokens();
@@ -107,24 +123,45 @@ StoredTokens OAuthAuth::refresh_shared(const StoredTokens& current) {
     return t;
 }
 
-bool OAuthAuth::authorization_server_changed(const StoredTokens& current, const std::string& resource_metadata_url) {
-    if (current.issuer.empty()) return false;
+std::string OAuthAuth::authorization_server_changed(const StoredTokens& current,
+                                                   const std::string& resource_metadata_url) {
+    if (current.issuer.empty()) return {};
     std::string now_named;
     try {
         now_named = chosen_issuer(discover_resource(http_, server_url_, resource_metadata_url), server_url_);
     } catch (const OAuthError& e) {
         // Unknown: keep the old behaviour (refresh); a new authorization will rediscover anyway.
         log(MCPH_LOG_DEBUG, std::string("cannot check the authorization server: ") + e.what());
-        return false;
+        return {};
     }
-    if (now_named == current.issuer) return false;
+    if (now_named == current.issuer) return {};
     log(MCPH_LOG_INFO, "the server now names authorization server " + now_named + " instead of " + current.issuer +
                            "; authorizing there");
-    return true;
+    return now_named;
+}
+
+std::optional<StoredTokens> OAuthAuth::forget_tokens_for_migration(const std::string& new_issuer) {
+    // Under the lock refresh uses, so no other process is between its read and its save while we
+    // decide: what the store holds now is what it will hold until we erase.
+    SecretLock lock(host_, refresh_lock_key(), refresh_lock_timeout_ms());
+    std::optional<StoredTokens> stored;
+    try {
+        stored = store_.load_tokens();
+    } catch (const std::exception& e) {
+        log(MCPH_LOG_WARN, std::string("cannot read stored credentials: ") + e.what());
+    }
+    if (stored && stored->issuer == new_issuer && !stored->access_token.empty()) {
+        log(MCPH_LOG_INFO, "using credentials another process obtained from " + new_issuer);
+        install(*stored, false);
+        return stored;
+    }
+    forget_tokens();
+    return std::nullopt;
 }
 
 StoredTokens OAuthAuth::run_flow(const std::string& resource_metadata_url, const std::string& challenge_scope,
-                                 const std::vector<std::string>& extra_scopes, bool count_attempt) {
+                                 const std::vector<std::string>& extra_scopes, bool count_attempt,
+                                 const CancelScope& cancel) {
     Discovery d = discover(http_, server_url_, resource_metadata_url);
     static const std::vector<std::string> kNone;
     ScopeInputs in;
@@ -145,7 +182,7 @@ StoredTokens OAuthAuth::run_flow(const std::string& resource_metadata_url, const
                              "gave up after " + std::to_string(kMaxAuthorizations) +
                                  " authorizations for scope \"" + key + "\" that the server still refuses");
     }
-    StoredTokens t = acquire_tokens(flow_context(), d, scopes);
+    StoredTokens t = acquire_tokens(flow_context(cancel), d, scopes);
     store_.save_tokens(t);
     log(MCPH_LOG_INFO, "authorized with " + d.server.issuer + (scopes.empty() ? "" : " for scope \"" + join_scopes(scopes) + "\""));
     return t;
@@ -171,6 +208,7 @@ std::vector<std::pair<std::string, std::string>> OAuthAuth::headers() { return h
 
 std::vector<std::pair<std::string, std::string>> OAuthAuth::headers_for(const mcph::plugin::AuthRequest& request,
                                                                         bool nonblocking) {
+    const Cancellation::Epoch started = cancel_.begin();
     Lock lk(mu_, std::defer_lock);
     if (!nonblocking) lk.lock();
     else if (!lk.try_lock() || !loaded_) throw mcph::plugin::WouldBlock();  // busy, or the store is unread
@@ -187,7 +225,8 @@ std::vector<std::pair<std::string, std::string>> OAuthAuth::headers_for(const mc
         }
         if (nonblocking) throw mcph::plugin::WouldBlock();  // a refresh is due (ours, or one in flight)
         if (busy_) {  // someone is refreshing (or authorizing): use their result
-            cv_.wait(lk, [this] { return !busy_; });
+            cv_.wait(lk, [&] { return !busy_ || cancel_.cancelled_since(started); });
+            cancel_.check(started);
             waited = true;
             continue;
         }
@@ -245,6 +284,7 @@ bool OAuthAuth::handle_challenge_for(const mcph::plugin::AuthRequest& request) {
 }
 
 bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authenticate) {
+    const CancelScope cancel{&cancel_, cancel_.begin()};
     BearerChallenge ch = bearer_challenge(www_authenticate);
     Lock lk(mu_);
     ensure_loaded(lk);
@@ -259,14 +299,17 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
         throw OAuthError(FailureKind::token_rejected, why);
     }
     const uint64_t entry_generation = generation_;
-    acquire_slot(lk);
+    acquire_slot(lk, cancel.started);
     if (generation_ != entry_generation) {  // credentials changed while we waited: just retry
         lk.unlock();
         release_slot();
         return true;
     }
     std::optional<StoredTokens> current = tokens_;
-    bool fresh = current && issued_here_ && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
+    // An expired token says nothing about whether the server accepts what the AS issues (and
+    // was not even sent: headers_for sends none once it has expired), however recent.
+    const bool expired = current && expires_within(*current, 0);
+    bool fresh = current && !expired && issued_here_ && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
     lk.unlock();
 
     struct SlotGuard {
@@ -282,15 +325,18 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
                                      ", which new credentials cannot fix");
             // Step-up: keep what we have and add what the server asks for.
             std::vector<std::string> have = current ? split_scopes(current->scope) : std::vector<std::string>{};
-            install(run_flow(ch.resource_metadata, ch.scope, have, true), true);
+            install(run_flow(ch.resource_metadata, ch.scope, have, true, cancel), true);
             return true;
         }
         if (http_status != 401)
             throw OAuthError(FailureKind::token_rejected, "unexpected HTTP " + std::to_string(http_status) + " challenge");
-        if (current && authorization_server_changed(*current, ch.resource_metadata)) {
-            // SEP-2352: tokens and client of the old AS mean nothing to the new one.
-            forget_tokens();
-            current.reset();
+        if (std::string moved = current ? authorization_server_changed(*current, ch.resource_metadata) : std::string();
+            !moved.empty()) {
+            // SEP-2352: tokens and client of the old AS mean nothing to the new one — but tokens
+            // another process already got from the new one are exactly what we are after (if
+            // expired, refreshed below like our own).
+            current = forget_tokens_for_migration(moved);
+            if (current && !expires_within(*current, 0)) return true;
             fresh = false;
         }
         if (fresh)
@@ -309,11 +355,17 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
                 install(refresh_shared(*current), true);
                 return true;
             } catch (const OAuthError& e) {
+                // Another process is refreshing: its result is the answer, a new sign-in is not.
+                if (e.kind() == FailureKind::lock_busy) throw;
                 log(MCPH_LOG_WARN, std::string(e.what()) + "; authorizing again");
                 if (e.oauth_code() == "invalid_grant") forget_tokens();
             }
         }
-        install(run_flow(ch.resource_metadata, ch.scope, {}, true), true);
+        // A short-lived token that simply expired (no refresh token: client_credentials,
+        // jwt-bearer) is renewed without counting towards the loop guard; an interactive grant
+        // still counts, so a server whose tokens never last cannot keep opening the browser.
+        const bool count = !(expired && config_.grant != Grant::authorization_code);
+        install(run_flow(ch.resource_metadata, ch.scope, {}, count, cancel), true);
         return true;
     } catch (const OAuthError& e) {
         record_failure(e.kind(), e.what());
@@ -322,16 +374,17 @@ bool OAuthAuth::handle_challenge(int http_status, std::string_view www_authentic
 }
 
 void OAuthAuth::login() {
+    const CancelScope cancel{&cancel_, cancel_.begin()};
     Lock lk(mu_);
     ensure_loaded(lk);
-    acquire_slot(lk);
+    acquire_slot(lk, cancel.started);
     lk.unlock();
     struct SlotGuard {
         OAuthAuth* self;
         ~SlotGuard() { self->release_slot(); }
     } guard{this};
     try {
-        install(run_flow({}, {}, {}, false), true);
+        install(run_flow({}, {}, {}, false, cancel), true);
     } catch (const OAuthError& e) {
         record_failure(e.kind(), e.what());
         throw;
@@ -339,9 +392,10 @@ void OAuthAuth::login() {
 }
 
 void OAuthAuth::logout() {
+    const Cancellation::Epoch started = cancel_.begin();
     {
         Lock lk(mu_);
-        acquire_slot(lk);
+        acquire_slot(lk, started);
     }
     struct SlotGuard {
         OAuthAuth* self;

@@ -12,8 +12,13 @@
 // refreshes; whenever one of those would be needed it throws WouldBlock and the host asks again
 // on a thread where blocking is fine. DPoP-bound tokens (RFC 9449) go out as
 // "Authorization: DPoP <token>" with a fresh proof for the request's method and URL.
+//
+// cancel() (the host closing the server) ends the blocking calls in progress — a browser wait, a
+// wait for the busy_ slot — with user_cancelled; each public call notes the cancel epoch when it
+// starts, so a cancel never reaches a later call (Cancellation).
 #pragma once
 
+#include "cancellation.hpp"
 #include "config.hpp"
 #include "discovery.hpp"
 #include "dpop.hpp"
@@ -46,6 +51,7 @@ public:
     void login() override;
     void logout() override;
     std::string describe() override;
+    void cancel() noexcept override;
 
     // Refresh this long before expiry (the brief's 60 s).
     static constexpr int64_t kRefreshMarginSeconds = 60;
@@ -64,9 +70,11 @@ private:
     };
 
     void ensure_loaded(Lock& lk);
-    void acquire_slot(Lock& lk);
+    // Waits for the busy_ slot and takes it; throws user_cancelled when the call that began at
+    // `started` is cancelled meanwhile.
+    void acquire_slot(Lock& lk, Cancellation::Epoch started);
     void release_slot();
-    FlowContext flow_context();
+    FlowContext flow_context(const CancelScope& cancel = {});
     // The headers presenting `t` for `request` (called with mu_ held; signs, never does I/O
     // when nonblocking).
     std::vector<std::pair<std::string, std::string>> present(const StoredTokens& t,
@@ -80,11 +88,18 @@ private:
     // Each returns the new tokens, already saved; the caller installs them.
     StoredTokens refresh_shared(const StoredTokens& current);
     StoredTokens run_flow(const std::string& resource_metadata_url, const std::string& challenge_scope,
-                          const std::vector<std::string>& extra_scopes, bool count_attempt);
-    // The protected resource now names another AS than the one `current` came from.
-    bool authorization_server_changed(const StoredTokens& current, const std::string& resource_metadata_url);
+                          const std::vector<std::string>& extra_scopes, bool count_attempt, const CancelScope& cancel);
+    // The issuer the protected resource now names when it is another AS than the one `current`
+    // came from; "" when it is the same (or cannot be told).
+    std::string authorization_server_changed(const StoredTokens& current, const std::string& resource_metadata_url);
     void install(const StoredTokens& t, bool issued_here);
     void forget_tokens();
+    // On an AS change: forgets the old AS's tokens, unless the store (re-read under the refresh
+    // lock) already holds tokens another process obtained from `new_issuer` — those are
+    // installed, kept and returned (they may need a refresh).
+    std::optional<StoredTokens> forget_tokens_for_migration(const std::string& new_issuer);
+    std::string refresh_lock_key() const;
+    uint32_t refresh_lock_timeout_ms() const;
     void record_failure(FailureKind kind, const std::string& message);
 
     const mcph_host_services* host_;
@@ -94,6 +109,7 @@ private:
     HttpClient http_;
     TokenStore store_;
     DpopSession dpop_;  // used for new tokens by config_.dpop; always for DPoP-bound stored ones
+    Cancellation cancel_;
 
     std::mutex mu_;
     std::condition_variable cv_;

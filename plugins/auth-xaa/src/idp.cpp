@@ -139,7 +139,8 @@ int64_t jwt_expiry(const std::string& jwt) {
 }
 
 CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClient& http, const IdpConfig& idp,
-                                const IdpEndpoints& ep, long timeout_ms, const LogFn& log) {
+                                const IdpEndpoints& ep, long timeout_ms, const LogFn& log,
+                                const oauth::CancelScope& cancel) {
     if (!host || host->struct_size <= offsetof(mcph_host_services, open_url) || !host->open_url)
         throw OAuthError(FailureKind::user_cancelled, "no id_token: sign in to the IdP (the application cannot open a browser)");
     http.check_url(ep.authorization_endpoint);
@@ -159,15 +160,17 @@ CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClien
                              {"code_challenge", pkce.challenge},
                              {"code_challenge_method", "S256"}});
     server.start(state);
+    if (cancel.cancellation) cancel.cancellation->check(cancel.started);  // no browser for a closed server
     log(MCPH_LOG_INFO, "opening the sign-in page of the IdP " + idp.issuer);
     mcph_error err = mcph::plugin::make_error();
     if (host->open_url(host->host_data, mcph::plugin::str(url), &err) != MCPH_OK)
         throw OAuthError(FailureKind::user_cancelled, std::string("the application did not open the IdP sign-in page: ") +
                                                           (err.message[0] ? err.message : "refused"));
-    oauth::CallbackResult cb = server.wait(std::chrono::milliseconds(timeout_ms));
+    oauth::CallbackResult cb = server.wait(std::chrono::milliseconds(timeout_ms), cancel);
     // RFC 9207 before the callback's content, error included: on a mismatch the IdP's error
     // text is never shown (it may come from another issuer).
-    check_callback_iss(idp.issuer, cb.iss, ep.iss_parameter_supported);
+    check_callback_iss(idp.issuer, cb.iss_present ? std::optional<std::string>(cb.iss) : std::nullopt,
+                       ep.iss_parameter_supported);
     if (!cb.error.empty())
         throw OAuthError(cb.error == "access_denied" ? FailureKind::user_cancelled : FailureKind::token_exchange_failed,
                          "the IdP returned " + shown(cb.error) +

@@ -3,6 +3,7 @@
 // OIDC sign-in (authorization code + PKCE through host->open_url and a loopback redirect).
 #pragma once
 
+#include "cancellation.hpp"
 #include "http_client.hpp"
 #include "token_store.hpp"
 #include "xaa_config.hpp"
@@ -51,6 +52,7 @@ using LogFn = std::function<void(mcph_log_level, const std::string&)>;
 
 // Sign in at the IdP in the user's browser; returns the id_token (throws OAuthError).
 CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClient& http, const IdpConfig& idp,
-                                const IdpEndpoints& ep, long timeout_ms, const LogFn& log);
+                                const IdpEndpoints& ep, long timeout_ms, const LogFn& log,
+                                const oauth::CancelScope& cancel = {});
 
 }  // namespace mcph::xaa

@@ -47,17 +47,17 @@ void check_metadata_issuer(const std::string& configured, const std::optional<st
     throw OAuthError(FailureKind::metadata_invalid, message);
 }
 
-void check_callback_iss(const std::string& configured, const std::string& iss, bool advertised) {
+void check_callback_iss(const std::string& configured, const std::optional<std::string>& iss, bool advertised) {
     // Checked before anything else in the callback is looked at, the error text included: a
     // response from another issuer says nothing about this sign-in.
-    if (iss.empty()) {
+    if (!iss) {
         if (!advertised) return;  // RFC 9207 §2.4: without the advertisement, absence is allowed
         throw OAuthError(FailureKind::state_mismatch,
                          "the IdP advertises authorization_response_iss_parameter_supported but its callback "
                          "carried no iss; refused (RFC 9207)");
     }
-    if (iss != configured)
-        throw OAuthError(FailureKind::state_mismatch, "the IdP callback came from issuer " + shown(iss) +
+    if (*iss != configured)
+        throw OAuthError(FailureKind::state_mismatch, "the IdP callback came from issuer " + shown(*iss) +
                                                           ", expected " + shown(configured) + "; refused (RFC 9207)");
 }
 

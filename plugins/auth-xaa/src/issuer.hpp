@@ -25,10 +25,11 @@ namespace mcph::xaa {
 void check_metadata_issuer(const std::string& configured, const std::optional<std::string>& published,
                            const std::string& where);
 
-// RFC 9207 on the IdP's authorization callback. `iss` empty = absent. Throws
-// OAuthError(state_mismatch) when the IdP advertised the parameter and it is absent, or when it is
-// present and differs from `configured` (advertised or not).
-void check_callback_iss(const std::string& configured, const std::string& iss, bool advertised);
+// RFC 9207 on the IdP's authorization callback. `iss` nullopt = absent; a present empty `iss=` is a
+// value like any other (and never the configured issuer). Throws OAuthError(state_mismatch) when
+// the IdP advertised the parameter and it is absent, or when it is present and differs from
+// `configured` (advertised or not).
+void check_callback_iss(const std::string& configured, const std::optional<std::string>& iss, bool advertised);
 
 // The id_token's `iss` claim (nullopt: absent or not a string) must equal `configured`; throws
 // OAuthError(state_mismatch) otherwise.

@@ -64,7 +64,7 @@ void XaaAuth::record_failure(FailureKind kind, const std::string& message) {
 
 // The user's id_token: configured, else cached (shared by all XAA servers of this IdP and token
 // endpoint), else an interactive sign-in whose result is cached for the others.
-std::string XaaAuth::id_token(const IdpEndpoints& known, bool& from_cache) {
+std::string XaaAuth::id_token(const IdpEndpoints& known, bool& from_cache, const oauth::CancelScope& cancel) {
     from_cache = false;
     if (!config_.idp.id_token.empty()) return config_.idp.id_token;
     try {
@@ -78,7 +78,7 @@ std::string XaaAuth::id_token(const IdpEndpoints& known, bool& from_cache) {
     }
     IdpEndpoints ep = !known.authorization_endpoint.empty() ? known : idp_endpoints(http_, config_.idp, true);
     CachedIdToken t = interactive_login(host_, http_, config_.idp, ep, config_.auth_timeout_ms,
-                                        [this](mcph_log_level l, const std::string& m) { log(l, m); });
+                                        [this](mcph_log_level l, const std::string& m) { log(l, m); }, cancel);
     try {
         save_id_token(store_, config_.idp, ep.token_endpoint, t);
     } catch (const std::exception& e) {
@@ -88,7 +88,8 @@ std::string XaaAuth::id_token(const IdpEndpoints& known, bool& from_cache) {
 }
 
 StoredTokens XaaAuth::acquire(const std::string& resource_metadata_url, const std::string& scope_hint,
-                              const std::optional<StoredTokens>& previous, bool rediscover) {
+                              const std::optional<StoredTokens>& previous, bool rediscover,
+                              const oauth::CancelScope& cancel) {
     oauth::TokenEndpoint ep;
     oauth::ClientIdentity client;
     std::string scope;
@@ -118,7 +119,7 @@ StoredTokens XaaAuth::acquire(const std::string& resource_metadata_url, const st
 
     IdpEndpoints idp = idp_endpoints(http_, config_.idp, false);
     bool from_cache = false;
-    std::string subject = id_token(idp, from_cache);
+    std::string subject = id_token(idp, from_cache, cancel);
     IdJag jag;
     try {
         jag = request_id_jag(http_, idp.token_endpoint, config_.idp, subject, ep.issuer, ep.resource, scope);
@@ -127,7 +128,7 @@ StoredTokens XaaAuth::acquire(const std::string& resource_metadata_url, const st
         // The cached sign-in is no longer accepted: sign in again once.
         log(MCPH_LOG_INFO, "the IdP no longer accepts the cached sign-in; signing in again");
         erase_id_token(store_, config_.idp, idp.token_endpoint);
-        subject = id_token(idp, from_cache);
+        subject = id_token(idp, from_cache, cancel);
         jag = request_id_jag(http_, idp.token_endpoint, config_.idp, subject, ep.issuer, ep.resource, scope);
     }
     oauth::TokenResponse t = jwt_bearer_grant(http_, ep, client, jag.assertion, scope);
@@ -147,7 +148,10 @@ StoredTokens XaaAuth::acquire(const std::string& resource_metadata_url, const st
     return s;
 }
 
+void XaaAuth::cancel() noexcept { cancel_.cancel(); }
+
 std::vector<std::pair<std::string, std::string>> XaaAuth::headers() {
+    const oauth::CancelScope cancel{&cancel_, cancel_.begin()};
     std::optional<StoredTokens> current;
     uint64_t gen = 0;
     {
@@ -173,10 +177,10 @@ std::vector<std::pair<std::string, std::string>> XaaAuth::headers() {
             std::lock_guard<std::mutex> g(mu_);
             changed = generation_ != gen;
         }
-        if (!changed) {
+        if (!changed && !cancel_.cancelled_since(cancel.started)) {
             try {
                 log(MCPH_LOG_INFO, "access token expiring: exchanging again");
-                install(acquire({}, {}, current, false));
+                install(acquire({}, {}, current, false, cancel));
             } catch (const OAuthError& e) {
                 record_failure(FailureKind::refresh_failed, e.what());
             } catch (const std::exception& e) {
@@ -190,6 +194,7 @@ std::vector<std::pair<std::string, std::string>> XaaAuth::headers() {
 }
 
 bool XaaAuth::handle_challenge(int http_status, std::string_view www_authenticate) {
+    const oauth::CancelScope cancel{&cancel_, cancel_.begin()};
     oauth::BearerChallenge ch = oauth::bearer_challenge(www_authenticate);
     uint64_t entry_generation;
     {
@@ -197,13 +202,15 @@ bool XaaAuth::handle_challenge(int http_status, std::string_view www_authenticat
         entry_generation = generation_;
     }
     std::lock_guard<std::mutex> flow(flow_mu_);
+    cancel_.check(cancel.started);  // cancelled while the flow before us ran
     std::optional<StoredTokens> current;
     bool fresh;
     {
         std::lock_guard<std::mutex> g(mu_);
         if (generation_ != entry_generation) return true;  // credentials changed while we waited
         current = tokens_;
-        fresh = current && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
+        // An expired token was not sent (headers() sends none): its 401 says nothing about it.
+        fresh = current && !expires_within(*current, 0) && std::chrono::steady_clock::now() - issued_at_ < kFreshWindow;
     }
     try {
         if (http_status == 403) {
@@ -217,7 +224,7 @@ bool XaaAuth::handle_challenge(int http_status, std::string_view www_authenticat
                     throw OAuthError(FailureKind::step_up_limit, "gave up after " + std::to_string(kMaxStepUps) +
                                                                      " scope step-ups the server still refuses");
             }
-            install(acquire(ch.resource_metadata, ch.scope, current, true));
+            install(acquire(ch.resource_metadata, ch.scope, current, true, cancel));
             return true;
         }
         if (http_status != 401)
@@ -232,7 +239,7 @@ bool XaaAuth::handle_challenge(int http_status, std::string_view www_authenticat
             install(*stored);  // another process exchanged already
             return true;
         }
-        install(acquire(ch.resource_metadata, ch.scope, std::nullopt, true));
+        install(acquire(ch.resource_metadata, ch.scope, std::nullopt, true, cancel));
         return true;
     } catch (const OAuthError& e) {
         record_failure(e.kind(), e.what());
@@ -241,9 +248,11 @@ bool XaaAuth::handle_challenge(int http_status, std::string_view www_authenticat
 }
 
 void XaaAuth::login() {
+    const oauth::CancelScope cancel{&cancel_, cancel_.begin()};
     std::lock_guard<std::mutex> flow(flow_mu_);
     try {
-        install(acquire({}, {}, std::nullopt, true));
+        cancel_.check(cancel.started);
+        install(acquire({}, {}, std::nullopt, true, cancel));
     } catch (const OAuthError& e) {
         record_failure(e.kind(), e.what());
         throw;

@@ -8,9 +8,12 @@
 //
 // Concurrency: `mu_` guards the state and is never held across I/O; `flow_mu_` serialises the
 // exchanges (single flight); a generation counter tells a caller that waited for it that the
-// credentials changed, so it retries instead of exchanging again.
+// credentials changed, so it retries instead of exchanging again. cancel() ends the calls in
+// progress (the IdP sign-in's browser wait, a caller that then takes flow_mu_) with
+// user_cancelled; later calls are not affected (oauth::Cancellation).
 #pragma once
 
+#include "cancellation.hpp"
 #include "discovery.hpp"
 #include "errors.hpp"
 #include "http_client.hpp"
@@ -39,6 +42,7 @@ public:
     void login() override;
     void logout() override;
     std::string describe() override;
+    void cancel() noexcept override;
 
     static constexpr int64_t kRefreshMarginSeconds = 60;
     static constexpr std::chrono::seconds kFreshWindow{30};
@@ -48,8 +52,9 @@ private:
     // Discovery (when `tokens` does not already say where to go) + both exchanges; saves and
     // returns the new tokens. `scope_hint`: the challenge's scope.
     oauth::StoredTokens acquire(const std::string& resource_metadata_url, const std::string& scope_hint,
-                                const std::optional<oauth::StoredTokens>& previous, bool rediscover);
-    std::string id_token(const IdpEndpoints& known, bool& from_cache);
+                                const std::optional<oauth::StoredTokens>& previous, bool rediscover,
+                                const oauth::CancelScope& cancel);
+    std::string id_token(const IdpEndpoints& known, bool& from_cache, const oauth::CancelScope& cancel);
     void install(const oauth::StoredTokens& t);
     void forget_tokens();
     void record_failure(oauth::FailureKind kind, const std::string& message);
@@ -61,6 +66,7 @@ private:
     XaaConfig config_;
     oauth::HttpClient http_;
     oauth::TokenStore store_;
+    oauth::Cancellation cancel_;
 
     std::mutex flow_mu_;  // held across I/O: one exchange at a time
     std::mutex mu_;       // state below; never held across I/O

@@ -28,6 +28,7 @@ const char* kind_name(FailureKind kind) {
         case FailureKind::token_rejected: return "token_rejected";
         case FailureKind::step_up_limit: return "step_up_limit";
         case FailureKind::dpop_unsupported: return "dpop_unsupported";
+        case FailureKind::lock_busy: return "lock_busy";
     }
     return "unknown";
 }
@@ -38,6 +39,7 @@ mcph_status status_for(FailureKind kind) {
         case FailureKind::config_invalid: return MCPH_ERR_INVALID_ARGUMENT;
         case FailureKind::user_cancelled: return MCPH_ERR_CANCELLED;
         case FailureKind::callback_timeout: return MCPH_ERR_TIMEOUT;
+        case FailureKind::lock_busy: return MCPH_ERR_TIMEOUT;
         case FailureKind::metadata_unreachable: return MCPH_ERR_IO;
         default: return MCPH_ERR_AUTH;
     }

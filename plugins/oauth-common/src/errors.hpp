@@ -33,6 +33,7 @@ enum class FailureKind {
     token_rejected,         // the server rejected a token it had just been issued
     step_up_limit,          // too many insufficient_scope re-authorisations
     dpop_unsupported,       // DPoP is required by the config and the AS does not offer ES256
+    lock_busy,              // another process holds the refresh lock (secret_lock timed out)
 };
 
 const char* kind_name(FailureKind kind);

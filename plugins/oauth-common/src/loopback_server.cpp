@@ -13,8 +13,10 @@
 #include <boost/beast/http.hpp>
 
 #include <cerrno>
-#include <future>
+#include <condition_variable>
+#include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <sys/socket.h>
@@ -49,9 +51,23 @@ struct LoopbackServer::Impl {
     std::string path;
     std::string expected_state;
     std::thread thread;
-    std::promise<CallbackResult> promise;
-    std::future<CallbackResult> future = promise.get_future();
     bool done = false;  // only touched on the io thread
+    // The outcome, handed from the io thread to wait(); a cancel wakes wait() too (a condition
+    // variable rather than a future, which cannot be woken by anything but its promise).
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<CallbackResult> result;
+    std::exception_ptr failure;
+    bool cancelled = false;
+
+    void finish(std::optional<CallbackResult> r, std::exception_ptr e) {
+        {
+            std::lock_guard<std::mutex> g(mu);
+            result = std::move(r);
+            failure = std::move(e);
+        }
+        cv.notify_all();
+    }
     uint16_t bound_port = 0;
 
     // Asio's accept() does not ask for close-on-exec, so a browser (or any program) started
@@ -107,6 +123,7 @@ struct LoopbackServer::Impl {
         CallbackResult r;
         r.code = params["code"];
         r.state = params["state"];
+        r.iss_present = params.count("iss") != 0;
         r.iss = params["iss"];
         r.error = params["error"];
         r.error_description = params["error_description"];
@@ -116,13 +133,13 @@ struct LoopbackServer::Impl {
         if (r.state != expected_state) {
             // Also covers a replayed callback: the state is consumed by the first one.
             reply(s, http::status::bad_request, "<p>Authorization refused: the state parameter does not match.</p>");
-            promise.set_exception(std::make_exception_ptr(OAuthError(
+            finish(std::nullopt, std::make_exception_ptr(OAuthError(
                 FailureKind::state_mismatch, "the authorization callback carried a wrong or reused state; refused")));
             return;
         }
         if (!r.error.empty()) reply(s, http::status::ok, "<p>Authorization was not granted. You can close this window.</p>");
         else reply(s, http::status::ok, kDonePage);
-        promise.set_value(std::move(r));
+        finish(std::move(r), nullptr);
     }
 };
 
@@ -171,12 +188,24 @@ void LoopbackServer::start(const std::string& expected_state) {
     });
 }
 
-CallbackResult LoopbackServer::wait(std::chrono::milliseconds timeout) {
-    if (impl_->future.wait_for(timeout) != std::future_status::ready)
-        throw OAuthError(FailureKind::callback_timeout,
-                         "the browser step did not complete within " + std::to_string(timeout.count() / 1000) +
-                             " s (no callback on " + redirect_uri() + ")");
-    return impl_->future.get();
+CallbackResult LoopbackServer::wait(std::chrono::milliseconds timeout, const CancelScope& cancel) {
+    Impl& m = *impl_;
+    Cancellation::Wake wake(cancel.cancellation, cancel.started, [&m] {
+        {
+            std::lock_guard<std::mutex> g(m.mu);
+            m.cancelled = true;
+        }
+        m.cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lk(m.mu);
+    const bool arrived = m.cv.wait_for(lk, timeout, [&m] { return m.result || m.failure || m.cancelled; });
+    if (m.failure) std::rethrow_exception(m.failure);
+    if (m.result) return *m.result;  // a callback that beat the cancel is still used
+    if (arrived)
+        throw OAuthError(FailureKind::user_cancelled, "the sign-in was cancelled while waiting for the browser");
+    throw OAuthError(FailureKind::callback_timeout, "the browser step did not complete within " +
+                                                        std::to_string(timeout.count() / 1000) + " s (no callback on " +
+                                                        redirect_uri() + ")");
 }
 
 }  // namespace mcph::oauth

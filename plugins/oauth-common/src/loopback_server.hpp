@@ -7,6 +7,8 @@
 // browser is told at once when a callback is refused.
 #pragma once
 
+#include "cancellation.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -17,7 +19,8 @@ namespace mcph::oauth {
 struct CallbackResult {
     std::string code;
     std::string state;
-    std::string iss;  // RFC 9207, when the AS sends it
+    std::string iss;          // RFC 9207, when the AS sends it
+    bool iss_present = false;  // `iss` was in the query, even empty: an empty iss is not an absent one
     std::string error;
     std::string error_description;
 };
@@ -36,8 +39,9 @@ public:
     // Starts serving; a callback whose state differs from `expected_state` is refused (the
     // browser sees 400, wait() throws state_mismatch).
     void start(const std::string& expected_state);
-    // Blocks until the callback arrives or `timeout` passes (throws callback_timeout).
-    CallbackResult wait(std::chrono::milliseconds timeout);
+    // Blocks until the callback arrives or `timeout` passes (throws callback_timeout), or until
+    // `cancel` cancels the call it belongs to (throws user_cancelled).
+    CallbackResult wait(std::chrono::milliseconds timeout, const CancelScope& cancel = {});
 
 private:
     struct Impl;

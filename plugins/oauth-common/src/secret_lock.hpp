@@ -16,8 +16,10 @@ namespace mcph::oauth {
 
 class SecretLock {
 public:
-    // Throws OAuthError(refresh_failed) when the host has the lock but cannot take it within
-    // `timeout_ms` (another process is stuck refreshing) or the lock file is unusable.
+    // Throws OAuthError(lock_busy) when the host has the lock but cannot take it within
+    // `timeout_ms` (another process is refreshing, or stuck doing so) — a reason to try again
+    // later, never to start a new sign-in — and OAuthError(refresh_failed) when the lock itself
+    // is unusable.
     SecretLock(const mcph_host_services* host, const std::string& key, uint32_t timeout_ms) : host_(host) {
         if (!offered(host)) return;
         mcph_error err = mcph::plugin::make_error();
@@ -25,6 +27,10 @@ public:
         if (st == MCPH_OK) return;
         handle_ = nullptr;
         if (st == MCPH_ERR_UNSUPPORTED) return;
+        if (st == MCPH_ERR_TIMEOUT)
+            throw OAuthError(FailureKind::lock_busy,
+                             "another process holds the refresh lock for these credentials (not free within " +
+                                 std::to_string(timeout_ms / 1000) + " s); try again once it has finished");
         throw OAuthError(FailureKind::refresh_failed, std::string("cannot take the refresh lock: ") + err.message);
     }
     ~SecretLock() {

@@ -115,6 +115,7 @@ void FakeAs::handle(http_test::Exchange& ex) {
         if (o_.iss_mode == "correct") location += "&iss=" + mcph::oauth::form_encode(origin());
         else if (o_.iss_mode == "normalized") location += "&iss=" + mcph::oauth::form_encode(origin() + "/");
         else if (o_.iss_mode == "wrong") location += "&iss=" + mcph::oauth::form_encode("https://accounts.google.com");
+        else if (o_.iss_mode == "empty") location += "&iss=";
         ex.respond(302, "", {{"Location", location}});
         return;
     }
@@ -169,7 +170,7 @@ void FakeAs::handle(http_test::Exchange& ex) {
             tokens_.push_back(token);
         }
         ex.json("{\"access_token\":\"" + token + "\",\"token_type\":\"Bearer\",\"expires_in\":" +
-                std::to_string(o_.expires_in) + ",\"refresh_token\":\"rt-" + token + "\"" +
+                std::to_string(o_.expires_in) + (o_.refresh_tokens ? ",\"refresh_token\":\"rt-" + token + "\"" : "") +
                 (f.count("scope") ? ",\"scope\":\"" + f["scope"] + "\"" : "") + "}");
         return;
     }

@@ -25,12 +25,13 @@ struct FakeAsOptions {
     std::string token_mode = "ok";              // ok | html | error200
     std::string refresh_mode = "ok";            // ok | invalid_refresh_token
     long expires_in = 3600;
+    bool refresh_tokens = true;                 // false: token responses carry no refresh_token
     std::chrono::milliseconds refresh_delay{0};
     bool prm_has_resource = true;               // false: a PRM without `resource`
     bool as_metadata = true;                    // false: no RFC 8414 / OIDC document (404)
     std::string metadata_issuer;                // "" = this origin; else what the metadata claims
     bool iss_supported = false;                 // advertise authorization_response_iss_parameter_supported
-    std::string iss_mode = "omit";              // omit | correct | wrong | normalized (redirect `iss`)
+    std::string iss_mode = "omit";              // omit | correct | wrong | normalized | empty (redirect `iss`)
     std::string authorize_error;                // "" = issue a code; else redirect with this error
     std::string registered_client_id = "dcr-client";
     std::string grant_types;                    // "" = absent; else a JSON array for grant_types_supported

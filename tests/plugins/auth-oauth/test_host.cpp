@@ -27,7 +27,34 @@ TestHost::TestHost() {
     services_.open_url = &TestHost::open_url;
     services_.post = &TestHost::post;
     services_.check_fetch_url = &TestHost::check_fetch_url;
+    services_.secret_lock = &TestHost::secret_lock;
+    services_.secret_unlock = &TestHost::secret_unlock;
 }
+
+void TestHost::put_secret(const std::string& key, const std::string& value) {
+    std::lock_guard<std::mutex> g(mutex_);
+    secrets_[key] = value;
+}
+
+mcph_status TestHost::secret_lock(void* self, mcph_str, uint32_t, void** handle, mcph_error* err) {
+    auto* h = static_cast<TestHost*>(self);
+    ++h->lock_calls;
+    switch (h->lock_mode) {
+        case LockMode::absent:
+            fill_error(err, MCPH_ERR_UNSUPPORTED, "no lock service");
+            return MCPH_ERR_UNSUPPORTED;
+        case LockMode::time_out:
+            fill_error(err, MCPH_ERR_TIMEOUT, "the lock is held by another process");
+            return MCPH_ERR_TIMEOUT;
+        case LockMode::grant:
+            if (h->on_lock) h->on_lock();
+            *handle = h;
+            return MCPH_OK;
+    }
+    return MCPH_ERR_UNSUPPORTED;
+}
+
+void TestHost::secret_unlock(void*, void*) {}
 
 std::map<std::string, std::string> TestHost::secrets() {
     std::lock_guard<std::mutex> g(mutex_);
@@ -219,6 +246,8 @@ Result AuthObject::logout() {
     r.message = err.message;
     return r;
 }
+
+void AuthObject::cancel() { auth_vtable()->cancel(auth_); }
 
 std::string AuthObject::describe() {
     std::string out;

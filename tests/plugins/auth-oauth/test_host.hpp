@@ -22,6 +22,13 @@ enum class Opener {
     tamper,   // deliver the callback with a different state
 };
 
+// The v1.2 secret_lock service of the table.
+enum class LockMode {
+    absent,    // not offered (null entry points), as a 1.0 host
+    grant,     // granted at once (after running `on_lock`)
+    time_out,  // MCPH_ERR_TIMEOUT every time: another process never lets go
+};
+
 class TestHost {
 public:
     TestHost();
@@ -31,6 +38,12 @@ public:
     // Refuse the "scheme://<address>:<port>/" URLs the plugin asks about from its open-socket
     // callback (the connected-address check), as the host does for a non-local server.
     std::atomic<bool> refuse_connected_addresses{false};
+    // Set before the first use. `on_lock` runs inside a granted secret_lock, before it returns:
+    // what another process did just before releasing the lock to us.
+    LockMode lock_mode = LockMode::absent;
+    std::function<void()> on_lock;
+    std::atomic<int> lock_calls{0};
+    void put_secret(const std::string& key, const std::string& value);
     std::map<std::string, std::string> secrets();
     std::vector<std::string> logs();
     std::vector<std::string> opened();
@@ -44,6 +57,8 @@ private:
     static mcph_status open_url(void* self, mcph_str url, mcph_error* err);
     static void post(void* self, void (*fn)(void*), void* user_data);
     static mcph_status check_fetch_url(void* self, mcph_str url, mcph_str server_url, mcph_error* err);
+    static mcph_status secret_lock(void* self, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err);
+    static void secret_unlock(void* self, void* handle);
 
     mcph_host_services services_;
     std::mutex mutex_;
@@ -79,6 +94,7 @@ public:
     Result logout();
     std::string describe();
     mcph_auth* raw() const { return auth_; }  // for driving the v1.2 entry points directly
+    void cancel();                            // the v1.2 auth `cancel`
 
 private:
     mcph_auth* auth_ = nullptr;

@@ -5,8 +5,11 @@
 #include "discovery.hpp"
 #include "fake_as.hpp"
 #include "test_host.hpp"
+#include "token_store.hpp"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
 
 using namespace oauth_test;
 
@@ -218,3 +221,129 @@ TEST(OAuthRegistration, NoWayToRegisterAsksForAClientId) {
     EXPECT_EQ(as.authorizations.load(), 0);
     EXPECT_TRUE(host.opened().empty());
 }
+
+namespace {
+
+// RFC 9207: `iss=` with an empty value is present, and names no issuer this client knows — a
+// mismatch even when the AS does not advertise the parameter (an absent one would be allowed).
+TEST(OAuthIssuer, EmptyIssIsAMismatchNotAnAbsentOne) {
+    FakeAsOptions o;
+    o.iss_supported = false;
+    o.iss_mode = "empty";
+    FakeAs as(o);
+    TestHost host;
+    AuthObject auth(host, as.mcp_url(), "{}");
+    Result r = auth.challenge(401, bearer_header(as.prm_url()));
+    EXPECT_EQ(as.authorizations.load(), 1);  // it got as far as the redirect
+    expect_refused_before_token(as, host, auth, r);
+    EXPECT_TRUE(contains(r.message, "RFC 9207")) << r.message;
+    EXPECT_TRUE(contains(auth.describe(), "state_mismatch")) << auth.describe();
+}
+
+// SEP-2352 with a second process: signed in at AS1, the PRM now names AS2, and by the time this
+// process holds the refresh lock another process has already signed in at AS2 and stored its
+// tokens. Those are kept and used — not erased as "the old AS's" — and no second sign-in runs.
+TEST(OAuthRegistration, MigrationKeepsTokensAnotherProcessGotFromTheNewAs) {
+    FakeAs as1, as2;
+    TestHost host;
+    {
+        AuthObject first(host, as1.mcp_url(), "{}");
+        ASSERT_EQ(first.challenge(401, bearer_header(as1.prm_url())).status, MCPH_OK);
+    }
+    const std::string tokens_key = mcph::oauth::store_key_base("test-server", as1.mcp_url(), "") + ".tokens";
+    ASSERT_EQ(host.secrets().count(tokens_key), 1u);
+
+    mcph::oauth::StoredTokens theirs;
+    theirs.access_token = "at-from-the-other-process";
+    theirs.expires_at = mcph::oauth::now_seconds() + 3600;
+    theirs.token_endpoint = as2.origin() + "/token";
+    theirs.issuer = as2.origin();
+    theirs.resource = as1.mcp_url();
+    theirs.token_type = "Bearer";
+    host.lock_mode = LockMode::grant;
+    std::atomic<int> writes{0};
+    host.on_lock = [&] {
+        if (writes++ == 0) host.put_secret(tokens_key, mcph::oauth::serialize(theirs));
+    };
+
+    as1.set_authorization_server(as2.origin());
+    AuthObject auth(host, as1.mcp_url(), "{}");
+    ASSERT_FALSE(auth.authorization().empty());  // AS1's token, until refused
+    Result r = auth.challenge(401, bearer_header(as1.prm_url()));
+    ASSERT_EQ(r.status, MCPH_OK) << r.message;
+    EXPECT_GE(host.lock_calls.load(), 1);  // decided under the lock
+    EXPECT_EQ(auth.authorization(), "Bearer at-from-the-other-process");
+    EXPECT_EQ(as2.authorizations.load(), 0);
+    EXPECT_EQ(as2.registrations.load(), 0);
+    EXPECT_EQ(host.opened().size(), 1u);  // only the first sign-in at AS1
+    ASSERT_EQ(host.secrets().count(tokens_key), 1u);
+    EXPECT_TRUE(contains(host.secrets()[tokens_key], "at-from-the-other-process"));
+}
+
+// The new AS's tokens the other process stored have expired meanwhile: they are refreshed at the
+// new AS (with their refresh token), still without a sign-in.
+TEST(OAuthRegistration, MigrationRefreshesExpiredTokensAnotherProcessGotFromTheNewAs) {
+    FakeAs as1, as2;
+    TestHost host;
+    {
+        AuthObject first(host, as1.mcp_url(), "{}");
+        ASSERT_EQ(first.challenge(401, bearer_header(as1.prm_url())).status, MCPH_OK);
+    }
+    const std::string tokens_key = mcph::oauth::store_key_base("test-server", as1.mcp_url(), "") + ".tokens";
+    mcph::oauth::StoredTokens theirs;
+    theirs.access_token = "at-expired-from-the-other-process";
+    theirs.refresh_token = "rt-from-the-other-process";
+    theirs.expires_at = mcph::oauth::now_seconds() - 10;
+    theirs.token_endpoint = as2.origin() + "/token";
+    theirs.issuer = as2.origin();
+    theirs.resource = as1.mcp_url();
+    theirs.token_type = "Bearer";
+    theirs.client.client_id = "dcr-client";
+    theirs.client.auth_method = "none";
+    theirs.client.source = "dcr";
+    host.lock_mode = LockMode::grant;
+    std::atomic<int> writes{0};
+    host.on_lock = [&] {
+        if (writes++ == 0) host.put_secret(tokens_key, mcph::oauth::serialize(theirs));
+    };
+
+    as1.set_authorization_server(as2.origin());
+    AuthObject auth(host, as1.mcp_url(), "{}");
+    Result r = auth.challenge(401, bearer_header(as1.prm_url()));
+    ASSERT_EQ(r.status, MCPH_OK) << r.message;
+    EXPECT_EQ(as2.refreshes.load(), 1);
+    EXPECT_EQ(as2.last_token_form()["refresh_token"], "rt-from-the-other-process");
+    EXPECT_EQ(as2.authorizations.load(), 0);
+    EXPECT_EQ(host.opened().size(), 1u);
+    EXPECT_EQ(auth.authorization(), "Bearer " + as2.issued_tokens().back());
+}
+
+// The other side: what the store holds under the lock is still AS1's (another process refreshed
+// there): it is erased, and this process signs in at AS2.
+TEST(OAuthRegistration, MigrationErasesOldAsTokensFoundUnderTheLock) {
+    FakeAs as1, as2;
+    TestHost host;
+    {
+        AuthObject first(host, as1.mcp_url(), "{}");
+        ASSERT_EQ(first.challenge(401, bearer_header(as1.prm_url())).status, MCPH_OK);
+    }
+    const std::string tokens_key = mcph::oauth::store_key_base("test-server", as1.mcp_url(), "") + ".tokens";
+    auto refreshed = mcph::oauth::deserialize_tokens(host.secrets()[tokens_key]);
+    ASSERT_TRUE(refreshed);
+    refreshed->access_token = "at-refreshed-at-as1-elsewhere";
+    host.lock_mode = LockMode::grant;
+    std::atomic<int> writes{0};
+    host.on_lock = [&] {
+        if (writes++ == 0) host.put_secret(tokens_key, mcph::oauth::serialize(*refreshed));
+    };
+
+    as1.set_authorization_server(as2.origin());
+    AuthObject auth(host, as1.mcp_url(), "{}");
+    Result r = auth.challenge(401, bearer_header(as1.prm_url()));
+    ASSERT_EQ(r.status, MCPH_OK) << r.message;
+    EXPECT_EQ(as2.authorizations.load(), 1);
+    EXPECT_EQ(auth.authorization(), "Bearer " + as2.issued_tokens().back());
+    EXPECT_FALSE(contains(host.secrets()[tokens_key], "at-refreshed-at-as1-elsewhere"));
+}
+
+}  // namespace

@@ -364,3 +364,44 @@ TEST(OAuthFlow, BadConfigFailsAtCreate) {
     EXPECT_EQ(auth.create_result().status, MCPH_ERR_INVALID_ARGUMENT);
     EXPECT_TRUE(contains(auth.create_result().message, "callbackPort"));
 }
+
+namespace {
+
+// Waits (bounded) until the object no longer presents a token: the token has expired.
+bool wait_until_no_token(AuthObject& auth, std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!auth.authorization().empty()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+}
+
+// Very short tokens and no refresh token (client_credentials): each 401 after the token expired
+// gets a new token. Neither the "issued moments ago" guard (the expired token was not even sent)
+// nor the loop guard (3 authorizations per scope set) may turn expiry into giving up.
+TEST(OAuthFlow, ShortLivedClientCredentialsTokensAreRenewedAfterEachExpiry) {
+    FakeAsOptions o;
+    o.auth_methods = {"client_secret_basic"};
+    o.expires_in = 1;
+    o.refresh_tokens = false;
+    FakeAs as(o);
+    TestHost host;
+    host.opener = Opener::refuse;  // no browser in this grant
+    AuthObject auth(host, as.mcp_url(), R"({"grant":"client_credentials","clientId":"svc","clientSecret":"secret-3"})");
+    constexpr int kRounds = 4;  // one more than the loop guard's 3 authorizations per window
+    std::string previous;
+    for (int round = 1; round <= kRounds; ++round) {
+        Result r = auth.challenge(401, bearer_header(as.prm_url()));
+        ASSERT_EQ(r.status, MCPH_OK) << "round " << round << ": " << r.message;
+        const std::string now = auth.authorization();
+        EXPECT_EQ(now, "Bearer " + as.issued_tokens().back()) << "round " << round;
+        EXPECT_NE(now, previous);
+        previous = now;
+        ASSERT_TRUE(wait_until_no_token(auth, std::chrono::seconds(5))) << "round " << round;
+    }
+    EXPECT_EQ(as.client_credentials.load(), kRounds);
+    EXPECT_TRUE(host.opened().empty());
+}
+
+}  // namespace

@@ -63,3 +63,38 @@ TEST(RefreshAcrossProcesses, OneRotatingRefreshTokenTwoProcessesOneRefreshBothSi
 }
 
 }  // namespace
+
+#include "fake_as.hpp"
+#include "test_host.hpp"
+
+namespace {
+
+// A refresh that cannot take the cross-process lock in time (another process is refreshing) is a
+// clear error naming the lock — never a reason to open the browser for a new sign-in.
+TEST(RefreshLock, LockTimeoutIsAClearErrorNotABrowserSignIn) {
+    oauth_test::FakeAs as;
+    oauth_test::TestHost host;
+    const std::string prm = "Bearer resource_metadata=\"" + as.prm_url() + "\"";
+    {
+        oauth_test::AuthObject first(host, as.mcp_url(), "{}");
+        ASSERT_EQ(first.challenge(401, prm).status, MCPH_OK);
+    }
+    ASSERT_EQ(host.opened().size(), 1u);
+
+    // A later process: its stored (refreshable) token is refused, and the lock never comes free.
+    host.lock_mode = oauth_test::LockMode::time_out;
+    oauth_test::AuthObject auth(host, as.mcp_url(), "{}");
+    oauth_test::Result r = auth.challenge(401, prm);
+    EXPECT_EQ(r.status, MCPH_ERR_TIMEOUT) << r.message;
+    EXPECT_NE(r.message.find("refresh lock"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("another process"), std::string::npos) << r.message;
+    EXPECT_GE(host.lock_calls.load(), 1);
+    EXPECT_EQ(host.opened().size(), 1u) << "a new sign-in was started";
+    EXPECT_EQ(as.authorizations.load(), 1);
+    EXPECT_EQ(as.refreshes.load(), 0);
+    EXPECT_NE(auth.describe().find("\"kind\":\"lock_busy\""), std::string::npos) << auth.describe();
+    // The stored credentials are left for the process holding the lock.
+    EXPECT_FALSE(auth.authorization().empty());
+}
+
+}  // namespace

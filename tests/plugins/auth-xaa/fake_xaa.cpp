@@ -27,6 +27,7 @@ std::string FakeXaa::spelled(IssuerSpelling s) const {
         case IssuerSpelling::trailing_slash: return idp_issuer() + "/";
         case IssuerSpelling::upper_scheme: return "HTTP" + idp_issuer().substr(4);
         case IssuerSpelling::other: return origin() + "/other-idp";
+        case IssuerSpelling::empty: return "";
     }
     return "";
 }

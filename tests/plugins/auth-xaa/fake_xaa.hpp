@@ -22,6 +22,7 @@ enum class IssuerSpelling {
     trailing_slash,  // idp_issuer() + "/"
     upper_scheme,    // "HTTP://127.0.0.1:<port>/idp"
     other,           // origin() + "/other-idp" (another issuer on the same origin)
+    empty,           // present with an empty value ("iss=")
 };
 
 struct FakeXaaOptions {

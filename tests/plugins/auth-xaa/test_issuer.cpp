@@ -74,6 +74,7 @@ std::string spelling_name(const ::testing::TestParamInfo<IssuerSpelling>& info) 
         case IssuerSpelling::trailing_slash: return "TrailingSlash";
         case IssuerSpelling::upper_scheme: return "UpperCaseScheme";
         case IssuerSpelling::other: return "OtherIssuer";
+        case IssuerSpelling::empty: return "Empty";
     }
     return "Unknown";
 }
@@ -114,12 +115,13 @@ TEST(XaaIssuerCheck, TrailingSlashMismatchCarriesTheFixItHintOthersDoNot) {
 
 TEST(XaaIssuerCheck, CallbackIssPerRfc9207) {
     const std::string is = "https://idp.example.com";
-    mcph::xaa::check_callback_iss(is, "", false);  // not advertised: absence allowed
+    mcph::xaa::check_callback_iss(is, std::nullopt, false);  // not advertised: absence allowed
     mcph::xaa::check_callback_iss(is, is, false);
     mcph::xaa::check_callback_iss(is, is, true);
-    EXPECT_EQ(raised([&] { mcph::xaa::check_callback_iss(is, "", true); }).kind(), FailureKind::state_mismatch);
+    EXPECT_EQ(raised([&] { mcph::xaa::check_callback_iss(is, std::nullopt, true); }).kind(), FailureKind::state_mismatch);
+    // A present but empty iss is a value, not an absence: refused whether advertised or not.
     for (bool advertised : {false, true})
-        for (const char* iss : {"https://idp.example.com/", "https://evil.example", "HTTPS://idp.example.com"})
+        for (const char* iss : {"", "https://idp.example.com/", "https://evil.example", "HTTPS://idp.example.com"})
             EXPECT_EQ(raised([&] { mcph::xaa::check_callback_iss(is, iss, advertised); }).kind(), FailureKind::state_mismatch)
                 << iss << " advertised=" << advertised;
 }
@@ -217,6 +219,20 @@ TEST(XaaIssuer, WrongIssInTheCallbackIsRefusedEvenWhenNotAdvertised) {
     EXPECT_EQ(r.status, MCPH_ERR_AUTH);
     EXPECT_TRUE(contains(r.message, "came from issuer \"" + f.origin() + "/other-idp\"")) << r.message;
     EXPECT_TRUE(contains(r.message, "expected \"" + f.idp_issuer() + "\"")) << r.message;
+    expect_stopped_at_callback(f);
+}
+
+TEST(XaaIssuer, EmptyIssInTheCallbackIsRefusedEvenWhenNotAdvertised) {
+    FakeXaaOptions o;
+    o.advertise_iss_parameter = false;
+    o.callback_iss = IssuerSpelling::empty;
+    FakeXaa f(o);
+    TestHost host;
+    AuthObject auth(host, f.mcp_url(), config_for(f.idp_issuer()));
+    auto r = auth.challenge(401, bearer_header(f));
+    EXPECT_EQ(r.status, MCPH_ERR_AUTH);
+    EXPECT_TRUE(contains(r.message, "came from issuer \"\"")) << r.message;
+    EXPECT_TRUE(contains(auth.describe(), "state_mismatch")) << auth.describe();
     expect_stopped_at_callback(f);
 }
 

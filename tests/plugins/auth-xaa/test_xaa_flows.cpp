@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
 using namespace xaa_test;
 using oauth_test::AuthObject;
 using oauth_test::TestHost;
@@ -177,3 +181,37 @@ TEST(XaaFlow, CachedIdTokenIsNotSentToAnotherTokenEndpointOfTheSameIssuer) {
     EXPECT_EQ(f.idp_logins.load(), 2);
     EXPECT_EQ(f.last_exchange_form()["subject_token"], first_id_token);
 }
+
+namespace {
+
+// The v1.2 auth `cancel` during the IdP sign-in's browser wait: the call ends at once with
+// MCPH_ERR_CANCELLED (not after authTimeoutMs), and the next call signs in normally.
+TEST(XaaFlow, CancelEndsTheIdpBrowserWaitAndTheNextSignInWorks) {
+    FakeXaa f;
+    TestHost host;
+    host.opener = oauth_test::Opener::nothing;  // the user never comes back
+    AuthObject auth(host, f.mcp_url(),
+                    R"({"xaa":true,"authTimeoutMs":15000,"clientId":"mcp-client","clientSecret":"secret-as","idp":{"issuer":")" +
+                        f.idp_issuer() + R"(","clientId":"idp-client"}})");
+    ASSERT_EQ(auth.create_result().status, MCPH_OK) << auth.create_result().message;
+    auto first = std::async(std::launch::async, [&] { return auth.challenge(401, bearer_header(f)); });
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (host.opened().empty() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(host.opened().size(), 1u);
+    const auto cancelled_at = std::chrono::steady_clock::now();
+    auth.cancel();
+    ASSERT_EQ(first.wait_for(std::chrono::seconds(1)), std::future_status::ready);
+    EXPECT_LT(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(1));
+    auto r = first.get();
+    EXPECT_EQ(r.status, MCPH_ERR_CANCELLED) << r.message;
+    EXPECT_EQ(f.exchanges.load(), 0);
+
+    host.opener = oauth_test::Opener::follow;
+    auto again = auth.challenge(401, bearer_header(f));
+    EXPECT_EQ(again.status, MCPH_OK) << again.message;
+    EXPECT_EQ(host.opened().size(), 2u);
+    EXPECT_EQ(f.exchanges.load(), 1);
+}
+
+}  // namespace
