@@ -48,4 +48,10 @@ bool is_auth_challenge(CURL* easy, long status) {
     return curl_easy_header(easy, "WWW-Authenticate", 0, CURLH_HEADER, -1, &h) == CURLHE_OK && h;
 }
 
+int challenge_retry_budget(const mcph::plugin::HookRequest& refusal) {
+    for (const auto& [name, value] : refusal.response_headers)
+        if (curl_strequal(name.c_str(), "DPoP-Nonce")) return 2;
+    return 1;
+}
+
 }  // namespace mcph::http

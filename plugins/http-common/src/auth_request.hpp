@@ -25,4 +25,9 @@ inline constexpr size_t kMaxAuthHeaderBytes = 64 * 1024;
 // WWW-Authenticate header (RFC 9449 §9: a server may ask for a DPoP nonce that way).
 bool is_auth_challenge(CURL* easy, long status);
 
+// How many challenge-driven retries one request may have had and still get another: one, and one
+// more when this refusal demands a DPoP nonce (RFC 9449 §9) — a first request earns a sign-in, then,
+// with its first DPoP-bound token, the nonce demand. The auth backend bounds how often it says yes.
+int challenge_retry_budget(const mcph::plugin::HookRequest& refusal);
+
 }  // namespace mcph::http

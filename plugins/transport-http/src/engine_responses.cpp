@@ -204,12 +204,7 @@ bool Engine::handle_session_or_auth(Transfer& t) {
     if (!is_auth_challenge(t.easy.get(), t.status)) return false;
     mcph::plugin::HookRequest request = auth_challenge_request(t.easy.get(), method_of(t.spec.kind), config_.url, t.status);
     ParkedRetry retry{std::move(t.spec), t.status, request.www_authenticate};
-    // One retry per request; one more when this answer demands a DPoP nonce (RFC 9449 §9): a
-    // first request earns a sign-in and then, with its first DPoP-bound token, the nonce demand.
-    // The auth backend bounds how often it says yes to either.
-    const bool nonce_demand = std::any_of(request.response_headers.begin(), request.response_headers.end(),
-                                          [](const auto& h) { return curl_strequal(h.first.c_str(), "DPoP-Nonce") != 0; });
-    if (retry.spec.auth_retries >= (nonce_demand ? 2 : 1)) {
+    if (retry.spec.auth_retries >= mcph::http::challenge_retry_budget(request)) {
         mcph::plugin::AuthAnswer refused;
         refused.status = MCPH_ERR_AUTH;
         retry_after_challenge(std::move(retry), refused);

@@ -33,7 +33,7 @@ struct Exchange {
     mcph::http::HeaderList headers;
 
     Outgoing message;           // Post: what is sent; the easy handle points into message.payload
-    bool auth_retried = false;  // Post: a 401/403 already led to one retry
+    int auth_retries = 0;  // Post: 401/403s that led to a retry (mcph::http::challenge_retry_budget)
 
     Body body = Body::Undecided;
     long status = 0;

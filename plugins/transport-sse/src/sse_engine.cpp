@@ -87,7 +87,7 @@ void SseEngine::step() {
 void SseEngine::drain_outbox() {
     for (Outgoing& m : outbox_.take_all()) {
         if (quiet()) return;
-        start_post(std::move(m), false);
+        start_post(std::move(m), 0);
     }
 }
 
@@ -113,11 +113,11 @@ void SseEngine::open_stream() {
     launch(std::move(x));
 }
 
-void SseEngine::start_post(Outgoing message, bool auth_retried) {
+void SseEngine::start_post(Outgoing message, int auth_retries) {
     in_flight_.insert(message.request_ids.begin(), message.request_ids.end());
     std::unique_ptr<Exchange> x = make_exchange(ExchangeKind::Post, endpoint_);
     x->message = std::move(message);
-    x->auth_retried = auth_retried;
+    x->auth_retries = auth_retries;
     const std::uint64_t park = next_park_++;
     mcph::plugin::AuthAnswer auth = host_.request_headers_async(
         mcph::http::auth_request("POST", x->url),

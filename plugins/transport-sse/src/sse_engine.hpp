@@ -55,7 +55,7 @@ private:
     void drain_outbox();
     void abort_all() noexcept;
     void open_stream();
-    void start_post(Outgoing message, bool auth_retried);
+    void start_post(Outgoing message, int auth_retries);
     std::unique_ptr<Exchange> make_exchange(ExchangeKind kind, const std::string& url);
     bool add_host_headers(Exchange& x);  // blocking (the stream, at start); false: failed, handled
     // false: the auth hook failed (already handled). Config headers, then the host's.
@@ -116,7 +116,7 @@ private:
     std::unordered_set<std::string> in_flight_;  // request ids whose POST has not finished yet
     std::atomic<bool> open_{false};
     std::atomic<long> stream_status_{0};  // HTTP status of the GET, for start()'s timeout message
-    bool stream_auth_retried_ = false;
+    int stream_auth_retries_ = 0;
     struct AuthAnswerFor {
         std::uint64_t parked;
         bool challenge;

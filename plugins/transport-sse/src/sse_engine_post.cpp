@@ -54,13 +54,15 @@ void SseEngine::refuse_post(Exchange& x, const std::string& reason) {
                       {}, MCPH_FAILURE_AUTH));
 }
 
-// 401/403: ask the host once; MCPH_OK means fresh credentials, so the same message goes again.
+// 401/403: ask the host; MCPH_OK means fresh credentials, so the same message goes again. Once per
+// message, twice when the refusal demands a DPoP nonce (challenge_retry_budget).
 // PENDING (ABI v1.2: a refresh or a sign-in) parks this POST only; the stream keeps delivering.
 bool SseEngine::retry_post_after_challenge(std::unique_ptr<Exchange>& x) {
-    if (x->auth_retried) return false;
+    mcph::plugin::HookRequest refusal = mcph::http::auth_challenge_request(x->easy.get(), "POST", x->url, x->status);
+    if (x->auth_retries >= mcph::http::challenge_retry_budget(refusal)) return false;
     const std::uint64_t park = next_park_++;
     mcph::plugin::AuthAnswer answer = host_.auth_challenge_async(
-        mcph::http::auth_challenge_request(x->easy.get(), "POST", x->url, x->status),
+        std::move(refusal),
         [this, park](mcph::plugin::AuthAnswer a) { auth_answered(park, true, std::move(a)); });
     if (answer.status == MCPH_PENDING) {
         parked_retries_.emplace(park, std::move(x));
@@ -76,7 +78,7 @@ void SseEngine::after_challenge(std::unique_ptr<Exchange> x, const mcph::plugin:
     if (answer.status != MCPH_OK) return refuse_post(*x, answer.message);
     diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(x->status) + " from " + x->url +
                                   ": credentials refreshed, retrying once");
-    start_post(std::move(x->message), true);  // still counted in the outbox: same message
+    start_post(std::move(x->message), x->auth_retries + 1);  // still counted in the outbox: same message
 }
 
 void SseEngine::post_failed(Exchange& x, mcph::plugin::Failure why) {

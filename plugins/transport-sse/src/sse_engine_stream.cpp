@@ -234,16 +234,16 @@ void SseEngine::on_stream_refused(Exchange& x, CURLcode code) {
     fail_start(MCPH_ERR_IO, why);
 }
 
-// 401/403 on the GET: ask the host (its auth plugin) once; MCPH_OK means fresh credentials.
+// 401/403 on the GET: ask the host (its auth plugin); MCPH_OK means fresh credentials. Once, twice
+// when the refusal demands a DPoP nonce (challenge_retry_budget).
 bool SseEngine::retry_stream_after_challenge(Exchange& x) {
-    if (stream_auth_retried_) return false;
+    mcph::plugin::HookRequest refusal = mcph::http::auth_challenge_request(x.easy.get(), "GET", config_.url, x.status);
+    if (stream_auth_retries_ >= mcph::http::challenge_retry_budget(refusal)) return false;
     handshake_.pause();  // an interactive login may take minutes; it is bounded by the auth plugin
-    bool retry =
-        host_.auth_challenge(mcph::http::auth_challenge_request(x.easy.get(), "GET", config_.url, x.status)).status ==
-        MCPH_OK;
+    bool retry = host_.auth_challenge(refusal).status == MCPH_OK;
     if (quiet()) return true;
     if (!retry) return false;
-    stream_auth_retried_ = true;
+    ++stream_auth_retries_;
     diagnostic(MCPH_LOG_INFO, "HTTP " + std::to_string(x.status) + " from " + config_.url +
                                   ": credentials refreshed, retrying once");
     open_stream();

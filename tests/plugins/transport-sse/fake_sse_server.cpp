@@ -190,12 +190,21 @@ template <class Stream>
 void FakeSseServer::handle(Stream& stream, const Request& r) {
     Script script;
     bool unauthorized = false;
+    bool nonce_demand = false;
     {
         std::lock_guard lock(mutex_);
         script = script_;
         if (r.method == "GET") unauthorized = gets_seen_++ < script.unauthorized_gets;
-        if (r.method == "POST") unauthorized = posts_seen_++ < script.unauthorized_posts;
+        if (r.method == "POST") {
+            const int n = posts_seen_++;
+            unauthorized = n < script.unauthorized_posts;
+            nonce_demand = !unauthorized && n < script.unauthorized_posts + script.nonce_demands;
+        }
     }
+    if (nonce_demand)
+        return respond(stream, 401, "text/plain", "nonce required",
+                       {{"WWW-Authenticate", "DPoP error=\"use_dpop_nonce\""},
+                        {"DPoP-Nonce", "n-" + std::to_string(posts_seen_)}});
     if (unauthorized)
         return respond(stream, 401, "text/plain", "unauthorized",
                        {{"WWW-Authenticate", "Bearer resource_metadata=\"" + origin() + "/.well-known/x\""}});

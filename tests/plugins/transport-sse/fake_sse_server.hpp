@@ -47,6 +47,7 @@ struct Script {
     int post_status = 202;
     std::string post_body = "Accepted";
     int unauthorized_posts = 0;  // the first N POSTs get 401
+    int nonce_demands = 0;       // the N POSTs after those get 401 DPoP use_dpop_nonce + DPoP-Nonce (RFC 9449 §9)
     std::chrono::milliseconds post_delay{0};  // wait this long before answering a POST
     bool echo = true;            // push {"jsonrpc":"2.0","id":<id>,"result":{"echo":<method>}} per request
 };

@@ -297,6 +297,40 @@ TEST_F(SseTransportTest, UnauthorizedPostRetriesOnceWithFreshCredentials) {
     expect_clean_shutdown(t);
 }
 
+// RFC 9449 §9: a first request earns a sign-in, then (with its first DPoP-bound token) a nonce
+// demand. The nonce demand gets the one extra retry; a server that keeps demanding does not.
+TEST_F(SseTransportTest, DpopNonceDemandAfterASignInGetsOneMoreRetry) {
+    FakeSseServer server;
+    server.script([](Script& s) {
+        s.unauthorized_posts = 1;
+        s.nonce_demands = 1;
+    });
+    Transport t(config(server.sse_url()));
+    t.recorder.set_challenge_answer(true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(4)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    EXPECT_EQ(parse(t.recorder.messages()[0])["id"].GetInt(), 4);
+    EXPECT_EQ(t.recorder.challenges(), 2);
+    EXPECT_EQ(server.requests("POST").size(), 3u);
+    EXPECT_EQ(t.recorder.closed_count(), 0);
+    expect_clean_shutdown(t);
+}
+
+TEST_F(SseTransportTest, EndlessDpopNonceDemandsAreBounded) {
+    FakeSseServer server;
+    server.script([](Script& s) { s.nonce_demands = 100; });
+    Transport t(config(server.sse_url()));
+    t.recorder.set_challenge_answer(true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(5)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_AUTH_REQUIRED);
+    EXPECT_EQ(t.recorder.challenges(), 2) << "two retries, not a loop";
+    EXPECT_EQ(server.requests("POST").size(), 3u);
+    expect_clean_shutdown(t);
+}
+
 TEST_F(SseTransportTest, UnauthorizedPostWithoutFreshCredentialsClosesWithAuthRequired) {
     FakeSseServer server;
     server.script([](Script& s) { s.unauthorized_posts = 5; });
