@@ -14,20 +14,7 @@ using mcph::plugin::make_error;
 using mcph::plugin::str;
 using mcph::plugin::view;
 
-// The C view of a request, valid while `request` and `storage` live.
-mcph_auth_request to_c(const transport::AuthRequest& request, std::vector<mcph_header>& storage) {
-    storage.clear();
-    for (const auto& [name, value] : request.response_headers) storage.push_back({str(name), str(value)});
-    mcph_auth_request c{};
-    c.struct_size = sizeof c;
-    c.method = str(request.method);
-    c.url = str(request.url);
-    c.http_status = request.http_status;
-    c.www_authenticate = str(request.www_authenticate);
-    c.response_headers = storage.empty() ? nullptr : storage.data();
-    c.response_header_count = storage.size();
-    return c;
-}
+using mcph::plugin::auth_request_to_c;
 
 mcph_header_sink sink_into(transport::HeaderList* out) {
     return mcph_header_sink{sizeof(mcph_header_sink), out, [](void* ud, mcph_str n, mcph_str v) {
@@ -78,7 +65,7 @@ mcph_status AuthSession::headers(const transport::AuthRequest& request, bool non
     const bool described = !request.method.empty();
     if (described && has_v12(offsetof(mcph_auth_vtable_v1, get_headers_ex)) && vtable_->get_headers_ex) {
         std::vector<mcph_header> storage;
-        const mcph_auth_request c = to_c(request, storage);
+        const mcph_auth_request c = auth_request_to_c(request, storage);
         status = vtable_->get_headers_ex(auth_, &c, nonblocking ? MCPH_AUTH_NONBLOCKING : 0u, &sink, &err);
     } else if (nonblocking) {
         return MCPH_PENDING;  // a 1.0 get_headers may refresh on the network
@@ -103,7 +90,7 @@ mcph_status AuthSession::challenge(const transport::AuthRequest& request, std::s
     if (!request.method.empty() && has_v12(offsetof(mcph_auth_vtable_v1, handle_challenge_ex)) &&
         vtable_->handle_challenge_ex) {
         std::vector<mcph_header> storage;
-        const mcph_auth_request c = to_c(request, storage);
+        const mcph_auth_request c = auth_request_to_c(request, storage);
         status = vtable_->handle_challenge_ex(auth_, &c, &err);
     } else if (vtable_->handle_challenge) {
         status = vtable_->handle_challenge(auth_, request.http_status, str(request.www_authenticate), &err);

@@ -134,6 +134,23 @@ inline MessageFacts facts_from(const mcph_message_facts* f) {
 
 using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
 
+// The C view of a request (HookRequest, or any struct with the same members), valid while
+// `request` and `storage` live: the one place both sides build an mcph_auth_request.
+template <class Request>
+mcph_auth_request auth_request_to_c(const Request& request, std::vector<mcph_header>& storage) {
+    storage.clear();
+    for (const auto& [name, value] : request.response_headers) storage.push_back({str(name), str(value)});
+    mcph_auth_request c{};
+    c.struct_size = sizeof c;
+    c.method = str(request.method);
+    c.url = str(request.url);
+    c.http_status = request.http_status;
+    c.www_authenticate = str(request.www_authenticate);
+    c.response_headers = storage.empty() ? nullptr : storage.data();
+    c.response_header_count = storage.size();
+    return c;
+}
+
 // [v1.2] One HTTP request as a transport describes it to the host's auth hooks (owning: a parked
 // request keeps it while the host works).
 struct HookRequest {
@@ -281,15 +298,7 @@ private:
     // answering anything but PENDING means it never will, and it is freed here.
     AuthAnswer call_async(bool challenge, const HookRequest& request, AuthDone done) const {
         std::vector<mcph_header> response_headers;
-        for (const auto& [name, value] : request.response_headers) response_headers.push_back({str(name), str(value)});
-        mcph_auth_request c{};
-        c.struct_size = sizeof c;
-        c.method = str(request.method);
-        c.url = str(request.url);
-        c.http_status = request.http_status;
-        c.www_authenticate = str(request.www_authenticate);
-        c.response_headers = response_headers.empty() ? nullptr : response_headers.data();
-        c.response_header_count = response_headers.size();
+        const mcph_auth_request c = auth_request_to_c(request, response_headers);
         AuthAnswer now;
         mcph_header_sink sink{sizeof(mcph_header_sink), &now.headers, [](void* ud, mcph_str n, mcph_str v) {
                                   static_cast<HeaderPairs*>(ud)->emplace_back(std::string(view(n)), std::string(view(v)));
