@@ -14,7 +14,7 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$dir" -DMCPH_FUZZ=ON -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B "$dir" -DMCPH_FUZZ=ON -DMCPH_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" >/dev/null
 cmake --build "$dir" -j"$jobs"
 
