@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -208,6 +209,32 @@ TEST(ConfigReader, DefaultDepthBoundRefusesAMillionBracketsWithoutRecursion) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error()->kind, ConfigErrorKind::too_deep);
     EXPECT_EQ(r.error()->expected, "at most 128 levels of nesting");
+}
+
+// A config of 300,000 names (a few MiB) costs linear time: a map's duplicate check
+// and the field lookups never compare every name with every other (that would hang for hours).
+TEST(ConfigReader, ManyNamesAreReadInLinearTime) {
+    std::string map = R"({"m":{)";
+    std::string flat = "{";
+    for (int i = 0; i < 300000; ++i) {
+        const std::string name = "\"k" + std::to_string(i) + "\":\"\"";
+        map += (i ? "," : "") + name;
+        flat += (i ? "," : "") + name;
+    }
+    map += "}}";
+    flat += R"(,"url":"x"})";
+    ASSERT_LT(map.size(), mcph::plugin::kMaxConfigBytes);
+    const auto start = std::chrono::steady_clock::now();
+    ConfigReader r(map, "t");
+    auto m = r.string_map("m");
+    ASSERT_TRUE(m) << r.error()->message;
+    EXPECT_EQ(m->size(), 300000u);
+    ConfigReader f(flat, "t");
+    for (const char* key : {"url", "a", "b", "c", "d", "e", "f", "g", "h", "i"}) f.string(key);
+    EXPECT_TRUE(f.ok());
+    EXPECT_EQ(f.unknown_keys().size(), 300000u);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15))
+        << "quadratic, 300,000 names would take minutes";
 }
 
 TEST(ConfigReader, TheFirstFailureIsKeptAndLaterReadsGiveDefaults) {

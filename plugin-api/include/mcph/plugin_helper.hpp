@@ -32,6 +32,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -363,7 +364,8 @@ private:
     const mcph_transport_callbacks* cb_;
 };
 
-// Base class of a C++ transport. The constructor parses the config (throw Error on bad input).
+// Base class of a C++ transport. The constructor reads the config (ConfigReader below; throw
+// Error on bad input).
 class Transport {
 public:
     virtual ~Transport() = default;
@@ -758,6 +760,8 @@ public:
             return std::nullopt;
         }
         StringPairs out;
+        // Hashed, not a scan of `out`: a 16 MiB map has a million names, and n² would hang.
+        std::unordered_set<std::string_view> seen;
         for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
             std::string name(it->name.GetString(), it->name.GetStringLength());
             if (name.empty() || name.find('\0') != std::string::npos) {
@@ -765,8 +769,7 @@ public:
                         "has an empty name or one with a NUL byte");
                 return std::nullopt;
             }
-            for (const auto& seen : out) {
-                if (seen.first != name) continue;
+            if (!seen.insert(std::string_view(it->name.GetString(), it->name.GetStringLength())).second) {
                 fail_at(path(key) + "." + name, ConfigErrorKind::invalid, "a single value", "appears more than once");
                 return std::nullopt;
             }
