@@ -9,9 +9,13 @@
 //   static const auto kVtable = mcph::plugin::make_transport_vtable<MyTransport>(kTypes);
 //   MCPH_DEFINE_PLUGIN("transport-mine", "1.0.0", "My transport", nullptr,
 //                      MCPH_TRANSPORT_INTERFACE_V1, &kVtable)
+//
+// ConfigReader (below) reads the JSON config string. The helper needs C++17 and RapidJSON
+// (header-only, through bounded_json.hpp); it stays C++17 so a vendor need not move to C++20.
 #ifndef MCPH_PLUGIN_HELPER_HPP
 #define MCPH_PLUGIN_HELPER_HPP
 
+#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_api.h>
 
 #include <condition_variable>
@@ -27,6 +31,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -358,7 +364,8 @@ private:
     const mcph_transport_callbacks* cb_;
 };
 
-// Base class of a C++ transport. The constructor parses the config (throw Error on bad input).
+// Base class of a C++ transport. The constructor reads the config (ConfigReader below; throw
+// Error on bad input).
 class Transport {
 public:
     virtual ~Transport() = default;
@@ -556,6 +563,370 @@ constexpr mcph_auth_vtable_v1 make_auth_vtable(const char* backend_name) {
     v.cancel = [](mcph_auth* a) noexcept { reinterpret_cast<Auth*>(a)->cancel(); };
     return v;
 }
+
+// ---- Reading the JSON config string ----------------------------------------------------------
+//
+// Every plugin is handed its configuration as one JSON string (the transport's server entry, an
+// auth backend's object) and must refuse a bad one at create() with a message naming the field.
+// ConfigReader is that reader, written once: the bounded parse, typed getters, and a typed error.
+//
+//   mcph::plugin::ConfigReader r(config_json, "mytype");
+//   std::string url = r.required_string("url", {/*non_empty=*/true});
+//   auto timeout = r.integer<std::uint32_t>("timeoutMs", 1, 600000, 30000);
+//   auto headers = r.string_map("headers").value_or(mcph::plugin::StringPairs{});
+//   if (auto tls = r.object("tls")) ca = tls->string("caFile").value_or("");
+//   r.throw_if_error();          // or: return r.report(err);  (a C-style entry point)
+//
+// Rules every getter follows:
+// - A member whose value is `null` is the same as an absent one.
+// - The first failure is kept (error()) and every later call returns its default without looking:
+//   the plugin reads all its fields in a row and checks once. The plugin's own checks go through
+//   fail(), which keeps the first failure too.
+// - A key that appears twice is refused when read ("'url' appears more than once"): the host and
+//   the plugin must never act on different copies of one setting.
+// - Strings (map names too) refuse a NUL byte unless StringRules says otherwise: each reaches a
+//   C API (argv, a path, a header) that would silently cut it there.
+// - Keys nobody read are ignored: the host passes the whole server entry, with keys of its own
+//   ("timeout", "oauth", ...). A plugin that wants strictness asks reject_unknown_keys().
+// - Bounds: the text is refused past ConfigLimits::max_bytes (the host's 16 MiB config bound) and
+//   parsed iteratively under json_bounds' depth bound, so no config can exhaust stack or memory.
+
+// The largest config accepted by default: the host's bound on a whole config file.
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
+
+struct ConfigLimits {
+    std::size_t max_bytes = kMaxConfigBytes;
+    unsigned max_depth = json_bounds::kMaxDepth;
+};
+
+enum class ConfigErrorKind {
+    malformed,     // not JSON
+    too_large,     // longer than ConfigLimits::max_bytes
+    too_deep,      // nested deeper than ConfigLimits::max_depth
+    not_object,    // valid JSON, but the config is not an object
+    missing,       // a required field is absent (or null)
+    wrong_type,    // present with another JSON type, or a string with a NUL byte
+    out_of_range,  // an integer outside its range
+    invalid,       // the right type with a refused value (empty, duplicate key, a plugin's own check)
+    unknown_key,   // reject_unknown_keys() found a member nobody read
+};
+
+// What was wrong, typed. `field` is the path from the config's root ("url", "headers.X",
+// "args[1]", "idp.clientId"; empty for the whole config); `expected` says what was wanted ("a
+// string", "an integer between 1 and 600000"); `message` is the sentence for people.
+struct ConfigError {
+    ConfigErrorKind kind = ConfigErrorKind::invalid;
+    std::string field;
+    std::string expected;
+    std::string message;
+};
+
+// A ConfigError as an Error (MCPH_ERR_INVALID_ARGUMENT), for code running under guarded().
+class ConfigException : public Error {
+public:
+    explicit ConfigException(ConfigError error)
+        : Error(MCPH_ERR_INVALID_ARGUMENT, error.message), error_(std::move(error)) {}
+    const ConfigError& error() const noexcept { return error_; }
+
+private:
+    ConfigError error_;
+};
+
+struct StringRules {
+    bool non_empty = false;  // "" is refused
+    bool allow_nul = false;  // a NUL byte is accepted (binary secrets handed to no C API)
+};
+
+struct ArrayRules {
+    bool non_empty = false;  // [] is refused
+    StringRules items;
+};
+
+using StringPairs = std::vector<std::pair<std::string, std::string>>;
+
+namespace detail {
+// The state every ConfigObject of one reader shares: its first failure and the message prefix.
+struct ConfigState {
+    std::string subject;  // "stdio" → "stdio config: ..."
+    std::optional<ConfigError> error;
+};
+}  // namespace detail
+
+// One JSON object of the config (the root, or a nested one from object()), read field by field.
+class ConfigObject {
+public:
+    bool ok() const { return !state_->error; }
+    const std::optional<ConfigError>& error() const { return state_->error; }
+    void throw_if_error() const {
+        if (state_->error) throw ConfigException(*state_->error);
+    }
+    // MCPH_OK, or the failure's status and message in `err`: for an entry point without guarded().
+    mcph_status report(mcph_error* err) const noexcept {
+        if (!state_->error) return MCPH_OK;
+        fill_error(err, MCPH_ERR_INVALID_ARGUMENT, state_->error->message);
+        return MCPH_ERR_INVALID_ARGUMENT;
+    }
+
+    // The path of `key` in this object, as errors name it ("idp.clientId").
+    std::string path(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+
+    // True when `key` is present and not null.
+    bool has(std::string_view key) { return value(key) != nullptr; }
+
+    // The raw value of `key` (nullptr when absent, null, or after a failure), for a field with a
+    // shape of its own (a string or an array, `true` or "auto"): check it and fail() yourself.
+    const rapidjson::Value* value(std::string_view key) {
+        if (!ok() || !object_) return nullptr;
+        const rapidjson::Value* found = nullptr;
+        rapidjson::SizeType index = 0;
+        for (auto it = object_->MemberBegin(); it != object_->MemberEnd(); ++it, ++index) {
+            if (std::string_view(it->name.GetString(), it->name.GetStringLength()) != key) continue;
+            read_[index] = true;
+            if (found) {
+                fail_at(path(key), ConfigErrorKind::invalid, "a single value", "appears more than once");
+                return nullptr;
+            }
+            found = &it->value;
+        }
+        return found && !found->IsNull() ? found : nullptr;
+    }
+
+    std::optional<std::string> string(std::string_view key, StringRules rules = {}) {
+        const rapidjson::Value* v = value(key);
+        if (!v) return std::nullopt;
+        return checked_string(*v, path(key), rules);
+    }
+    // "" after a failure (the reader keeps the error).
+    std::string required_string(std::string_view key, StringRules rules = {}) {
+        if (std::optional<std::string> s = string(key, rules)) return std::move(*s);
+        if (ok()) fail_at(path(key), ConfigErrorKind::missing, "a string", "is required");
+        return {};
+    }
+
+    std::optional<bool> boolean(std::string_view key) {
+        const rapidjson::Value* v = value(key);
+        if (!v) return std::nullopt;
+        if (!v->IsBool()) {
+            wrong_type(path(key), "true or false");
+            return std::nullopt;
+        }
+        return v->GetBool();
+    }
+
+    // An integer in [min, max] (a JSON number with no fraction; 1.0 and 1e3 are not integers).
+    template <class Int>
+    std::optional<Int> integer(std::string_view key, Int min, Int max) {
+        static_assert(std::is_integral_v<Int> && !std::is_same_v<Int, bool>, "integer<Int> needs an integer type");
+        const rapidjson::Value* v = value(key);
+        if (!v) return std::nullopt;
+        std::optional<Int> in_range = detail_in_range(*v, min, max);
+        if (!in_range) {
+            const std::string expected = "an integer between " + std::to_string(min) + " and " + std::to_string(max);
+            const bool integral = v->IsInt64() || v->IsUint64();
+            fail_at(path(key), integral ? ConfigErrorKind::out_of_range : ConfigErrorKind::wrong_type, expected,
+                    "must be " + expected);
+        }
+        return in_range;
+    }
+    template <class Int>
+    Int integer(std::string_view key, Int min, Int max, Int fallback) {
+        return integer<Int>(key, min, max).value_or(fallback);
+    }
+
+    std::optional<std::vector<std::string>> string_array(std::string_view key, ArrayRules rules = {}) {
+        const rapidjson::Value* v = value(key);
+        if (!v) return std::nullopt;
+        const char* expected = rules.non_empty ? "a non-empty array of strings" : "an array of strings";
+        if (!v->IsArray() || (rules.non_empty && v->Empty())) {
+            fail_at(path(key), v->IsArray() ? ConfigErrorKind::invalid : ConfigErrorKind::wrong_type, expected,
+                    std::string("must be ") + expected);
+            return std::nullopt;
+        }
+        std::vector<std::string> out;
+        for (rapidjson::SizeType i = 0; i < v->Size(); ++i) {
+            std::optional<std::string> s = checked_string((*v)[i], path(key) + "[" + std::to_string(i) + "]", rules.items);
+            if (!s) return std::nullopt;
+            out.push_back(std::move(*s));
+        }
+        return out;
+    }
+
+    // An object whose every value is a string, in document order (names: no NUL, never empty).
+    std::optional<StringPairs> string_map(std::string_view key, StringRules values = {}) {
+        const rapidjson::Value* v = value(key);
+        if (!v) return std::nullopt;
+        if (!v->IsObject()) {
+            wrong_type(path(key), "an object of strings");
+            return std::nullopt;
+        }
+        StringPairs out;
+        // Hashed, not a scan of `out`: a 16 MiB map has a million names, and n² would hang.
+        std::unordered_set<std::string_view> seen;
+        for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
+            std::string name(it->name.GetString(), it->name.GetStringLength());
+            if (name.empty() || name.find('\0') != std::string::npos) {
+                fail_at(path(key), ConfigErrorKind::invalid, "non-empty names without NUL bytes",
+                        "has an empty name or one with a NUL byte");
+                return std::nullopt;
+            }
+            if (!seen.insert(std::string_view(it->name.GetString(), it->name.GetStringLength())).second) {
+                fail_at(path(key) + "." + name, ConfigErrorKind::invalid, "a single value", "appears more than once");
+                return std::nullopt;
+            }
+            std::optional<std::string> s = checked_string(it->value, path(key) + "." + name, values);
+            if (!s) return std::nullopt;
+            out.emplace_back(std::move(name), std::move(*s));
+        }
+        return out;
+    }
+
+    // A nested object, read like this one; its failures are this reader's.
+    std::optional<ConfigObject> object(std::string_view key) {
+        const rapidjson::Value* v = value(key);
+        if (!v) return std::nullopt;
+        if (!v->IsObject()) {
+            wrong_type(path(key), "an object");
+            return std::nullopt;
+        }
+        return ConfigObject(state_, v, path(key));
+    }
+
+    // Records a failure of `key` (a plugin's own check): "<subject> config: '<path>' <text>", or
+    // "<subject> config: <text>" when `key` is empty. Ignored when a failure is already kept.
+    void fail(std::string_view key, std::string_view text, ConfigErrorKind kind = ConfigErrorKind::invalid,
+              std::string_view expected = {}) {
+        fail_at(key.empty() ? path_ : path(key), kind, std::string(expected), std::string(text));
+    }
+
+    // Members of this object no getter asked for, in document order.
+    std::vector<std::string> unknown_keys() const {
+        std::vector<std::string> out;
+        if (!object_) return out;
+        rapidjson::SizeType index = 0;
+        for (auto it = object_->MemberBegin(); it != object_->MemberEnd(); ++it, ++index)
+            if (!read_[index]) out.emplace_back(it->name.GetString(), it->name.GetStringLength());
+        return out;
+    }
+    // Call after reading every field: the first member nobody read is a failure.
+    void reject_unknown_keys() {
+        std::vector<std::string> unknown = unknown_keys();
+        if (!unknown.empty())
+            fail_at(path(unknown.front()), ConfigErrorKind::unknown_key, "a known field", "is not a known field");
+    }
+
+protected:
+    ConfigObject(detail::ConfigState* state, const rapidjson::Value* object, std::string path)
+        : state_(state), object_(object), path_(std::move(path)) {
+        if (object_) read_.assign(object_->MemberCount(), false);
+    }
+    void bind(const rapidjson::Value* object) {
+        object_ = object;
+        read_.assign(object_ ? object_->MemberCount() : 0, false);
+    }
+    // "<subject> config: '<field>' <text>"; "<subject> config: <text>" for no field; and for the
+    // whole document (`whole`) "<subject> config <text>" ("stdio config is not valid JSON: ...").
+    void fail_at(std::string field, ConfigErrorKind kind, std::string expected, const std::string& text,
+                 bool whole = false) {
+        if (state_->error) return;
+        std::string message = state_->subject.empty() ? std::string("config") : state_->subject + " config";
+        message += whole ? " " + text : field.empty() ? ": " + text : ": '" + field + "' " + text;
+        state_->error = ConfigError{kind, std::move(field), std::move(expected), std::move(message)};
+    }
+
+private:
+    void wrong_type(const std::string& field, const std::string& expected) {
+        fail_at(field, ConfigErrorKind::wrong_type, expected, "must be " + expected);
+    }
+
+    std::optional<std::string> checked_string(const rapidjson::Value& v, const std::string& field, StringRules rules) {
+        if (!v.IsString()) {
+            wrong_type(field, "a string");
+            return std::nullopt;
+        }
+        std::string s(v.GetString(), v.GetStringLength());
+        if (rules.non_empty && s.empty()) {
+            fail_at(field, ConfigErrorKind::invalid, "a non-empty string", "must not be empty");
+            return std::nullopt;
+        }
+        if (!rules.allow_nul && s.find('\0') != std::string::npos) {
+            fail_at(field, ConfigErrorKind::wrong_type, "a string without NUL bytes", "contains a NUL byte");
+            return std::nullopt;
+        }
+        return s;
+    }
+
+    // The value as Int when it is an integer JSON number within [min, max]; compares in 64 bits
+    // with the sign handled apart, so no range can wrap.
+    template <class Int>
+    static std::optional<Int> detail_in_range(const rapidjson::Value& v, Int min, Int max) {
+        if (v.IsUint64()) {
+            const std::uint64_t u = v.GetUint64();
+            if constexpr (std::is_signed_v<Int>) {
+                if (max < 0 || (min > 0 && u < static_cast<std::uint64_t>(min))) return std::nullopt;
+            } else {
+                if (u < static_cast<std::uint64_t>(min)) return std::nullopt;
+            }
+            if (u > static_cast<std::uint64_t>(max)) return std::nullopt;
+            return static_cast<Int>(u);
+        }
+        if (v.IsInt64()) {  // negative: every non-negative integer is IsUint64
+            const std::int64_t i = v.GetInt64();
+            if constexpr (std::is_unsigned_v<Int>) {
+                return std::nullopt;
+            } else {
+                if (i < static_cast<std::int64_t>(min) || i > static_cast<std::int64_t>(max)) return std::nullopt;
+                return static_cast<Int>(i);
+            }
+        }
+        return std::nullopt;
+    }
+
+    detail::ConfigState* state_;
+    const rapidjson::Value* object_ = nullptr;
+    std::string path_;
+    std::vector<bool> read_;
+};
+
+// The root of a config: parses `json` under `limits`; a failure to parse or a non-object is the
+// reader's first error (so every getter then answers its default). `subject` starts every
+// message ("stdio" → "stdio config: 'command' is required"). Neither copied nor moved: the
+// objects it hands out point into it.
+class ConfigReader : public ConfigObject {
+public:
+    explicit ConfigReader(std::string_view json, std::string subject = {}, ConfigLimits limits = {})
+        : ConfigObject(&owned_state_, nullptr, std::string()) {
+        owned_state_.subject = std::move(subject);
+        if (json.size() > limits.max_bytes) {
+            fail_at({}, ConfigErrorKind::too_large, "at most " + std::to_string(limits.max_bytes) + " bytes",
+                    "is " + std::to_string(json.size()) + " bytes, more than the " + std::to_string(limits.max_bytes) +
+                        " allowed",
+                    /*whole=*/true);
+            return;
+        }
+        const json_bounds::ParseOutcome parsed = json_bounds::parse(doc_, json, limits.max_depth);
+        if (!parsed) {
+            const bool deep = parsed.status == json_bounds::ParseOutcome::Status::TooDeep;
+            fail_at({}, deep ? ConfigErrorKind::too_deep : ConfigErrorKind::malformed,
+                    deep ? "at most " + std::to_string(limits.max_depth) + " levels of nesting" : "JSON",
+                    "is not valid JSON: " + parsed.message(), /*whole=*/true);
+            return;
+        }
+        if (!doc_.IsObject()) {
+            fail_at({}, ConfigErrorKind::not_object, "a JSON object", "must be a JSON object", /*whole=*/true);
+            return;
+        }
+        bind(&doc_);
+    }
+    ConfigReader(const ConfigReader&) = delete;
+    ConfigReader& operator=(const ConfigReader&) = delete;
+
+    // The prefix of later messages, e.g. once "type" said which kind of entry this is.
+    void set_subject(std::string subject) { owned_state_.subject = std::move(subject); }
+
+private:
+    detail::ConfigState owned_state_;
+    rapidjson::Document doc_;
+};
 
 }  // namespace mcph::plugin
 

@@ -3,50 +3,60 @@
 #include "scopes.hpp"
 #include "url.hpp"
 
-#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
-
-#include <rapidjson/document.h>
 
 namespace mcph::oauth {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& what) {
-    throw mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT, "oauth config: " + what);
-}
+using mcph::plugin::ArrayRules;
+using mcph::plugin::ConfigReader;
+using mcph::plugin::StringRules;
 
-std::string optional_string(const rapidjson::Value& obj, const char* name) {
-    auto it = obj.FindMember(name);
-    if (it == obj.MemberEnd() || it->value.IsNull()) return {};
-    if (!it->value.IsString()) bad(std::string(name) + " must be a string");
-    return std::string(it->value.GetString(), it->value.GetStringLength());
-}
-
-long optional_ms(const rapidjson::Value& obj, const char* name, long fallback) {
-    auto it = obj.FindMember(name);
-    if (it == obj.MemberEnd() || it->value.IsNull()) return fallback;
-    if (!it->value.IsInt64() || it->value.GetInt64() <= 0 || it->value.GetInt64() > 86400000)
-        bad(std::string(name) + " must be a positive number of milliseconds");
-    return static_cast<long>(it->value.GetInt64());
-}
+long ms(ConfigReader& r, const char* key, long fallback) { return r.integer<long>(key, 1, 86400000, fallback); }
 
 // Exactly one of assertionFile (a path), assertionEnv (a variable name), assertionCommand (argv).
-AssertionSourceConfig assertion_source(const rapidjson::Value& doc) {
+AssertionSourceConfig assertion_source(ConfigReader& r) {
     AssertionSourceConfig a;
-    a.file = optional_string(doc, "assertionFile");
-    a.env = optional_string(doc, "assertionEnv");
-    if (auto it = doc.FindMember("assertionCommand"); it != doc.MemberEnd() && !it->value.IsNull()) {
-        if (!it->value.IsArray() || it->value.Empty()) bad("assertionCommand must be a non-empty array of strings (argv)");
-        for (const auto& v : it->value.GetArray()) {
-            if (!v.IsString() || v.GetStringLength() == 0) bad("assertionCommand must be a non-empty array of strings (argv)");
-            a.command.emplace_back(v.GetString(), v.GetStringLength());
-        }
-    }
-    a.timeout = std::chrono::milliseconds(optional_ms(doc, "assertionTimeoutMs", a.timeout.count()));
+    a.file = r.string("assertionFile").value_or("");
+    a.env = r.string("assertionEnv").value_or("");
+    a.command = r.string_array("assertionCommand", ArrayRules{/*non_empty=*/true, StringRules{/*non_empty=*/true}})
+                    .value_or(std::vector<std::string>{});
+    a.timeout = std::chrono::milliseconds(ms(r, "assertionTimeoutMs", static_cast<long>(a.timeout.count())));
     int given = !a.file.empty() + !a.env.empty() + !a.command.empty();
-    if (given > 1) bad("give only one of assertionFile, assertionEnv and assertionCommand");
+    if (given > 1) r.fail("", "give only one of assertionFile, assertionEnv and assertionCommand");
     return a;
+}
+
+// "scopes": an array of strings, or one space-separated string.
+std::optional<std::vector<std::string>> read_scopes(ConfigReader& r) {
+    const rapidjson::Value* v = r.value("scopes");
+    if (!v) return std::nullopt;
+    if (v->IsString()) return split_scopes(std::string(v->GetString(), v->GetStringLength()));
+    if (v->IsArray()) return r.string_array("scopes");
+    r.fail("scopes", "must be an array of strings or a space-separated string", mcph::plugin::ConfigErrorKind::wrong_type,
+           "an array of strings or a string");
+    return std::nullopt;
+}
+
+Grant read_grant(ConfigReader& r, const AssertionSourceConfig& assertion) {
+    std::string grant = r.string("grant").value_or("");
+    if (grant.empty()) grant = assertion.configured() ? "jwt_bearer" : "authorization_code";
+    if (grant == "client_credentials") return Grant::client_credentials;
+    if (grant == "jwt_bearer") return Grant::jwt_bearer;
+    if (grant != "authorization_code")
+        r.fail("grant", "must be \"authorization_code\", \"client_credentials\" or \"jwt_bearer\"");
+    return Grant::authorization_code;
+}
+
+// "dpop": "auto" | true | false (RFC 9449).
+DpopPolicy read_dpop(ConfigReader& r, DpopPolicy fallback) {
+    const rapidjson::Value* v = r.value("dpop");
+    if (!v) return fallback;
+    if (v->IsBool()) return v->GetBool() ? DpopPolicy::required : DpopPolicy::off;
+    if (v->IsString() && std::string_view(v->GetString(), v->GetStringLength()) == "auto") return DpopPolicy::automatic;
+    r.fail("dpop", "must be \"auto\", true or false", mcph::plugin::ConfigErrorKind::wrong_type, "\"auto\", true or false");
+    return fallback;
 }
 
 }  // namespace
@@ -54,75 +64,51 @@ AssertionSourceConfig assertion_source(const rapidjson::Value& doc) {
 OAuthConfig parse_config(std::string_view json) {
     OAuthConfig c;
     if (json.empty()) return c;
-    rapidjson::Document doc;
-    if (!json_bounds::parse(doc, json) || !doc.IsObject()) bad("not a JSON object");
+    ConfigReader r(json, "oauth");
 
-    c.client_id = optional_string(doc, "clientId");
-    c.client_secret = optional_string(doc, "clientSecret");
-    c.client_metadata_url = optional_string(doc, "clientMetadataUrl");
+    c.client_id = r.string("clientId").value_or("");
+    c.client_secret = r.string("clientSecret").value_or("");
+    c.client_metadata_url = r.string("clientMetadataUrl").value_or("");
     if (!c.client_metadata_url.empty()) {
         auto u = parse_url(c.client_metadata_url);
         // CIMD requires an https URL with a path (draft-ietf-oauth-client-id-metadata-document).
-        if (!u || u->scheme != "https" || u->path == "/") bad("clientMetadataUrl must be an https URL with a path");
+        if (!u || u->scheme != "https" || u->path == "/") r.fail("clientMetadataUrl", "must be an https URL with a path");
     }
-    if (auto it = doc.FindMember("callbackPort"); it != doc.MemberEnd() && !it->value.IsNull()) {
-        if (!it->value.IsInt() || it->value.GetInt() < 0 || it->value.GetInt() > 65535)
-            bad("callbackPort must be an integer 0..65535");
-        c.callback_port = static_cast<uint16_t>(it->value.GetInt());
-    }
-    if (std::string p = optional_string(doc, "callbackPath"); !p.empty()) {
-        if (p[0] != '/' || p.find_first_of("?# ") != std::string::npos) bad("callbackPath must be a path like /callback");
+    c.callback_port = r.integer<std::uint16_t>("callbackPort", 0, 65535, c.callback_port);
+    if (std::string p = r.string("callbackPath").value_or(""); !p.empty()) {
+        if (p[0] != '/' || p.find_first_of("?# ") != std::string::npos)
+            r.fail("callbackPath", "must be a path like /callback");
         c.callback_path = p;
     }
-    if (auto it = doc.FindMember("scopes"); it != doc.MemberEnd() && !it->value.IsNull()) {
-        std::vector<std::string> scopes;
-        if (it->value.IsString()) {
-            scopes = split_scopes(it->value.GetString());
-        } else if (it->value.IsArray()) {
-            for (const auto& v : it->value.GetArray()) {
-                if (!v.IsString()) bad("scopes must be strings");
-                scopes.emplace_back(v.GetString(), v.GetStringLength());
-            }
-        } else {
-            bad("scopes must be an array of strings or a space-separated string");
-        }
-        c.scopes = std::move(scopes);
-    }
-    c.assertion = assertion_source(doc);
-    std::string grant = optional_string(doc, "grant");
-    if (grant.empty()) grant = c.assertion.configured() ? "jwt_bearer" : "authorization_code";
-    if (grant == "authorization_code") c.grant = Grant::authorization_code;
-    else if (grant == "client_credentials") c.grant = Grant::client_credentials;
-    else if (grant == "jwt_bearer") c.grant = Grant::jwt_bearer;
-    else bad("grant must be \"authorization_code\", \"client_credentials\" or \"jwt_bearer\"");
+    c.scopes = read_scopes(r);
+    c.assertion = assertion_source(r);
+    c.grant = read_grant(r, c.assertion);
     if (c.grant == Grant::jwt_bearer && !c.assertion.configured())
-        bad("the jwt_bearer grant needs assertionFile, assertionEnv or assertionCommand");
+        r.fail("", "the jwt_bearer grant needs assertionFile, assertionEnv or assertionCommand");
     if (c.grant != Grant::jwt_bearer && c.assertion.configured())
-        bad("assertionFile, assertionEnv and assertionCommand are for the jwt_bearer grant");
+        r.fail("", "assertionFile, assertionEnv and assertionCommand are for the jwt_bearer grant");
 
-    c.private_key_pem = optional_string(doc, "privateKeyPem");
-    if (std::string alg = optional_string(doc, "signingAlgorithm"); !alg.empty()) c.signing_algorithm = alg;
+    c.private_key_pem = r.string("privateKeyPem").value_or("");
+    if (std::string alg = r.string("signingAlgorithm").value_or(""); !alg.empty()) c.signing_algorithm = alg;
     if (c.signing_algorithm != "ES256" && c.signing_algorithm != "RS256")
-        bad("signingAlgorithm must be ES256 or RS256");
-    c.token_endpoint_auth_method = optional_string(doc, "tokenEndpointAuthMethod");
+        r.fail("signingAlgorithm", "must be ES256 or RS256");
+    c.token_endpoint_auth_method = r.string("tokenEndpointAuthMethod").value_or("");
     if (!c.token_endpoint_auth_method.empty() && c.token_endpoint_auth_method != "client_secret_basic" &&
         c.token_endpoint_auth_method != "client_secret_post" && c.token_endpoint_auth_method != "none" &&
         c.token_endpoint_auth_method != "private_key_jwt")
-        bad("tokenEndpointAuthMethod must be client_secret_basic, client_secret_post, private_key_jwt or none");
-    c.auth_timeout_ms = optional_ms(doc, "authTimeoutMs", c.auth_timeout_ms);
-    c.http_timeout_ms = optional_ms(doc, "httpTimeoutMs", c.http_timeout_ms);
-    if (std::string n = optional_string(doc, "clientName"); !n.empty()) c.client_name = n;
-    if (auto it = doc.FindMember("dpop"); it != doc.MemberEnd() && !it->value.IsNull()) {
-        if (it->value.IsBool()) c.dpop = it->value.GetBool() ? DpopPolicy::required : DpopPolicy::off;
-        else if (it->value.IsString() && std::string_view(it->value.GetString()) == "auto") c.dpop = DpopPolicy::automatic;
-        else bad("dpop must be \"auto\", true or false");
-    }
+        r.fail("tokenEndpointAuthMethod",
+               "must be client_secret_basic, client_secret_post, private_key_jwt or none");
+    c.auth_timeout_ms = ms(r, "authTimeoutMs", c.auth_timeout_ms);
+    c.http_timeout_ms = ms(r, "httpTimeoutMs", c.http_timeout_ms);
+    if (std::string n = r.string("clientName").value_or(""); !n.empty()) c.client_name = n;
+    c.dpop = read_dpop(r, c.dpop);
 
     if (c.grant == Grant::client_credentials) {
-        if (c.client_id.empty()) bad("the client_credentials grant needs clientId");
+        if (c.client_id.empty()) r.fail("", "the client_credentials grant needs clientId");
         if (c.client_secret.empty() && c.private_key_pem.empty())
-            bad("the client_credentials grant needs clientSecret or privateKeyPem");
+            r.fail("", "the client_credentials grant needs clientSecret or privateKeyPem");
     }
+    r.throw_if_error();
     return c;
 }
 

@@ -34,7 +34,7 @@ struct OAuthConfig {
     DpopPolicy dpop = DpopPolicy::automatic;  // "dpop": "auto" | true | false (RFC 9449)
 };
 
-// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) on a bad config.
+// Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) on a bad config, naming the field.
 OAuthConfig parse_config(std::string_view json);
 
 }  // namespace mcph::oauth

@@ -1,75 +1,59 @@
 #include "xaa_config.hpp"
 
-#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
-
-#include <rapidjson/document.h>
 
 namespace mcph::xaa {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& what) {
-    throw mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT, "xaa config: " + what);
-}
+using mcph::plugin::ArrayRules;
+using mcph::plugin::ConfigObject;
+using mcph::plugin::ConfigReader;
+using mcph::plugin::StringRules;
 
-std::string optional_string(const rapidjson::Value& obj, const char* name, const char* prefix = "") {
-    auto it = obj.FindMember(name);
-    if (it == obj.MemberEnd() || it->value.IsNull()) return {};
-    if (!it->value.IsString()) bad(std::string(prefix) + name + " must be a string");
-    return std::string(it->value.GetString(), it->value.GetStringLength());
-}
+long ms(ConfigReader& r, const char* key, long fallback) { return r.integer<long>(key, 1, 86400000, fallback); }
 
-long optional_ms(const rapidjson::Value& obj, const char* name, long fallback) {
-    auto it = obj.FindMember(name);
-    if (it == obj.MemberEnd() || it->value.IsNull()) return fallback;
-    if (!it->value.IsInt64() || it->value.GetInt64() <= 0 || it->value.GetInt64() > 86400000)
-        bad(std::string(name) + " must be a positive number of milliseconds");
-    return static_cast<long>(it->value.GetInt64());
+// The "idp" object (the host merged the document's "xaaIdp" into it).
+IdpConfig read_idp(ConfigObject& v) {
+    IdpConfig idp;
+    idp.issuer = v.string("issuer").value_or("");
+    idp.client_id = v.string("clientId").value_or("");
+    idp.client_secret = v.string("clientSecret").value_or("");
+    idp.token_endpoint = v.string("tokenEndpoint").value_or("");
+    idp.id_token = v.string("idToken").value_or("");
+    idp.callback_port = v.integer<std::uint16_t>("callbackPort", 0, 65535, idp.callback_port);
+    if (std::string p = v.string("callbackPath").value_or(""); !p.empty()) {
+        if (p[0] != '/' || p.find_first_of("?# ") != std::string::npos)
+            v.fail("callbackPath", "must be a path like /callback");
+        idp.callback_path = p;
+    }
+    if (idp.issuer.empty()) v.fail("issuer", "is required", mcph::plugin::ConfigErrorKind::missing, "a string");
+    if (idp.client_id.empty()) v.fail("clientId", "is required", mcph::plugin::ConfigErrorKind::missing, "a string");
+    return idp;
 }
 
 }  // namespace
 
 XaaConfig parse_config(std::string_view json) {
     XaaConfig c;
-    rapidjson::Document doc;
-    if (json.empty() || !json_bounds::parse(doc, json) || !doc.IsObject()) bad("not a JSON object");
+    ConfigReader r(json, "xaa");  // "" is refused (not JSON): XAA cannot work without its IdP
 
-    c.client_id = optional_string(doc, "clientId");
-    c.client_secret = optional_string(doc, "clientSecret");
-    c.auth_timeout_ms = optional_ms(doc, "authTimeoutMs", c.auth_timeout_ms);
-    c.http_timeout_ms = optional_ms(doc, "httpTimeoutMs", c.http_timeout_ms);
-    if (auto it = doc.FindMember("scopes"); it != doc.MemberEnd() && !it->value.IsNull()) {
-        if (!it->value.IsArray()) bad("scopes must be an array of strings");
-        std::vector<std::string> scopes;
-        for (const auto& s : it->value.GetArray()) {
-            if (!s.IsString() || s.GetStringLength() == 0) bad("scopes must be an array of non-empty strings");
-            scopes.emplace_back(s.GetString(), s.GetStringLength());
-        }
-        c.scopes = std::move(scopes);
-    }
-    if (c.client_id.empty()) bad("clientId (the client at the MCP server's authorization server) is required");
+    c.client_id = r.string("clientId").value_or("");
+    c.client_secret = r.string("clientSecret").value_or("");
+    c.auth_timeout_ms = ms(r, "authTimeoutMs", c.auth_timeout_ms);
+    c.http_timeout_ms = ms(r, "httpTimeoutMs", c.http_timeout_ms);
+    c.scopes = r.string_array("scopes", ArrayRules{/*non_empty=*/false, StringRules{/*non_empty=*/true}});
+    if (c.client_id.empty())
+        r.fail("clientId", "(the client at the MCP server's authorization server) is required",
+               mcph::plugin::ConfigErrorKind::missing, "a string");
 
-    auto idp = doc.FindMember("idp");
-    if (idp == doc.MemberEnd() || !idp->value.IsObject())
-        bad("idp (or the document's xaaIdp) must be an object with issuer and clientId");
-    const auto& v = idp->value;
-    c.idp.issuer = optional_string(v, "issuer", "idp.");
-    c.idp.client_id = optional_string(v, "clientId", "idp.");
-    c.idp.client_secret = optional_string(v, "clientSecret", "idp.");
-    c.idp.token_endpoint = optional_string(v, "tokenEndpoint", "idp.");
-    c.idp.id_token = optional_string(v, "idToken", "idp.");
-    if (auto it = v.FindMember("callbackPort"); it != v.MemberEnd() && !it->value.IsNull()) {
-        if (!it->value.IsInt() || it->value.GetInt() < 0 || it->value.GetInt() > 65535)
-            bad("idp.callbackPort must be an integer 0..65535");
-        c.idp.callback_port = static_cast<uint16_t>(it->value.GetInt());
-    }
-    if (std::string p = optional_string(v, "callbackPath", "idp."); !p.empty()) {
-        if (p[0] != '/' || p.find_first_of("?# ") != std::string::npos) bad("idp.callbackPath must be a path like /callback");
-        c.idp.callback_path = p;
-    }
-    if (c.idp.issuer.empty()) bad("idp.issuer is required");
-    if (c.idp.client_id.empty()) bad("idp.clientId is required");
+    std::optional<ConfigObject> idp = r.object("idp");
+    if (!idp)
+        r.fail("idp", "(or the document's xaaIdp) must be an object with issuer and clientId",
+               mcph::plugin::ConfigErrorKind::missing, "an object");
+    else
+        c.idp = read_idp(*idp);
+    r.throw_if_error();
     return c;
 }
 

@@ -30,7 +30,7 @@ struct XaaConfig {
     long http_timeout_ms = 30000;
 };
 
-// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) on a bad or incomplete config.
+// Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) on a bad or incomplete config.
 // Unknown members are ignored (the object is shared with the host's own keys, e.g. "xaa").
 XaaConfig parse_config(std::string_view json);
 

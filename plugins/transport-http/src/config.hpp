@@ -20,7 +20,7 @@ struct HttpConfig {
     size_t max_message_bytes = size_t{128} << 20;
 };
 
-// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.
+// Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) naming the bad field.
 HttpConfig parse_config(std::string_view json);
 
 // True for header names the transport itself manages (Accept, Content-Type, Mcp-Session-Id, ...):

@@ -3,10 +3,7 @@
 #include "endpoint_url.hpp"
 #include "mcp_headers.hpp"
 
-#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 #include <strings.h>
 
 #include <cstdint>
@@ -16,91 +13,39 @@
 namespace mcph::sse {
 namespace {
 
-using mcph::plugin::Error;
-using Value = rapidjson::Value;
+using mcph::plugin::ConfigReader;
 
-// Every message starts with "<type> config:" so the user sees which kind of entry is wrong.
-class Parser {
-public:
-    explicit Parser(std::string prefix) : prefix_(std::move(prefix)) {}
+// libcurl's URL parser decides what a URL is; hand-parsing would disagree with it at the edges.
+std::string read_url(ConfigReader& r) {
+    std::string u = r.required_string("url");
+    if (!r.ok()) return u;
+    if (std::string why = check_http_url(u); !why.empty()) r.fail("url", why);
+    return u;
+}
 
-    [[noreturn]] void invalid(const std::string& message) const {
-        throw Error(MCPH_ERR_INVALID_ARGUMENT, prefix_ + " config: " + message);
+std::vector<std::pair<std::string, std::string>> read_headers(ConfigReader& r) {
+    auto headers = r.string_map("headers").value_or(mcph::plugin::StringPairs{});
+    for (const auto& [name, value] : headers) {
+        if (!is_token(name)) r.fail("headers", "has an invalid header name '" + name + "'");
+        if (is_managed_header(name)) r.fail("headers." + name, "is managed by the transport");
+        if (!is_safe_header_value(value)) r.fail("headers." + name, "contains a line break");
     }
+    return headers;
+}
 
-    static const Value* member(const Value& object, const char* key) {
-        auto it = object.FindMember(key);
-        return it == object.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
-    }
+std::string read_ca_file(ConfigReader& r) {
+    std::string path = r.string("caFile").value_or("");
+    if (!path.empty() && !std::ifstream(path)) r.fail("caFile", "cannot be read: " + path);
+    return path;
+}
 
-    std::optional<std::string> string_field(const Value& object, const char* key, bool required) const {
-        const Value* v = member(object, key);
-        if (!v) {
-            if (required) invalid(std::string("'") + key + "' is required");
-            return std::nullopt;
-        }
-        if (!v->IsString()) invalid(std::string("'") + key + "' must be a string");
-        return std::string(v->GetString(), v->GetStringLength());
-    }
-
-    std::optional<bool> bool_field(const Value& object, const char* key) const {
-        const Value* v = member(object, key);
-        if (!v) return std::nullopt;
-        if (!v->IsBool()) invalid(std::string("'") + key + "' must be true or false");
-        return v->GetBool();
-    }
-
-    uint64_t integer_field(const Value& object, const char* key, uint64_t min, uint64_t max, uint64_t fallback) const {
-        const Value* v = member(object, key);
-        if (!v) return fallback;
-        if (!v->IsUint64() || v->GetUint64() < min || v->GetUint64() > max)
-            invalid(std::string("'") + key + "' must be an integer between " + std::to_string(min) + " and " +
-                    std::to_string(max));
-        return v->GetUint64();
-    }
-
-    // libcurl's URL parser decides what a URL is; hand-parsing would disagree with it at the edges.
-    std::string url(const Value& object) const {
-        std::string u = *string_field(object, "url", true);
-        std::string why = check_http_url(u);
-        if (!why.empty()) invalid("'url' " + why);
-        return u;
-    }
-
-    std::vector<std::pair<std::string, std::string>> headers(const Value& object) const {
-        std::vector<std::pair<std::string, std::string>> out;
-        const Value* v = member(object, "headers");
-        if (!v) return out;
-        if (!v->IsObject()) invalid("'headers' must be an object of strings");
-        for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
-            std::string name(it->name.GetString(), it->name.GetStringLength());
-            if (!is_token(name)) invalid("'headers' has an invalid header name '" + name + "'");
-            if (is_managed_header(name)) invalid("'headers." + name + "' is managed by the transport");
-            if (!it->value.IsString()) invalid("'headers." + name + "' must be a string");
-            std::string value(it->value.GetString(), it->value.GetStringLength());
-            if (!is_safe_header_value(value)) invalid("'headers." + name + "' contains a line break or NUL");
-            out.emplace_back(std::move(name), std::move(value));
-        }
-        return out;
-    }
-
-    std::string ca_file(const Value& object) const {
-        std::string path = string_field(object, "caFile", false).value_or("");
-        if (!path.empty() && !std::ifstream(path)) invalid("'caFile' cannot be read: " + path);
-        return path;
-    }
-
-private:
-    std::string prefix_;
-};
-
-std::string config_type(const Value& object) {
-    const Value* v = Parser::member(object, "type");
-    if (!v) return "sse";
-    std::string_view t = v->IsString() ? std::string_view(v->GetString(), v->GetStringLength()) : std::string_view();
-    if (t != "sse" && t != "sse-ide")
-        throw Error(MCPH_ERR_INVALID_ARGUMENT, "sse config: 'type' must be \"sse\" or \"sse-ide\"");
-    return std::string(t);
+// "sse" or "sse-ide": every later message starts with it, so the user sees which kind of entry
+// is wrong.
+std::string read_type(ConfigReader& r) {
+    std::optional<std::string> t = r.string("type");
+    if (!t) return "sse";
+    if (*t != "sse" && *t != "sse-ide") r.fail("type", "must be \"sse\" or \"sse-ide\"");
+    return *t;
 }
 
 }  // namespace
@@ -129,27 +74,24 @@ std::string SseConfig::describe() const {
 }
 
 SseConfig parse_config(std::string_view json) {
-    rapidjson::Document doc;
-    // Bounded (iterative, depth 128) like every JSON from outside: a config may come from a repository.
-    if (mcph::json_bounds::ParseOutcome parsed = mcph::json_bounds::parse(doc, json); !parsed)
-        throw Error(MCPH_ERR_INVALID_ARGUMENT, "sse config is not valid JSON: " + parsed.message());
-    if (!doc.IsObject()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "sse config must be a JSON object");
-
+    // Bounded (size, depth 128) like every JSON from outside: a config may come from a repository.
+    ConfigReader r(json, "sse");
     SseConfig c;
-    c.type = config_type(doc);
-    Parser p(c.type);
-    c.name = p.string_field(doc, "name", false).value_or("");
-    c.url = p.url(doc);
-    c.headers = p.headers(doc);
-    c.timeout = std::chrono::milliseconds(p.integer_field(doc, "timeoutMs", 1, 86400000, 60000));
-    c.connect_timeout = std::chrono::milliseconds(p.integer_field(doc, "connectTimeoutMs", 1, 600000, 10000));
-    c.ca_file = p.ca_file(doc);
-    c.max_message_bytes = static_cast<size_t>(
-        p.integer_field(doc, "maxMessageBytes", 1, std::numeric_limits<size_t>::max() / 4, c.max_message_bytes));
+    c.type = read_type(r);
+    if (r.ok()) r.set_subject(c.type);
+    c.name = r.string("name").value_or("");
+    c.url = read_url(r);
+    c.headers = read_headers(r);
+    c.timeout = std::chrono::milliseconds(r.integer<std::int64_t>("timeoutMs", 1, 86400000, 60000));
+    c.connect_timeout = std::chrono::milliseconds(r.integer<std::int64_t>("connectTimeoutMs", 1, 600000, 10000));
+    c.ca_file = read_ca_file(r);
+    c.max_message_bytes = r.integer<std::size_t>("maxMessageBytes", 1, std::numeric_limits<std::size_t>::max() / 4,
+                                                 c.max_message_bytes);
     if (c.type == "sse-ide") {
-        c.ide_name = p.string_field(doc, "ideName", false);
-        c.ide_running_in_windows = p.bool_field(doc, "ideRunningInWindows");
+        c.ide_name = r.string("ideName");
+        c.ide_running_in_windows = r.boolean("ideRunningInWindows");
     }
+    r.throw_if_error();
     return c;
 }
 

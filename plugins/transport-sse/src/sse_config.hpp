@@ -29,7 +29,7 @@ struct SseConfig {
     std::string describe() const;  // one line for diagnostics, no header values (they may be secrets)
 };
 
-// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.
+// Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) naming the bad field.
 SseConfig parse_config(std::string_view json);
 
 // Header names the transport itself manages (Accept, Content-Type, ...): neither the config nor

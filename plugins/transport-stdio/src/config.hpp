@@ -24,7 +24,7 @@ struct StdioConfig {
     std::chrono::milliseconds write_stall_timeout{30000};
 };
 
-// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.
+// Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) naming the bad field.
 StdioConfig parse_config(std::string_view json);
 
 }  // namespace mcph::stdio

@@ -3,10 +3,7 @@
 #include "handshake_headers.hpp"
 
 #include <curl/curl.h>
-#include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <cstdint>
 #include <limits>
@@ -15,54 +12,22 @@
 namespace mcph::ws {
 namespace {
 
-using mcph::plugin::Error;
-using Value = rapidjson::Value;
+using mcph::plugin::ConfigReader;
 
-[[noreturn]] void invalid(const std::string& message) { throw Error(MCPH_ERR_INVALID_ARGUMENT, message); }
+[[noreturn]] void invalid(const std::string& message) { throw mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT, message); }
 
-const Value* member(const Value& object, const char* key) {
-    auto it = object.FindMember(key);
-    return it == object.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
-}
-
-std::string string_field(const Value& object, const char* key, bool required) {
-    const Value* v = member(object, key);
-    if (!v) {
-        if (required) invalid(std::string("ws config: '") + key + "' is required");
-        return {};
-    }
-    if (!v->IsString()) invalid(std::string("ws config: '") + key + "' must be a string");
-    return std::string(v->GetString(), v->GetStringLength());
-}
-
-uint64_t integer_field(const Value& object, const char* key, uint64_t min, uint64_t max, uint64_t fallback) {
-    const Value* v = member(object, key);
-    if (!v) return fallback;
-    if (!v->IsUint64() || v->GetUint64() < min || v->GetUint64() > max)
-        invalid(std::string("ws config: '") + key + "' must be an integer between " + std::to_string(min) + " and " +
-                std::to_string(max));
-    return v->GetUint64();
-}
-
-HeaderList parse_headers(const Value& object) {
-    HeaderList out;
-    const Value* v = member(object, "headers");
-    if (!v) return out;
-    if (!v->IsObject()) invalid("ws config: 'headers' must be an object of strings");
-    for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
-        std::string name(it->name.GetString(), it->name.GetStringLength());
-        if (!it->value.IsString()) invalid("ws config: 'headers." + name + "' must be a string");
-        std::string value(it->value.GetString(), it->value.GetStringLength());
-        if (std::string problem = header_problem(name, value); !problem.empty())
-            invalid("ws config: 'headers." + name + "' " + problem);
-        out.emplace_back(std::move(name), std::move(value));
-    }
-    return out;
+HeaderList read_headers(ConfigReader& r) {
+    HeaderList headers = r.string_map("headers").value_or(HeaderList{});
+    for (const auto& [name, value] : headers)
+        if (std::string problem = header_problem(name, value); !problem.empty()) r.fail("headers." + name, problem);
+    return headers;
 }
 
 // RFC 6455 §4.1: a subprotocol is a single token.
-void check_subprotocol(const std::string& p) {
-    if (!p.empty() && !is_token(p)) invalid("ws config: 'subprotocol' must be a single token such as \"mcp\"");
+std::string read_subprotocol(ConfigReader& r, std::string fallback) {
+    std::optional<std::string> p = r.string("subprotocol");
+    if (p && !p->empty() && !is_token(*p)) r.fail("subprotocol", "must be a single token such as \"mcp\"");
+    return p ? *p : fallback;
 }
 
 struct CurlUrlDeleter {
@@ -126,44 +91,32 @@ Endpoint parse_endpoint(const std::string& url) {
 }
 
 WsConfig parse_config(std::string_view json) {
-    rapidjson::Document doc;
-    // Bounded (iterative, depth 128) like every JSON from outside: a config may come from a repository.
-    if (mcph::json_bounds::ParseOutcome parsed = mcph::json_bounds::parse(doc, json); !parsed)
-        invalid("ws config is not valid JSON: " + parsed.message());
-    if (!doc.IsObject()) invalid("ws config must be a JSON object");
-
+    // Bounded (size, depth 128) like every JSON from outside: a config may come from a repository.
+    ConfigReader r(json, "ws");
     WsConfig c;
-    if (const Value* t = member(doc, "type")) {
-        std::string_view type = t->IsString() ? std::string_view(t->GetString(), t->GetStringLength()) : "";
-        if (type != "ws" && type != "ws-ide") invalid("ws config: 'type' must be \"ws\" or \"ws-ide\"");
-        c.type = std::string(type);
+    if (std::optional<std::string> type = r.string("type")) {
+        if (*type != "ws" && *type != "ws-ide") r.fail("type", "must be \"ws\" or \"ws-ide\"");
+        c.type = *type;
     }
-    c.name = string_field(doc, "name", false);
-    c.endpoint = parse_endpoint(string_field(doc, "url", true));
-    c.headers = parse_headers(doc);
-    c.ca_file = string_field(doc, "caFile", false);
-    if (const Value* v = member(doc, "caFile"); v && c.ca_file.empty()) invalid("ws config: 'caFile' must not be empty");
-    if (c.ca_file.find('\0') != std::string::npos) invalid("ws config: 'caFile' contains a NUL byte");
-    if (member(doc, "subprotocol")) {
-        c.subprotocol = string_field(doc, "subprotocol", false);
-        check_subprotocol(c.subprotocol);
-    }
+    c.name = r.string("name").value_or("");
+    std::string url = r.required_string("url");
+    r.throw_if_error();  // parse_endpoint throws its own errors, after the reader's
+    c.endpoint = parse_endpoint(url);
+    c.headers = read_headers(r);
+    c.ca_file = r.string("caFile", {/*non_empty=*/true}).value_or("");
+    c.subprotocol = read_subprotocol(r, c.subprotocol);
     c.connect_timeout = std::chrono::milliseconds(
-        integer_field(doc, "connectTimeoutMs", 1, 600000, static_cast<uint64_t>(c.connect_timeout.count())));
+        r.integer<std::uint64_t>("connectTimeoutMs", 1, 600000, static_cast<std::uint64_t>(c.connect_timeout.count())));
     c.ping_interval = std::chrono::milliseconds(
-        integer_field(doc, "pingIntervalMs", 0, 86400000, static_cast<uint64_t>(c.ping_interval.count())));
+        r.integer<std::uint64_t>("pingIntervalMs", 0, 86400000, static_cast<std::uint64_t>(c.ping_interval.count())));
     // Capped well below SIZE_MAX so "limit + one chunk" arithmetic can never overflow.
-    c.max_message_bytes = static_cast<size_t>(
-        integer_field(doc, "maxMessageBytes", 1, std::numeric_limits<uint32_t>::max(), c.max_message_bytes));
-
+    c.max_message_bytes = r.integer<std::size_t>("maxMessageBytes", 1, std::numeric_limits<std::uint32_t>::max(),
+                                                 c.max_message_bytes);
     if (c.type == "ws-ide") {
-        c.ide_name = string_field(doc, "ideName", true);
-        if (c.ide_name.empty()) invalid("ws config: 'ideName' must not be empty");
-        if (const Value* v = member(doc, "ideRunningInWindows")) {
-            if (!v->IsBool()) invalid("ws config: 'ideRunningInWindows' must be a boolean");
-            c.ide_running_in_windows = v->GetBool();
-        }
+        c.ide_name = r.required_string("ideName", {/*non_empty=*/true});
+        c.ide_running_in_windows = r.boolean("ideRunningInWindows").value_or(false);
     }
+    r.throw_if_error();
     return c;
 }
 

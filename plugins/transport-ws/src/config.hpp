@@ -37,7 +37,7 @@ struct WsConfig {
     bool ide_running_in_windows = false;
 };
 
-// Throws mcph::plugin::Error(MCPH_ERR_INVALID_ARGUMENT) with a message naming the bad field.
+// Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) naming the bad field.
 WsConfig parse_config(std::string_view json);
 
 // Splits a ws:// or wss:// URL with curl_url(). Throws like parse_config ("'url' ...").

@@ -13,7 +13,8 @@
 //                      structuredContent = arguments.structured when present.
 //       ping         → {}
 //   "failStart": true — start() fails with MCPH_ERR_IO.
-// A config that is not an object, or an unknown mode, is MCPH_ERR_INVALID_ARGUMENT.
+// A config that is not an object, a field of the wrong type, or an unknown mode is
+// MCPH_ERR_INVALID_ARGUMENT.
 #include <mcph/plugin_helper.hpp>
 
 #include <rapidjson/document.h>
@@ -46,21 +47,17 @@ std::string quote(const std::string& s) {
 
 class EchoTransport : public mcph::plugin::Transport {
 public:
+    // Read with the SDK's ConfigReader, as a vendor would (docs/plugin-abi.md).
     EchoTransport(mcph::plugin::TransportHost host, std::string_view config) : host_(host) {
-        rapidjson::Document doc;
-        doc.Parse(config.data(), config.size());
-        if (doc.HasParseError() || !doc.IsObject()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "echo: config is not a JSON object");
-        if (auto m = doc.FindMember("mode"); m != doc.MemberEnd()) {
-            if (!m->value.IsString()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "echo: mode must be a string");
-            mode_ = m->value.GetString();
-            if (mode_ != "echo" && mode_ != "mcp") throw Error(MCPH_ERR_INVALID_ARGUMENT, "echo: unknown mode '" + mode_ + "'");
-        }
-        if (auto v = doc.FindMember("answerProtocolVersion"); v != doc.MemberEnd() && v->value.IsString())
-            protocol_version_ = v->value.GetString();
-        if (auto t = doc.FindMember("tools"); t != doc.MemberEnd() && t->value.IsArray())
-            for (const auto& tool : t->value.GetArray()) tools_.push_back(to_json(tool));
-        if (auto p = doc.FindMember("pageSize"); p != doc.MemberEnd() && p->value.IsUint()) page_size_ = p->value.GetUint();
-        if (auto f = doc.FindMember("failStart"); f != doc.MemberEnd() && f->value.IsBool()) fail_start_ = f->value.GetBool();
+        mcph::plugin::ConfigReader r(config, "echo");
+        mode_ = r.string("mode").value_or(mode_);
+        if (mode_ != "echo" && mode_ != "mcp") r.fail("mode", "is an unknown mode '" + mode_ + "'");
+        protocol_version_ = r.string("answerProtocolVersion").value_or("");
+        if (const rapidjson::Value* t = r.value("tools"); t && t->IsArray())
+            for (const auto& tool : t->GetArray()) tools_.push_back(to_json(tool));
+        page_size_ = r.integer<std::size_t>("pageSize", 0, 1000000, page_size_);
+        fail_start_ = r.boolean("failStart").value_or(false);
+        r.throw_if_error();
     }
 
     ~EchoTransport() override { close(); }

@@ -280,7 +280,7 @@ TEST(DpopConfig, RejectsOtherValues) {
     TestHost host;
     AuthObject auth(host, "https://mcp.example/mcp", "{\"dpop\":\"yes\"}");
     EXPECT_EQ(auth.create_result().status, MCPH_ERR_INVALID_ARGUMENT);
-    EXPECT_TRUE(contains(auth.create_result().message, "dpop must be")) << auth.create_result().message;
+    EXPECT_TRUE(contains(auth.create_result().message, "'dpop' must be")) << auth.create_result().message;
 }
 
 TEST(DpopNonBlocking, AnswersFromWhatIsAtHandAndDefersTheRest) {

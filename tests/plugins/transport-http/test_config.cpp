@@ -63,4 +63,17 @@ TEST(HttpConfig, BadFieldsAreNamed) {
     EXPECT_NE(refused(R"({"url":"http://h/","caFile":"/no/such/file.pem"})").find("'caFile'"), std::string::npos);
 }
 
+// The reader's own rules (plugin_helper.hpp ConfigReader) hold for this plugin's config too.
+TEST(HttpConfig, ReaderRulesApply) {
+    EXPECT_EQ(refused(R"({"url":"http://a/","url":"http://b/"})"), "http config: 'url' appears more than once");
+    EXPECT_EQ(refused(R"({"url":"http://h/","headers":{"X":"a\u0000b"}})"), "http config: 'headers.X' contains a NUL byte");
+    EXPECT_EQ(refused(R"({"url":"http://h/","timeoutMs":86400001})"),
+              "http config: 'timeoutMs' must be an integer between 1 and 86400000");
+    EXPECT_NE(refused(std::string(R"({"url":"http://h/","x":")") + std::string(size_t{16} << 20, 'a') + "\"}")
+                  .find("http config is 16777242 bytes, more than the 16777216 allowed"),
+              std::string::npos);
+    EXPECT_NE(refused(R"({"url":"http://h/","x":)" + std::string(200, '[')).find("nested deeper than 128"),
+              std::string::npos);
+}
+
 }  // namespace

@@ -433,6 +433,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{R"({"command":"cat","writeStallTimeoutMs":0})", "'writeStallTimeoutMs'"},
                       BadConfigCase{R"({"command":"cat","name":[]})", "'name'"},
                       BadConfigCase{R"(["cat"])", "JSON object"},
+                      // ConfigReader's rules (plugin_helper.hpp), through the real create():
+                      BadConfigCase{R"({"command":"cat","command":"rm"})", "'command' appears more than once"},
+                      BadConfigCase{R"({"command":"cat","args":["a\u0000b"]})", "'args[0]' contains a NUL byte"},
+                      BadConfigCase{R"({"command":"cat","env":{"A=B":"1"}})", "'env' has an invalid variable name"},
+                      BadConfigCase{R"({"command":"cat","shutdownGraceMs":1.5})", "'shutdownGraceMs' must be an integer"},
                       BadConfigCase{R"({"command":"cat",)", "not valid JSON"}));
 
 // ---- environment, cwd, prefix ----------------------------------------------------------------------

@@ -84,7 +84,7 @@ TEST(WsConfig, WsIde) {
     EXPECT_NE(error_of(R"({"type":"ws-ide","url":"ws://x/"})").find("'ideName' is required"), std::string::npos);
     EXPECT_NE(error_of(R"({"type":"ws-ide","url":"ws://x/","ideName":""})").find("'ideName'"), std::string::npos);
     EXPECT_NE(error_of(R"({"type":"ws-ide","url":"ws://x/","ideName":"x","ideRunningInWindows":"yes"})")
-                  .find("'ideRunningInWindows' must be a boolean"),
+                  .find("'ideRunningInWindows' must be true or false"),
               std::string::npos);
     // On plain "ws" the IDE fields are not ours to judge: ignored like any unknown field.
     EXPECT_NO_THROW(parse_config(R"({"type":"ws","url":"ws://x/","ideRunningInWindows":"yes"})"));
