@@ -71,7 +71,11 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
     std::vector<config::ConfiguredServer> inline_servers;
     for (const auto& s : spec.servers) {
         if (!s.reference.empty()) {
-            overlay->referenced.push_back(impl_->connection_of(s.reference));
+            try {
+                overlay->referenced.push_back(impl_->connection_of(s.reference));
+            } catch (const Error& e) {  // say whose reference it is: the agent file is what to fix
+                throw Error(e.kind(), who + " references a server of the parent: " + e.what());
+            }
             continue;
         }
         if (!may_bring_inline_servers(spec.source, policy))
