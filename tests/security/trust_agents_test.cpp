@@ -225,6 +225,14 @@ TEST_F(AgentHost, AReferenceToAServerTheParentDoesNotHaveNamesTheAgentAndFile) {
     }
 }
 
+TEST_F(AgentHost, ABadInlineConfigNamesTheAgentFileAndServer) {
+    const fs::path file = t_.config_home / "agents" / "b.md";
+    write_file(file, agent_text("badcfg", {"own: {args: [x]}", "env: {command: \"${MCPH_TEST_UNSET_AGENT_VAR}\"}"}));
+    auto host = make_host();
+    const std::string e = usage_error([&] { host->open_overlay("badcfg"); });
+    EXPECT_NE(e.find("agent 'badcfg' (user, defined in " + file.string() + "): inline server 'own'"), std::string::npos) << e;
+}
+
 class AgentPolicy : public AgentHost {
 protected:
     void SetUp() override {

@@ -85,7 +85,13 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
                                               impl_->locations.managed_settings_file().string() + ")");
         if (s.name.empty() || !names.insert(s.name).second)
             throw Error(ErrorKind::Usage, who + ": inline server name '" + s.name + "' is empty or already in use");
-        config::ConfiguredServer server{parse_inline(s), config::Scope::Dynamic, "agent " + spec.agent, "", "", s.config_json, {}};
+        config::ServerConfig parsed;
+        try {
+            parsed = parse_inline(s);
+        } catch (const Error& e) {  // a bad config or a missing ${VAR}: the agent's file is what to fix
+            throw Error(ErrorKind::Usage, who + ": inline server '" + s.name + "': " + e.what());
+        }
+        config::ConfiguredServer server{std::move(parsed), config::Scope::Dynamic, "agent " + spec.agent, "", "", s.config_json, {}};
         auto decision = governance::check_server_allowed(server.config, policy);
         if (!decision.allowed)
             throw Error(ErrorKind::Usage, who + ": server '" + s.name + "' is denied by policy: " + decision.reason);
