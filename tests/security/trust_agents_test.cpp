@@ -432,6 +432,18 @@ TEST(AgentCli, AgentsListsProblemsWithFileAndLine) {
     EXPECT_TRUE(contains(r.out, "ok  [user]")) << r.describe();
     EXPECT_TRUE(contains(r.out, "uses github (the parent's connection)")) << r.describe();
     EXPECT_TRUE(contains(r.out, "not loaded: " + bad.string() + ", line 3: 'tools' must be")) << r.describe();
+
+    // The status view carries the same report.
+    const Json status = t.status();
+    const JsonValue* agents = member_at(status, "agents");
+    ASSERT_TRUE(agents && agents->IsObject()) << t.last;
+    EXPECT_TRUE(find_named(member_at(*agents, "agents"), "ok")) << t.last;
+    const JsonValue* problems = member_at(*agents, "problems");
+    ASSERT_TRUE(problems && problems->IsArray() && problems->Size() == 1) << t.last;
+    EXPECT_EQ(string_at((*problems)[0], "origin"), bad.string());
+    EXPECT_EQ((*problems)[0]["line"].GetInt(), 3);
+    const CliResult text = t.mcph({"status"});
+    EXPECT_TRUE(contains(text.out, "agent file not loaded: " + bad.string() + ", line 3")) << text.describe();
 }
 
 }  // namespace
