@@ -138,6 +138,13 @@ TEST(AgentFile, EveryBoundIsAProblemNotACrash) {
                        std::string(40, ']') + "\n---\n";
     EXPECT_NE(problem(deep, 6).find("deeper than 32"), std::string::npos);
 
+    // An alias to the node that holds it: a cycle, stopped by the depth bound (or refused by yaml-cpp).
+    for (const std::string cyclic : {"---\nname: a\nx: &a [*a]\n---\n", "---\nname: a\nmcpServers:\n  - own: &c {command: x, self: *c}\n---\n"}) {
+        const AgentFileResult r = parse(cyclic);
+        EXPECT_FALSE(r.agent) << cyclic;
+        EXPECT_NE(r.error.find(kFile), std::string::npos) << r.error;
+    }
+
     AgentFileLimits few;
     few.max_servers = 2;
     EXPECT_NE(problem("---\nname: a\nmcpServers: [a, b, c]\n---\n", 3, few).find("more than 2 mcpServers"), std::string::npos);
