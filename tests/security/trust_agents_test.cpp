@@ -160,7 +160,8 @@ TEST_F(AgentHost, ProjectAgentFileIsRefusedUntilApprovedAndAgainAfterAChange) {
     const fs::path file = t_.repo / ".claude" / "agents" / "helper.md";
     write_file(file, agent_text("helper", {inline_item("own", trace)}));
     auto host = make_host();
-    const AgentDefinition* listed = find_agent(host->agents(), "helper");
+    const AgentCatalog catalog = host->agents();
+    const AgentDefinition* listed = find_agent(catalog, "helper");
     ASSERT_TRUE(listed);
     EXPECT_EQ(listed->source, AgentSource::Project);
     EXPECT_FALSE(listed->approved);
