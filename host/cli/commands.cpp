@@ -279,11 +279,22 @@ int cmd_prompt(Host& host, const Options& o) {
     throw Error(ErrorKind::NotFound, "no prompt named '" + o.args[0] + "' (run `mcph prompts`)");
 }
 
+JsonValue agents_json(const AgentCatalog& catalog, Json::AllocatorType& al);
+
 int cmd_status(Host& host, const Options& o) {
     host.connect_all();
     Json status = host.status_json();
-    if (o.json) print_json(status);
-    else print_status(std::cout, status);
+    // Sub-agents, and agent files that could not be used (docs/agents.md).
+    const AgentCatalog agents = host.agents();
+    if (o.json) {
+        if (!status.HasMember("agents")) status.AddMember("agents", agents_json(agents, status.GetAllocator()), status.GetAllocator());
+        print_json(status);
+        return 0;
+    }
+    print_status(std::cout, status);
+    for (const auto& p : agents.problems) std::cout << "agent file not loaded: " << one_line(p.message) << "\n";
+    for (const auto& a : agents.agents)
+        if (!a.approved) std::cout << "agent '" << one_line(a.name) << "' not used: " << one_line(a.unapproved_reason) << "\n";
     return 0;
 }
 
@@ -305,6 +316,133 @@ int cmd_plugins(Host& host, const Options& o) {
     if (o.json) print_json(host.status_json()["plugins"]);
     else print_plugins(std::cout, host.plugins());
     return 0;
+}
+
+// ---- sub-agents (--agent NAME, `mcph agents`) -------------------------------------------------
+
+const char* agent_source_name(AgentSource source) {
+    switch (source) {
+        case AgentSource::BuiltIn: return "built-in";
+        case AgentSource::Plugin: return "plugin";
+        case AgentSource::Policy: return "policy";
+        case AgentSource::User: return "user";
+        case AgentSource::Project: return "project";
+    }
+    return "?";
+}
+
+// Opens the agent's overlay and says which of its servers could not be connected (the reason was
+// logged on stderr as it happened).
+std::unique_ptr<Overlay> open_agent(Host& host, const Options& o) {
+    auto overlay = host.open_overlay(o.agent);
+    for (const auto& name : overlay->server_names())
+        if (!overlay->session(name))
+            std::cerr << "mcph: agent '" << one_line(o.agent) << "': server '" << one_line(name) << "' is not connected\n";
+    return overlay;
+}
+
+int cmd_agent_tools(Host& host, const Options& o) {
+    auto overlay = open_agent(host, o);
+    std::vector<Tool> tools;
+    for (auto& t : overlay->tools())
+        if (o.args.empty() || t.server == o.args[0]) tools.push_back(std::move(t));
+    if (o.json) print_json(tools_json(tools));
+    else print_tools(std::cout, tools, o.full ? ToolDetail::Full : ToolDetail::Summary);
+    return 0;
+}
+
+int cmd_agent_call(Host& host, const Options& o) {
+    if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph --agent <name> call <tool> [json-args]");
+    const std::string& tool = o.args[0];
+    Json args = parse_args_json(o.args, 1);
+    auto overlay = open_agent(host, o);
+    RequestOptions ro;
+    ro.on_progress = progress_printer(tool);
+    ro.reset_timeout_on_progress = true;
+    if (o.timeout) ro.max_total_timeout = *o.timeout;
+    CallToolResult result = overlay->call_tool(tool, args, ro);
+    if (ro.on_progress) std::cerr << "\n";
+    if (o.json) print_json(result.raw);
+    else print_call_result(std::cout, result);
+    return result.is_error ? 1 : 0;
+}
+
+void print_agent(const AgentDefinition& a) {
+    std::cout << one_line(a.name) << "  [" << agent_source_name(a.source)
+              << (a.plugin_source.empty() ? "" : ": " + one_line(a.plugin_source)) << "]  " << one_line(a.origin) << "\n";
+    if (!a.description.empty()) std::cout << "  " << one_line(a.description) << "\n";
+    for (const auto& s : a.servers) {
+        if (!s.reference.empty()) std::cout << "  uses " << one_line(s.reference) << " (the parent's connection)\n";
+        else std::cout << "  runs " << one_line(s.name) << " " << terminal_safe(s.config_json) << "\n";
+    }
+    if (!a.approved) std::cout << "  (not used: " << one_line(a.unapproved_reason) << ")\n";
+    for (const auto& origin : a.shadows) std::cout << "  (replaces the definition in " << one_line(origin) << ")\n";
+}
+
+// {"agents":[...],"problems":[...]}: `mcph agents --json`, and the "agents" member of `mcph status --json`.
+JsonValue agents_json(const AgentCatalog& catalog, Json::AllocatorType& al) {
+    const auto str = [&al](const std::string& s) { return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), al); };
+    JsonValue agents(rapidjson::kArrayType);
+    for (const auto& a : catalog.agents) {
+        JsonValue v(rapidjson::kObjectType);
+        v.AddMember("name", str(a.name), al);
+        v.AddMember("source", str(agent_source_name(a.source)), al);
+        v.AddMember("origin", str(a.origin), al);
+        v.AddMember("plugin", str(a.plugin_source), al);
+        v.AddMember("approved", a.approved, al);
+        v.AddMember("reason", str(a.unapproved_reason), al);
+        JsonValue refs(rapidjson::kArrayType), owned(rapidjson::kArrayType), shadows(rapidjson::kArrayType);
+        for (const auto& s : a.servers) (s.reference.empty() ? owned : refs).PushBack(str(s.reference.empty() ? s.name : s.reference), al);
+        for (const auto& origin : a.shadows) shadows.PushBack(str(origin), al);
+        v.AddMember("references", refs, al);
+        v.AddMember("inline", owned, al);
+        v.AddMember("shadows", shadows, al);
+        agents.PushBack(v, al);
+    }
+    JsonValue problems(rapidjson::kArrayType);
+    for (const auto& p : catalog.problems) {
+        JsonValue v(rapidjson::kObjectType);
+        v.AddMember("origin", str(p.origin), al);
+        v.AddMember("line", p.line, al);
+        v.AddMember("message", str(p.message), al);
+        problems.PushBack(v, al);
+    }
+    JsonValue out(rapidjson::kObjectType);
+    out.AddMember("agents", agents, al);
+    out.AddMember("problems", problems, al);
+    return out;
+}
+
+int cmd_agents(Host& host, const Options& o) {
+    const AgentCatalog catalog = host.agents();
+    if (o.json) {
+        Json doc;
+        JsonValue value = agents_json(catalog, doc.GetAllocator());
+        static_cast<JsonValue&>(doc).Swap(value);
+        print_json(doc);
+        return 0;
+    }
+    if (catalog.agents.empty()) std::cout << "(no agents defined)\n";
+    for (const auto& a : catalog.agents) print_agent(a);
+    for (const auto& p : catalog.problems) std::cout << "not loaded: " << one_line(p.message) << "\n";
+    return 0;
+}
+
+// `mcph approve --agent NAME`: what the agent would run is shown before it is approved.
+int cmd_agent_approve(Host& host, const Options& o) {
+    if (!o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph approve --agent <name>");
+    for (const auto& a : host.agents().agents)
+        if (a.name == o.agent) print_agent(a);
+    host.approve_agent(o.agent);
+    std::cout << "approved agent '" << one_line(o.agent) << "' as its file is now; a change to the file needs approval again\n";
+    return 0;
+}
+
+int run_agent_command(Host& host, const Options& o) {
+    if (o.command == "tools") return cmd_agent_tools(host, o);
+    if (o.command == "call") return cmd_agent_call(host, o);
+    if (o.command == "approve") return cmd_agent_approve(host, o);
+    throw Error(ErrorKind::Usage, "--agent works with tools, call and approve, not '" + o.command + "'");
 }
 
 }  // namespace
@@ -336,12 +474,14 @@ int run_command(const Options& o) {
         {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
+        {"agents", cmd_agents},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);
     if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
     auto host = make_host(o);
     if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
+    if (!o.agent.empty()) return run_agent_command(*host, o);
     return it->second(*host, o);
 }
 

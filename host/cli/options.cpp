@@ -37,6 +37,9 @@ Commands:
                             trusted as a project file) to your local settings in the config home
   reconnect <name>          reconnect now, with a fresh attempt budget (e.g. after "failed")
   plugins                   list plugins found, loaded or refused (with the reason)
+  agents                    list sub-agents (agent files and built-ins) with their servers, whether
+                            a project agent is approved, and files that could not be used
+  approve --agent <name>    approve a project agent file as it is now (again after any change)
   login <server>            sign in to a server that needs auth (opens the browser)
   logout <server>           forget a server's stored credentials
 
@@ -45,6 +48,8 @@ Options:
   --strict-mcp-config       use only --mcp-config (ignore user, project, local and plugin configs)
   --plugin-dir <dir>        also search this directory for plugins (repeatable)
   --json                    machine-readable output
+  --agent <name>            tools / call through a sub-agent: its referenced servers (the parent's
+                            connections) plus its inline servers, started for the command only
   --full                    tools: print whole descriptions and input schemas
   -y, --yes                 approve: accept a project definition that replaces one of yours
   --timeout <duration>      request timeout, e.g. 30s, 500ms (default 60s); also the most a tool call
@@ -59,7 +64,10 @@ Exit codes: 0 ok, 1 the tool reported an error, 2 usage error, 3 connection or p
 Config: /etc/mcph/managed-mcp.json (enterprise, exclusive), /etc/mcph/managed-settings.json,
         ~/.config/mcph/settings.json, .mcp.json (project, up to the repository root),
         local settings (~/.config/mcph/projects/<project>-<hash>/settings.local.json),
-        <plugin dir>/*.mcp.json, then --mcp-config. Files of other users, or writable by others, are
+        <plugin dir>/*.mcp.json, then --mcp-config.
+Agents: <plugin dir>/agents/<plugin>/*.md, ~/.config/mcph/agents/*.md, .claude/agents/*.md and
+        .mcph/agents/*.md (project, up to the repository root; need `mcph approve --agent`),
+        /etc/mcph/agents/*.md (policy). Files of other users, or writable by others, are
         refused; the project walk stops at a folder or .git owned by another user.
 Environment: MCPH_PLUGIN_PATH (plugin dirs, ':'-separated), MCPH_LOG_LEVEL (debug|info|warn|error),
              MCPH_SHELL_PREFIX (wraps stdio server commands, e.g. "docker exec -i box"),
@@ -108,6 +116,8 @@ Options parse_options(int argc, char** argv) {
         else if (a.rfind("--timeout=", 0) == 0) o.timeout = parse_duration(a.substr(10));
         else if (a == "--connect-timeout") o.connect_timeout = parse_duration(value_of(i, a));
         else if (a.rfind("--connect-timeout=", 0) == 0) o.connect_timeout = parse_duration(a.substr(18));
+        else if (a == "--agent") o.agent = value_of(i, a);
+        else if (a.rfind("--agent=", 0) == 0) o.agent = a.substr(8);
         else if (a == "-h" || a == "--help") o.help = true;
         else if (a == "--version") o.version = true;
         else if (a.size() > 1 && a[0] == '-' && o.command.empty()) throw Error(ErrorKind::Usage, "unknown option " + a);

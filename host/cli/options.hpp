@@ -23,6 +23,7 @@ struct Options {
     std::vector<std::string> args;  // the command's positional arguments
     bool help = false;
     bool version = false;
+    std::string agent;  // --agent NAME: tools/call through that sub-agent's overlay; approve its file
 };
 
 // Throws mcph::Error(Usage) with a message that says what was wrong.

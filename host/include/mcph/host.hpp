@@ -193,6 +193,37 @@ struct OverlaySpec {
     std::string agent;  // for messages
     AgentSource source = AgentSource::User;
     std::vector<OverlayServer> servers;
+    std::string origin;  // the agent file (or "api"), for messages; may be empty
+};
+
+// A sub-agent definition (docs/agents.md): from an agent file — Markdown with YAML frontmatter, as
+// Claude Code's .claude/agents/*.md — or registered by the embedder (Host::register_agent).
+struct AgentDefinition {
+    std::string name;
+    std::string description;
+    std::vector<std::string> tools;  // the frontmatter's tool list, as written (not enforced here)
+    std::vector<OverlayServer> servers;
+    std::string prompt;  // the Markdown body after the frontmatter
+    AgentSource source = AgentSource::BuiltIn;
+    std::string origin;         // the file, or "api" for a registered agent
+    std::string plugin_source;  // Plugin: the plugin that contributed it
+    // Project agent files need the user's approval of their content (`mcph approve --agent NAME`);
+    // false with the reason until approved, and again after any change of the file.
+    bool approved = true;
+    std::string unapproved_reason;
+    std::vector<std::string> shadows;  // origins of lower definitions of this name it replaced
+};
+
+// An agent file that could not be used (the other agents still load).
+struct AgentProblem {
+    std::string origin;  // the file or folder
+    int line = 0;        // 1-based line in the file; 0 when the problem is not at one line
+    std::string message;
+};
+
+struct AgentCatalog {
+    std::vector<AgentDefinition> agents;  // one per name, the definition in effect
+    std::vector<AgentProblem> problems;
 };
 
 class Overlay;
@@ -272,6 +303,20 @@ public:
 
     // Opens a sub-agent overlay; throws Error(Usage) when policy forbids its inline servers.
     std::unique_ptr<Overlay> open_overlay(const OverlaySpec& spec);
+    // Opens the overlay of a defined agent (agents()). Throws NotFound for an unknown name, Usage
+    // for an unapproved project agent (naming its file) or when policy forbids its inline servers
+    // (naming the agent, its file and the policy).
+    std::unique_ptr<Overlay> open_overlay(const std::string& agent_name);
+    // Every agent: built-in (register_agent), plugin (<plugin dir>/agents/<plugin>/*.md), policy
+    // (<managed dir>/agents/*.md), user (<config home>/agents/*.md) and project (.mcph/agents/*.md
+    // and .claude/agents/*.md from the repository root down to cwd) — the files only with layered
+    // config. Later sources replace earlier ones of the same name. Files are read afresh each call.
+    AgentCatalog agents() const;
+    // Adds (or replaces) an agent of the embedder's built-in set (AgentSource::BuiltIn, origin "api").
+    void register_agent(AgentDefinition agent);
+    // Approves the content of a project agent file as it is now; a later change needs approval
+    // again. Throws NotFound for an unknown agent, Usage when it is not a project agent.
+    void approve_agent(const std::string& agent_name);
 
     // Runs the server's auth backend interactively (through HostOptions::open_url), then connects.
     void login(const std::string& name);

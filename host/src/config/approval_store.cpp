@@ -3,6 +3,7 @@
 #include "config/atomic_write.hpp"
 #include "config/file_trust.hpp"
 #include "json/json_access.hpp"
+#include "tools/sha256.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
@@ -222,5 +223,11 @@ std::string ApprovalStore::now_iso8601() {
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
     return text;
 }
+
+ApprovalKey agent_file_approval_key(const std::string& file, const std::string& project_root, const std::string& agent) {
+    return {"agent-file", file, project_root, agent};
+}
+
+std::string agent_file_signature(std::string_view content) { return "sha256:" + tools::sha256_hex(content); }
 
 }  // namespace mcph::config

@@ -29,6 +29,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcph::config {
@@ -86,5 +87,15 @@ public:
 private:
     std::filesystem::path file_;
 };
+
+// ---- sub-agent definition files (docs/agents.md) -----------------------------------------------
+// A project's agent file is approved like a project server: by the hash of what it says, in the
+// same store (never in the project). The record's scope is "agent-file", its origin the file, its
+// project the project root and its "server" the agent's name; nothing is pinned. Any change of the
+// file — a new inline server, a new reference, even a changed prompt — changes the signature, so
+// the agent is refused until approved again.
+ApprovalKey agent_file_approval_key(const std::string& file, const std::string& project_root, const std::string& agent);
+// "sha256:<hex>" of the file's bytes.
+std::string agent_file_signature(std::string_view content);
 
 }  // namespace mcph::config

@@ -50,6 +50,7 @@ struct Host::Impl {
     mutable std::mutex mutex;  // guards the members below; never held across connect or I/O
     std::vector<config::DynamicConfig> dynamic;  // the API's and --mcp-config's documents, in order
     std::map<std::string, std::shared_ptr<InProcessServer>> sdk_servers;
+    std::map<std::string, AgentDefinition> builtin_agents;  // Host::register_agent (overlay.cpp)
     std::map<std::string, std::shared_ptr<auth::AuthSession>> auth_sessions;  // survive reconnects
     // The current server table (rebuilt by load_servers).
     std::vector<std::string> order;  // connectable servers, in definition order

@@ -3,7 +3,12 @@
 // inline definition opens a connection the overlay owns and closes when it ends. Under a
 // plugin-only policy, agents defined by users or projects may not bring inline servers; plugin,
 // built-in and policy agents may (their definitions were approved with the plugin or policy).
+//
+// Named agents (docs/agents.md) come from agent files and the embedder's built-in set
+// (extensions/agent_catalog.hpp); open_overlay(name) refuses an unapproved project agent before
+// anything starts, then opens its servers as above.
 #include "config/env_expansion.hpp"
+#include "extensions/agent_catalog.hpp"
 #include "governance/policy.hpp"
 #include "host/host_impl.hpp"
 
@@ -61,20 +66,32 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
         policy = impl_->policy;
         for (const auto& [name, server] : impl_->every_server) names.insert(name);
     }
-    const std::string who = "agent '" + spec.agent + "' (" + source_name(spec.source) + ")";
+    const std::string who = "agent '" + spec.agent + "' (" + source_name(spec.source) +
+                            (spec.origin.empty() ? std::string() : ", defined in " + spec.origin) + ")";
     std::vector<config::ConfiguredServer> inline_servers;
     for (const auto& s : spec.servers) {
         if (!s.reference.empty()) {
-            overlay->referenced.push_back(impl_->connection_of(s.reference));
+            try {
+                overlay->referenced.push_back(impl_->connection_of(s.reference));
+            } catch (const Error& e) {  // say whose reference it is: the agent file is what to fix
+                throw Error(e.kind(), who + " references a server of the parent: " + e.what());
+            }
             continue;
         }
         if (!may_bring_inline_servers(spec.source, policy))
             throw Error(ErrorKind::Usage, who + " may not define its own MCP server '" + s.name +
                                               "': the managed policy allows inline servers only for plugin, built-in "
-                                              "and policy agents (pluginOnlyMcpServers)");
+                                              "and policy agents (pluginOnlyMcpServers in " +
+                                              impl_->locations.managed_settings_file().string() + ")");
         if (s.name.empty() || !names.insert(s.name).second)
             throw Error(ErrorKind::Usage, who + ": inline server name '" + s.name + "' is empty or already in use");
-        config::ConfiguredServer server{parse_inline(s), config::Scope::Dynamic, "agent " + spec.agent, "", "", s.config_json, {}};
+        config::ServerConfig parsed;
+        try {
+            parsed = parse_inline(s);
+        } catch (const Error& e) {  // a bad config or a missing ${VAR}: the agent's file is what to fix
+            throw Error(ErrorKind::Usage, who + ": inline server '" + s.name + "': " + e.what());
+        }
+        config::ConfiguredServer server{std::move(parsed), config::Scope::Dynamic, "agent " + spec.agent, "", "", s.config_json, {}};
         auto decision = governance::check_server_allowed(server.config, policy);
         if (!decision.allowed)
             throw Error(ErrorKind::Usage, who + ": server '" + s.name + "' is denied by policy: " + decision.reason);
@@ -128,12 +145,89 @@ std::vector<Tool> Overlay::tools() const { return impl_->host->mapped_tools(impl
 
 CallToolResult Overlay::call_tool(const std::string& mapped_name, const JsonValue& arguments, const RequestOptions& options) {
     for (const Tool& tool : tools()) {
-        if (tool.mapped_name != mapped_name) continue;
+        if (tool.mapped_name != mapped_name && tool.server + "/" + tool.name != mapped_name) continue;
         auto s = session(tool.server);
         if (!s) break;
         return s->call_tool(tool.name, arguments, options);
     }
     throw Error(ErrorKind::NotFound, "agent '" + impl_->agent + "' has no connected tool named '" + mapped_name + "'");
+}
+
+// ---- named agents ---------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<AgentDefinition> builtins_of(const Host::Impl& impl) {
+    std::lock_guard lock(impl.mutex);
+    std::vector<AgentDefinition> out;
+    for (const auto& [name, agent] : impl.builtin_agents) out.push_back(agent);
+    return out;
+}
+
+AgentDefinition find_agent(const AgentCatalog& catalog, const std::string& name) {
+    for (const AgentDefinition& agent : catalog.agents)
+        if (agent.name == name) return agent;
+    std::string known;
+    for (const AgentDefinition& agent : catalog.agents) known += (known.empty() ? "" : ", ") + agent.name;
+    std::string message = "no agent named '" + name + "' (agents: " + (known.empty() ? "none" : known) + ")";
+    for (const AgentProblem& p : catalog.problems) message += "; not loaded: " + p.message;
+    throw Error(ErrorKind::NotFound, message);
+}
+
+}  // namespace
+
+AgentCatalog Host::agents() const {
+    std::vector<extensions::AgentFolder> folders;
+    if (impl_->options.load_layered_config) folders = extensions::agent_folders(impl_->locations);
+    return extensions::load_agent_catalog(folders, builtins_of(*impl_), &impl_->approvals,
+                                          impl_->locations.project_root.string());
+}
+
+void Host::register_agent(AgentDefinition agent) {
+    if (!extensions::valid_agent_name(agent.name))
+        throw Error(ErrorKind::Usage, "agent name '" + agent.name + "' is not a name (1 to 64 of A-Z a-z 0-9 . _ -)");
+    agent.source = AgentSource::BuiltIn;
+    agent.origin = "api";
+    agent.plugin_source.clear();
+    agent.approved = true;
+    agent.unapproved_reason.clear();
+    std::lock_guard lock(impl_->mutex);
+    impl_->builtin_agents[agent.name] = std::move(agent);
+}
+
+std::unique_ptr<Overlay> Host::open_overlay(const std::string& agent_name) {
+    const AgentDefinition agent = find_agent(agents(), agent_name);
+    if (!agent.approved)
+        throw Error(ErrorKind::Usage, "agent '" + agent.name + "' (project, defined in " + agent.origin + ") is not used: " +
+                                          agent.unapproved_reason);
+    OverlaySpec spec;
+    spec.agent = agent.name;
+    spec.source = agent.source;
+    spec.servers = agent.servers;
+    spec.origin = agent.origin;
+    return open_overlay(spec);
+}
+
+void Host::approve_agent(const std::string& agent_name) {
+    const AgentDefinition agent = find_agent(agents(), agent_name);
+    if (agent.source != AgentSource::Project)
+        throw Error(ErrorKind::Usage, "agent '" + agent.name + "' is a " + source_name(agent.source) + " agent (" + agent.origin +
+                                          "): only project agent files need approval");
+    // The bytes approved are the bytes read now, checked to still define this agent: a file
+    // changed since agents() was read is approved as it is, never as it was.
+    extensions::AgentFolder folder;
+    folder.source = AgentSource::Project;
+    folder.rule = config::TrustRule{config::Owner::CurrentUser, true};
+    folder.confined_to = impl_->locations.project_root;
+    const std::string text = extensions::read_agent_file(agent.origin, folder);
+    const auto parsed = extensions::parse_agent_file(text, agent.origin);
+    if (!parsed.agent) throw Error(ErrorKind::Usage, parsed.error);
+    if (parsed.agent->name != agent.name)
+        throw Error(ErrorKind::Usage, agent.origin + " now defines agent '" + parsed.agent->name + "', not '" + agent.name + "'");
+    config::Approval approval;
+    approval.key = config::agent_file_approval_key(agent.origin, impl_->locations.project_root.string(), agent.name);
+    approval.signature = config::agent_file_signature(text);
+    impl_->approvals.save(approval);
 }
 
 }  // namespace mcph
