@@ -263,9 +263,11 @@ struct PersonalSettings {
         guarded(problems, [&] { disabled = names_of("disabledMcpServers"); });
         guarded(problems, [&] { enabled = names_of("enabledMcpServers"); });
         guarded(problems, [&] { withhold_flagged_tools = bool_setting(file.doc, "withholdFlaggedTools", origin); });
-        guarded(problems, [&] {
+        try {
             if (const JsonValue* c = json::member(file.doc, "connectors")) connectors = parse_connector_endpoint(*c, origin);
-        });
+        } catch (const Error& e) {
+            problems.push_back({origin, "", std::string(e.what()) + "; no connectors are synced"});
+        }
     }
 
     // Applied user first, then local, so local wins; within one file enabled beats disabled.
@@ -280,7 +282,7 @@ private:
         try {
             read_list();
         } catch (const Error& e) {
-            problems.push_back({origin, "", std::string(e.what()) + "; the setting is ignored"});
+            problems.push_back({origin, "", std::string(e.what()) + "; the list is ignored"});
         }
     }
 
