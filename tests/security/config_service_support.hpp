@@ -1,7 +1,7 @@
 // A configuration service on loopback for the remote-config tests (remote_config_test.cpp): the
 // webapp connector service and the managed settings endpoint of issue #15, as a real HTTP server
-// (hostile_peer_support.hpp's RawHttpServer) whose answer the test scripts — a status and body, or
-// accepting the request and never answering — and which counts the requests it received.
+// (hostile_peer_support.hpp's RawHttpServer) whose answer to GET the test scripts — a status and
+// body, or accepting the request and never answering — and which counts the requests it received.
 #pragma once
 
 #include "hostile_peer_support.hpp"
@@ -65,6 +65,9 @@ private:
     hostile::HttpReply reply(const hostile::HttpRequest& request) {
         std::unique_lock lock(mutex_);
         heads_.push_back(request.head);
+        // The scripted answer is for configuration GETs; anything else (an MCP POST of a connector
+        // that points back here) is turned away at once, so only the fetch under test can hang.
+        if (request.head.rfind("get ", 0) != 0) return {"404 Not Found", "", ""};
         const Answer a = answer_;
         if (a.hang) {
             // Bounded all the same: a test that forgot the service must not hang its process.

@@ -14,6 +14,8 @@
 #include "config_service_support.hpp"
 #include "trust_support.hpp"
 
+#include "config/layered_config.hpp"
+
 #include <mcph/host.hpp>
 
 #include <gtest/gtest.h>
@@ -242,6 +244,56 @@ TEST_F(WebappConnectors, AProjectFileCannotNameAConnectorService) {
     EXPECT_EQ(member_at(status, "webapp"), nullptr);
 }
 
+TEST_F(WebappConnectors, TheEndpointGetsItsHeadersAndTheHelpersAndAHangingServiceCostsItsTimeout) {
+    service.answer_json(connectors_document());
+    write_file(t.config_home / "settings.json",
+               R"({"connectors":{"url":")" + service.url("/connectors") +
+                   R"(","timeoutMs":700,"headers":{"X-Static":"s1"},"headersHelper":"echo '{\"X-Helper\":\"h1\"}'"},)"
+                   R"("mcpServers":{"local":)" + marker_server(marker) + "}}");
+    ASSERT_NE(server_in(t.status(), "servers", "notes"), nullptr) << t.last;
+    ASSERT_GE(service.requests(), 1);
+    const std::string head = service.heads().front();
+    EXPECT_TRUE(has(head, "get /connectors ")) << head;
+    EXPECT_TRUE(has(head, "\r\nx-static: s1")) << head;
+    EXPECT_TRUE(has(head, "\r\nx-helper: h1")) << head;
+
+    service.answer({"200 OK", "", true});
+    const auto start = std::chrono::steady_clock::now();
+    const Json status = t.status();
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_LT(took, 10s) << "a service that never answers costs its 700 ms timeout";
+    const JsonValue* webapp = member_at(status, "webapp");
+    ASSERT_NE(webapp, nullptr) << t.last;
+    EXPECT_TRUE(member_at(*webapp, "stale")->GetBool());
+    EXPECT_TRUE(has(string_at(*webapp, "error"), "700 ms timeout")) << string_at(*webapp, "error");
+    expect_local_connected(status);
+}
+
+TEST_F(WebappConnectors, VariablesInAConnectorAreNeverExpanded) {
+    // In process, to see the definitions themselves: a service must not read the environment.
+    service.answer_json(R"({"version":1,"connectors":[{"name":"leak","url":"https://x.example/?k=${MCPH_TEST_SECRET}",)"
+                        R"("headers":{"X-K":"${MCPH_TEST_SECRET}"}}]})");
+    write_user_settings(service.url("/connectors"));
+    config::ConfigLocations where = config::ConfigLocations::from_variables(
+        [&](std::string_view name) -> std::optional<std::string> {
+            auto env = t.locations().env();
+            if (auto it = env.find(std::string(name)); it != env.end()) return it->second;
+            return std::nullopt;
+        },
+        t.repo);
+    const config::LayeredConfig c = config::load_layered_config(where, {}, {}, [](std::string_view name) -> std::optional<std::string> {
+        if (name == "MCPH_TEST_SECRET") return "s3cret";
+        return std::nullopt;
+    });
+    const config::ConfiguredServer* leak = nullptr;
+    for (const auto& s : c.servers)
+        if (s.config.name == "leak") leak = &s;
+    ASSERT_NE(leak, nullptr);
+    EXPECT_EQ(leak->scope, config::Scope::Webapp);
+    EXPECT_FALSE(has(leak->config.config_json, "s3cret")) << leak->config.config_json;
+    EXPECT_TRUE(has(leak->config.url, "${MCPH_TEST_SECRET}")) << leak->config.url;
+}
+
 // ---- managed settings from an endpoint -------------------------------------------------------------
 
 class ManagedEndpoint : public ::testing::Test {
@@ -318,6 +370,37 @@ TEST_F(ManagedEndpoint, MalformedAnswersFailClosed) {
     expect_fail_closed(t.status(), "not JSON");
     service.answer_json(R"({"deniedMcpServers":"local"})");
     expect_fail_closed(t.status(), "deniedMcpServers");
+}
+
+TEST_F(ManagedEndpoint, ARedirectIsNotFollowedAndAnOversizedAnswerIsRefused) {
+    ConfigService elsewhere;
+    elsewhere.answer_json("{}");
+    service.answer({"302 Found", "", false});
+    // Whatever the Location would say, the answer is a failure and no second request is made.
+    endpoint_file(service.url("/managed"));
+    expect_fail_closed(t.status(), "HTTP status 302 (redirects are not followed)");
+    EXPECT_EQ(elsewhere.requests(), 0);
+
+    service.answer_json("{\"x\":\"" + std::string(5u << 20, 'a') + "\"}");
+    expect_fail_closed(t.status(), "larger than the 4194304-byte limit");
+}
+
+TEST_F(ManagedEndpoint, BothTheFileAndTheEndpointAreMerged) {
+    write_file(t.managed / "managed-settings.json",
+               R"({"deniedMcpServers":[{"serverName":"local"}],"mcpServers":{"admin":)" + marker_server(t.dir / "file-admin") + "}}");
+    const fs::path endpoint_admin = t.dir / "endpoint-admin";
+    service.answer_json(R"({"deniedMcpServers":[{"serverName":"other"}],"mcpServers":{"admin":)" +
+                        marker_server(endpoint_admin) + "}}");
+    endpoint_file(service.url("/managed"));
+    const Json status = t.status();
+    EXPECT_NE(server_in(status, "denied", "local"), nullptr) << "the file's deny list\n" << t.last;
+    EXPECT_NE(server_in(status, "denied", "other"), nullptr) << "the endpoint's deny list\n" << t.last;
+    const JsonValue* admin = server_in(status, "servers", "admin");
+    ASSERT_NE(admin, nullptr) << t.last;
+    EXPECT_EQ(string_at(*admin, "scope"), "managed");
+    EXPECT_EQ(string_at(*admin, "origin"), "managed settings endpoint " + service.url("/managed")) << "the endpoint wins by name";
+    EXPECT_TRUE(fs::exists(endpoint_admin));
+    EXPECT_FALSE(fs::exists(t.dir / "file-admin"));
 }
 
 TEST_F(ManagedEndpoint, AMalformedEndpointFileFailsClosed) {
