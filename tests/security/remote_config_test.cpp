@@ -205,6 +205,22 @@ TEST_F(WebappConnectors, ServiceUnreachableUsesTheCache) {
     expect_local_connected(status);
 }
 
+TEST_F(WebappConnectors, ACacheOthersCouldWriteIsNotUsed) {
+    service.answer_json(connectors_document());
+    write_user_settings(service.url("/connectors"));
+    ASSERT_NE(server_in(t.status(), "servers", "notes"), nullptr) << t.last;
+    fs::path cache;
+    for (const auto& e : fs::directory_iterator(t.config_home / "cache")) cache = e.path();
+    ASSERT_FALSE(cache.empty());
+    fs::permissions(cache, fs::perms::group_write | fs::perms::others_write, fs::perm_options::add);
+    service.answer({"503 Service Unavailable", "", false});
+    const Json status = t.status();
+    EXPECT_EQ(server_in(status, "servers", "notes"), nullptr) << "a list someone else may have written is not served";
+    EXPECT_TRUE(has(all_problems(status), "the cached connector list cannot be used")) << all_problems(status);
+    EXPECT_TRUE(has(all_problems(status), "chmod go-w")) << all_problems(status);
+    expect_local_connected(status);
+}
+
 TEST_F(WebappConnectors, MalformedAnswerIsAConfigProblemAndEverythingElseConnects) {
     write_user_settings(service.url("/connectors"));
     service.answer_json(R"({"version":2,"connectors":[]})");
