@@ -15,6 +15,7 @@ namespace mcph::config {
 namespace {
 
 constexpr int kDocumentVersion = 1;
+constexpr std::size_t kMaxConnectorName = 128;
 constexpr std::size_t kMaxBodyBytes = std::size_t{4} << 20;
 constexpr std::array<const char*, 6> kRefusedFields = {"command", "args", "env", "cwd", "headersHelper", "auth"};
 constexpr std::array<const char*, 3> kConnectorTypes = {"http", "sse", "ws"};
@@ -33,6 +34,13 @@ void add_connector(const JsonValue& c, std::size_t index, const std::string& ori
     if (!name || !name->IsString() || name->GetStringLength() == 0)
         bad(origin, connector_label(index, "") + ": name must be a non-empty string");
     const std::string n(json::view(*name));
+    // Shown in every listing and part of each tool's mapped name: no control characters (a
+    // terminal escape in a name would reach the user's screen), and a length a person can read.
+    bool printable = n.size() <= kMaxConnectorName;
+    for (unsigned char ch : n) printable = printable && ch >= 0x20 && ch != 0x7f;
+    if (!printable)
+        bad(origin, connector_label(index, "") + ": name must be at most " + std::to_string(kMaxConnectorName) +
+                        " characters without control characters");
     const std::string label = connector_label(index, n);
     for (const char* field : kRefusedFields)
         if (json::member(c, field))

@@ -68,6 +68,8 @@ TEST(ConnectorDocument, EveryMalformedShapeIsRefusedWithItsReason) {
         {doc(R"({"url":"https://a/"})"), "connectors[0]: name must be a non-empty string"},
         {doc(R"({"name":"","url":"https://a/"})"), "name must be a non-empty string"},
         {doc(R"({"name":7,"url":"https://a/"})"), "name must be a non-empty string"},
+        {doc(R"({"name":"a\u001b[2Jb","url":"https://a/"})"), "without control characters"},
+        {doc(R"({"name":")" + std::string(129, 'n') + R"(","url":"https://a/"})"), "at most 128 characters"},
         {doc(R"({"name":"a"})"), "connectors[0] ('a'): url must be a non-empty string"},
         {doc(R"({"name":"a","url":42})"), "url must be a non-empty string"},
         {doc(R"({"name":"a","url":"https://a/","type":"stdio"})"), "type must be http, sse or ws (not 'stdio')"},
