@@ -440,6 +440,7 @@ TEST_F(ManagedEndpoint, TheCachedCopyOnlyWhenThePolicySaysSo) {
     ASSERT_NE(source, nullptr) << t.last;
     EXPECT_TRUE(member_at(*source, "fromCache")->GetBool());
     EXPECT_TRUE(has(string_at(*source, "error"), "HTTP status 500")) << string_at(*source, "error");
+    EXPECT_TRUE(has(t.last, "using the cached managed settings")) << "a warning on stderr: " << t.last;
 }
 
 // In this process: the first config load fetches; reload_config and a second Host reuse it. The

@@ -82,6 +82,8 @@ void Host::Impl::load_servers() {
     next_report.managed_endpoint = layered.managed_endpoint;
     next_report.managed_from_cache = layered.managed_from_cache;
     next_report.managed_error = url::redact_urls_in_text(layered.managed_fetch_error);
+    if (layered.managed_from_cache && options.logger)
+        options.logger(LogLevel::Warn, "managed", next_report.managed_error + " (using the cached managed settings: useCachedOnFailure)");
     for (const auto& s : layered.servers) report_shadowing(s, next_report);
     for (const auto& p : layered.problems)
         next_report.problems.push_back({p.server, "", p.origin, "", url::redact_urls_in_text(p.message)});
