@@ -125,7 +125,7 @@ struct ServerStatus {
     std::string type;   // transport type
     std::string state;  // state_name(connection)
     std::string error;  // last error (failed, needs-auth, or why a pending connection was lost)
-    std::string scope;  // "enterprise" | "managed" | "user" | "project" | "local" | "dynamic" | "plugin"
+    std::string scope;  // "enterprise" | "managed" | "user" | "project" | "local" | "dynamic" | "webapp" | "plugin"
     std::string origin;         // the file (or "api", "--mcp-config <file>") that defined it
     std::string plugin_source;  // plugin scope: the plugin that contributed it
     ConnectionState connection;
@@ -166,6 +166,18 @@ struct ConfigReport {
     // the user moves it with migrate_local_settings (`mcph migrate-local`).
     std::string legacy_local_settings;
     std::string local_settings;  // where the user's local settings for this project live
+    // Webapp connectors (the "connectors" setting, docs/governance.md): the service's URL
+    // (credentials redacted; empty when none is configured), whether the connectors in use are the
+    // cached list because the fetch failed, and why it failed.
+    std::string webapp_endpoint;
+    bool webapp_stale = false;
+    std::string webapp_error;
+    // Managed settings fetched from <managed_dir>/managed-settings-endpoint.json's URL (redacted;
+    // empty when none is configured), whether its cached copy stands in (useCachedOnFailure), and
+    // why the fetch failed.
+    std::string managed_endpoint;
+    bool managed_from_cache = false;
+    std::string managed_error;
 };
 
 // A configured server's definition as written in its file: what `mcph approve` shows before the

@@ -3,6 +3,10 @@
 //
 //   enterprise  <managed_dir>/managed-mcp.json           exclusive when present
 //   managed     <managed_dir>/managed-settings.json      servers and allow/deny policy
+//               <managed_dir>/managed-settings-endpoint.json  where to fetch more of the same
+//               (config/managed_endpoint.hpp)
+//   webapp      the "connectors" setting of the user or managed settings (config/connectors.hpp);
+//               the last good list cached in <config_home>/cache/
 //   user        <config_home>/settings.json
 //   project     every .mcp.json from the project root down to cwd (closer to cwd wins)
 //   local       <config_home>/projects/<name>-<hash of project_root>/settings.local.json
@@ -41,6 +45,7 @@ struct ConfigLocations {
 
     fs::path enterprise_file() const { return managed_dir / "managed-mcp.json"; }
     fs::path managed_settings_file() const { return managed_dir / "managed-settings.json"; }
+    fs::path managed_endpoint_file() const { return managed_dir / "managed-settings-endpoint.json"; }
     fs::path user_settings_file() const { return config_home / "settings.json"; }
     fs::path local_settings_file() const { return local_settings_file_for(config_home, project_root); }
     // The pre-1.0 place of the local settings, inside the work tree: never trusted as local scope.

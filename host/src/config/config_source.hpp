@@ -13,12 +13,14 @@ namespace mcph::config {
 
 // Lowest to highest merge precedence, except Enterprise (exclusive: when present, every other
 // source is ignored) and Managed (merged above Dynamic: an administrator's definition of a name is
-// not overridden by a user's).
-enum class Scope { Plugin, User, Project, Local, Dynamic, Managed, Enterprise };
+// not overridden by a user's). Webapp (connectors synced from a web service, config/connectors.hpp)
+// is a source like Plugin: above it, below everything the user writes by hand.
+enum class Scope { Plugin, Webapp, User, Project, Local, Dynamic, Managed, Enterprise };
 
 inline std::string_view scope_name(Scope s) {
     switch (s) {
         case Scope::Plugin: return "plugin";
+        case Scope::Webapp: return "webapp";
         case Scope::User: return "user";
         case Scope::Project: return "project";
         case Scope::Local: return "local";
@@ -40,7 +42,7 @@ struct ShadowedDefinition {
 struct ConfiguredServer {
     ServerConfig config;
     Scope scope = Scope::Dynamic;
-    std::string origin;         // file path, "--mcp-config <path>", or "api"
+    std::string origin;         // file path, "--mcp-config <path>", "api", or (webapp) the endpoint URL
     std::string plugin_source;  // Scope::Plugin only: the contributing plugin's name
     std::string project_root;   // Scope::Project and Local: the project the approval is stored under
     // The entry as written in its file, before ${VAR} expansion (with the document's shared xaaIdp

@@ -1,7 +1,9 @@
 #include "config/layered_config.hpp"
 
 #include "config/atomic_write.hpp"
+#include "config/connectors.hpp"
 #include "config/file_trust.hpp"
+#include "config/managed_endpoint.hpp"
 #include "json/json_access.hpp"
 
 #include <mcph/error.hpp>
@@ -76,6 +78,8 @@ struct Source {
     std::string origin;
     std::string plugin_source;
     std::string project_root;
+    // Off for what a web service sent (connectors.hpp): it must not read this machine's environment.
+    bool expand_variables = true;
 };
 
 // The object holding a document's server definitions: "mcpServers", or VS Code's "servers" where
@@ -142,7 +146,7 @@ struct Loader {
             try {
                 Json entry;
                 entry.CopyFrom(m.value, entry.GetAllocator());
-                expand_server_entry(entry, entry.GetAllocator(), name, lookup);
+                if (source.expand_variables) expand_server_entry(entry, entry.GetAllocator(), name, lookup);
                 ConfiguredServer server{parse_server_config(name, entry), source.scope, source.origin,
                                         source.plugin_source, source.project_root, written(m.value, xaa_idp), {}};
                 if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
@@ -214,14 +218,17 @@ struct AdminPolicy {
     bool managed_allow_list_only = false;
     bool plugin_only_agents = false;
     bool withhold_flagged_tools = false;
+    std::optional<ConnectorEndpoint> connectors;  // the last managed document's "connectors" wins
 
     void read(const JsonValue& doc, const std::string& origin, bool settings_file) {
         if (auto allow = rules_of(doc, "allowedMcpServers", origin)) append(defined(allowed), std::move(*allow));
         if (auto deny = rules_of(doc, "deniedMcpServers", origin)) append(denied, std::move(*deny));
         if (!settings_file) return;
-        managed_allow_list_only = bool_setting(doc, "allowManagedMcpServersOnly", origin);
-        plugin_only_agents = bool_setting(doc, "pluginOnlyMcpServers", origin);
-        withhold_flagged_tools = bool_setting(doc, "withholdFlaggedTools", origin);
+        // |=: the file and the endpoint's document are both read; a flag either sets is set.
+        managed_allow_list_only |= bool_setting(doc, "allowManagedMcpServersOnly", origin);
+        plugin_only_agents |= bool_setting(doc, "pluginOnlyMcpServers", origin);
+        withhold_flagged_tools |= bool_setting(doc, "withholdFlaggedTools", origin);
+        if (const JsonValue* c = json::member(doc, "connectors")) connectors = parse_connector_endpoint(*c, origin);
     }
 };
 
@@ -235,6 +242,7 @@ struct PersonalSettings {
     std::set<std::string> disabled;
     std::set<std::string> enabled;
     bool withhold_flagged_tools = false;
+    std::optional<ConnectorEndpoint> connectors;
 
     void read(const fs::path& path, std::vector<ConfigProblem>& problems, const std::optional<std::string>& home_problem) {
         origin = path.string();
@@ -255,6 +263,11 @@ struct PersonalSettings {
         guarded(problems, [&] { disabled = names_of("disabledMcpServers"); });
         guarded(problems, [&] { enabled = names_of("enabledMcpServers"); });
         guarded(problems, [&] { withhold_flagged_tools = bool_setting(file.doc, "withholdFlaggedTools", origin); });
+        try {
+            if (const JsonValue* c = json::member(file.doc, "connectors")) connectors = parse_connector_endpoint(*c, origin);
+        } catch (const Error& e) {
+            problems.push_back({origin, "", std::string(e.what()) + "; no connectors are synced"});
+        }
     }
 
     // Applied user first, then local, so local wins; within one file enabled beats disabled.
@@ -308,12 +321,26 @@ std::string legacy_local_warning(const Document& legacy, const ConfigLocations& 
            locations.local_settings_file().string();
 }
 
-LayeredConfig fail_closed(LayeredConfig out, const std::string& reason) {
+LayeredConfig fail_closed(LayeredConfig out, const std::string& reason,
+                          std::string_view until = "the administrator's file is fixed") {
     out.servers.clear();
     out.problems.clear();
+    out.webapp.reset();
     out.policy = {};
     out.policy.fail_closed = true;
-    out.policy.fail_closed_reason = reason + " (no MCP server may connect until the administrator's file is fixed)";
+    out.policy.fail_closed_reason = reason + " (no MCP server may connect until " + std::string(until) + ")";
+    return out;
+}
+
+constexpr std::string_view kUntilEndpoint = "the managed settings endpoint answers with valid settings";
+
+// "mcp_url" and every name a connectors setting adds, once each, in that order.
+std::vector<std::string> proxy_url_parameters(const AdminPolicy& admin, const PersonalSettings& user) {
+    std::vector<std::string> out{"mcp_url"};
+    for (const std::optional<ConnectorEndpoint>* c : {&admin.connectors, &user.connectors})
+        if (*c)
+            for (const std::string& name : (*c)->proxy_url_parameters)
+                if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     return out;
 }
 
@@ -330,12 +357,22 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     out.enterprise_exclusive = enterprise.present;
     if (!enterprise.error.empty()) return fail_closed(std::move(out), enterprise.error);
     if (!managed.error.empty()) return fail_closed(std::move(out), managed.error);
+    // The endpoint's managed settings: fetched once per process, then merged like the file.
+    const ManagedEndpointResult endpoint = managed_endpoint_settings(locations);
+    out.managed_endpoint = endpoint.url;
+    out.managed_from_cache = endpoint.from_cache;
+    out.managed_fetch_error = endpoint.fetch_error;
+    if (!endpoint.error.empty()) return fail_closed(std::move(out), endpoint.error, kUntilEndpoint);
+    const std::string remote_origin = "managed settings endpoint " + endpoint.url;
+    const Document remote = endpoint.configured ? parse_document(endpoint.settings_json, remote_origin) : Document{};
+    if (!remote.error.empty()) return fail_closed(std::move(out), remote.error, kUntilEndpoint);
 
     // The administrator's files are checked whole before anything is merged, so a structural
     // problem anywhere in them fails closed rather than half-applying.
     AdminPolicy admin;
     const JsonValue* enterprise_servers = nullptr;
     const JsonValue* managed_servers = nullptr;
+    const JsonValue* remote_servers = nullptr;
     try {
         if (enterprise.present) {
             enterprise_servers = servers_of(enterprise.doc, enterprise_origin, false, true);
@@ -349,6 +386,15 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         }
     } catch (const Error& e) {
         return fail_closed(std::move(out), e.what());
+    }
+    try {
+        if (remote.present) {
+            remote_servers = servers_of(remote.doc, remote_origin, false, false);
+            xaa_idp_of(remote.doc, remote_origin);
+            admin.read(remote.doc, remote_origin, true);
+        }
+    } catch (const Error& e) {
+        return fail_closed(std::move(out), e.what(), kUntilEndpoint);
     }
 
     Loader loader{lookup, {}, {}};
@@ -375,6 +421,15 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         for (const PluginContribution& p : plugins)
             loader.add_document(parse_document(p.json_text, p.origin), {Scope::Plugin, p.origin, p.plugin_source, ""}, true, true);
         for (const fs::path& dir : locations.plugin_dirs) loader.add_plugin_dir(dir);
+        // The administrator's connector service, else the user's (connectors.hpp).
+        if (const std::optional<ConnectorEndpoint>& c = admin.connectors ? admin.connectors : user.connectors) {
+            ConnectorSync sync = sync_connectors(*c, home_problem ? fs::path() : locations.config_home);
+            out.webapp = LayeredConfig::Webapp{sync.origin, sync.stale, sync.fetch_error, sync.cache_file};
+            if (!sync.problem.empty()) loader.problems.push_back({sync.origin, "", sync.problem});
+            if (!sync.servers_json.empty())
+                loader.add_document(parse_document(sync.servers_json, sync.origin), {Scope::Webapp, sync.origin, "", "", false},
+                                    false, true);
+        }
         loader.add_document(user.file, {Scope::User, user.origin, "", ""}, false, false);
         const std::string root = locations.project_root.string();
         for (const fs::path& file : locations.project_files())
@@ -385,6 +440,7 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         for (const DynamicConfig& d : dynamic)
             loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
         if (managed_servers) loader.add_servers(*managed_servers, json::member(managed.doc, "xaaIdp"), {Scope::Managed, managed_origin, "", ""});
+        if (remote_servers) loader.add_servers(*remote_servers, json::member(remote.doc, "xaaIdp"), {Scope::Managed, remote_origin, "", ""});
     }
 
     out.servers = loader.table.take();
@@ -398,6 +454,7 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     append(out.policy.denied, user.denied);
     append(out.policy.denied, local.denied);
     out.policy.plugin_only_agents = admin.plugin_only_agents;
+    out.policy.proxy_url_parameters = proxy_url_parameters(admin, user);
     out.policy.withhold_flagged_tools =
         admin.withhold_flagged_tools || user.withhold_flagged_tools || local.withhold_flagged_tools;
     return out;

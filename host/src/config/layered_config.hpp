@@ -1,15 +1,23 @@
 // The layered configuration of seed 000 §18.6: every scope read, ${VAR} expanded, merged by server
 // name with whole-entry replacement, and the allow/deny policy gathered beside it.
 //
-// Precedence (lowest first, the Scope enum's order): plugin < user < project < local < dynamic <
-// managed. Enterprise is not "highest": when managed-mcp.json exists and is valid, it is the only
+// Precedence (lowest first, the Scope enum's order): plugin < webapp < user < project < local <
+// dynamic < managed. Webapp (connectors synced from a web service, connectors.hpp) sits with plugin:
+// a source the user did not write entry by entry, so anything they wrote by hand beats it. Enterprise is not "highest": when managed-mcp.json exists and is valid, it is the only
 // source of servers (exclusive control, so nobody can add a server beside the administrator's). The
 // policy is still gathered as usual, so a user can always deny more for themselves.
 //
+// Managed settings may also come from an endpoint (managed_endpoint.hpp, fetched once per
+// process): its document is read after managed-settings.json, exactly as that file is.
+//
 // Failure handling, from strictest to most lenient:
-//  - an administrator's file (managed-mcp.json, managed-settings.json) that exists but cannot be
-//    read or understood, including a bad policy rule in it: fail closed (policy.fail_closed, no
-//    servers at all) — a typo must not silently lift the administrator's restrictions;
+//  - an administrator's file (managed-mcp.json, managed-settings.json, the endpoint file) that
+//    exists but cannot be read or understood, including a bad policy rule or "connectors" setting
+//    in it, or a configured managed endpoint that cannot be fetched or whose answer is malformed:
+//    fail closed (policy.fail_closed, no servers at all) — a typo must not silently lift the
+//    administrator's restrictions;
+//  - the connector service unreachable: its cached list, marked stale (webapp); a malformed answer:
+//    a ConfigProblem and the cached list (or none) — never more than the connectors are lost;
 //  - any other file that cannot be read or parsed: a ConfigProblem, that file skipped;
 //  - one bad entry (a missing ${VAR}, a failed validation): a ConfigProblem, that entry skipped. If
 //    a lower scope defines the same name, its definition stays in effect;
@@ -47,6 +55,7 @@
 #include "governance/policy_rules.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +87,19 @@ struct LayeredConfig {
     governance::PolicySettings policy;
     std::vector<ConfigProblem> problems;
     bool enterprise_exclusive = false;  // managed-mcp.json exists (even when it failed closed)
+    // The webapp connector service, when one is configured and the load got as far as it.
+    struct Webapp {
+        std::string origin;       // the endpoint URL, credentials redacted
+        bool stale = false;       // its servers are the cached list: the fetch failed
+        std::string fetch_error;  // why (also when there was no cache to fall back on)
+        std::filesystem::path cache_file;
+    };
+    std::optional<Webapp> webapp;
+    // Managed settings fetched from an endpoint (managed_endpoint.hpp): its URL (redacted), whether
+    // the cached copy stands in for it, and why the fetch failed.
+    std::string managed_endpoint;
+    bool managed_from_cache = false;
+    std::string managed_fetch_error;
     std::filesystem::path project_root;
     std::filesystem::path legacy_local_file;  // <root>/.mcph/settings.local.json when it exists
 };

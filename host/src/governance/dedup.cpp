@@ -9,7 +9,15 @@
 namespace mcph::governance {
 namespace {
 
-bool is_manual(const config::ConfiguredServer& s) { return s.scope != config::Scope::Plugin; }
+bool is_manual(const config::ConfiguredServer& s) {
+    return s.scope != config::Scope::Plugin && s.scope != config::Scope::Webapp;
+}
+
+// "server 'x' from plugin 'p'" / "connector 'x' from <endpoint>": where a synced copy came from.
+std::string describe_synced(const config::ConfiguredServer& s) {
+    if (s.scope == config::Scope::Webapp) return "connector '" + s.config.name + "' from " + s.origin;
+    return "server '" + s.config.name + "' from plugin '" + s.plugin_source + "'";
+}
 
 // What the signature compared, in the words of the server's kind.
 std::string what_was_same(const config::ServerConfig& server) {
@@ -25,19 +33,20 @@ std::string what_was_same(const config::ServerConfig& server) {
 
 std::string describe_kept(const config::ConfiguredServer& kept) {
     if (is_manual(kept)) return "manually configured server '" + kept.config.name + "'";
-    return "server '" + kept.config.name + "' from plugin '" + kept.plugin_source + "'";
+    return describe_synced(kept);
 }
 
 std::string suppression_reason(const config::ConfiguredServer& server, const config::ConfiguredServer& kept) {
-    return "server '" + server.config.name + "' from plugin '" + server.plugin_source + "' is a duplicate of " +
+    return describe_synced(server) + " is a duplicate of " +
            describe_kept(kept) + " (" + what_was_same(server.config) + ")";
 }
 
-// For each server, the index of the server it duplicates (only ever set for plugin servers).
-std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::ConfiguredServer>& servers) {
+// For each server, the index of the server it duplicates (only ever set for plugin and webapp servers).
+std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::ConfiguredServer>& servers,
+                                                   const ProxyUrlParams& params) {
     std::vector<std::string> signatures;
     signatures.reserve(servers.size());
-    for (const auto& s : servers) signatures.push_back(server_signature(s.config));
+    for (const auto& s : servers) signatures.push_back(server_signature(s.config, params));
     // Manual servers first, wherever they sit in the list: they win over any plugin's copy.
     std::unordered_map<std::string, size_t> owner;
     for (size_t i = 0; i < servers.size(); ++i)
@@ -45,7 +54,7 @@ std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::Con
     std::vector<std::optional<size_t>> duplicate_of(servers.size());
     for (size_t i = 0; i < servers.size(); ++i) {
         if (is_manual(servers[i])) continue;
-        auto [it, first] = owner.try_emplace(signatures[i], i);  // the first plugin copy owns it
+        auto [it, first] = owner.try_emplace(signatures[i], i);  // the first synced copy owns it
         if (!first) duplicate_of[i] = it->second;
     }
     return duplicate_of;
@@ -53,8 +62,8 @@ std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::Con
 
 }  // namespace
 
-DedupResult dedup_servers(std::vector<config::ConfiguredServer> servers) {
-    const std::vector<std::optional<size_t>> duplicate_of = find_duplicates(servers);
+DedupResult dedup_servers(std::vector<config::ConfiguredServer> servers, const ProxyUrlParams& proxy_params) {
+    const std::vector<std::optional<size_t>> duplicate_of = find_duplicates(servers, proxy_params);
     // Reasons before any move: a reason names a kept server that may sit anywhere in the list.
     std::vector<std::string> reasons(servers.size()), kept_names(servers.size());
     for (size_t i = 0; i < servers.size(); ++i) {

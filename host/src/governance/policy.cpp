@@ -41,7 +41,9 @@ struct UrlForms {
     std::vector<url::CanonicalHost> hosts;        // canonical hosts
 };
 
-UrlForms url_forms(const std::string& written, UrlMatching urls) {
+// The original behind every proxy parameter on its own as well as the first one present: a URL
+// carrying two of them ("?mcp_url=A&target=B") is held against a deny rule under both A and B.
+UrlForms url_forms(const std::string& written, UrlMatching urls, const ProxyUrlParams& params) {
     UrlForms out;
     auto add = [&out](const std::string& text) {
         url::CanonicalUrlResult c = url::canonical_url(text);
@@ -51,23 +53,24 @@ UrlForms url_forms(const std::string& written, UrlMatching urls) {
     };
     add(written);
     if (urls == UrlMatching::AsConfiguredOrOriginal) {
-        add(unwrap_proxy_url(written));
+        add(unwrap_proxy_url(written, params));
+        for (const std::string& param : params) add(unwrap_proxy_url(written, {param}));
         out.urls.push_back(written);
     }
     return out;
 }
 
-bool url_rule_matches(const PolicyRule& rule, const std::string& written, UrlMatching urls) {
+bool url_rule_matches(const PolicyRule& rule, const std::string& written, UrlMatching urls, const ProxyUrlParams& params) {
     const std::string pattern = url::canonical_url_pattern(rule.url_pattern);
-    for (const std::string& form : url_forms(written, urls).urls)
+    for (const std::string& form : url_forms(written, urls, params).urls)
         if (url_matches_pattern(pattern, form) || url_matches_pattern(rule.url_pattern, form)) return true;
     return false;
 }
 
-bool host_rule_matches(const PolicyRule& rule, const std::string& written, UrlMatching urls) {
+bool host_rule_matches(const PolicyRule& rule, const std::string& written, UrlMatching urls, const ProxyUrlParams& params) {
     const std::optional<std::string> pattern = url::canonical_host_pattern(rule.host_pattern);
     if (!pattern) return false;
-    for (const url::CanonicalHost& host : url_forms(written, urls).hosts)
+    for (const url::CanonicalHost& host : url_forms(written, urls, params).hosts)
         if (url_matches_pattern(*pattern, host.literal()) || url_matches_pattern(*pattern, host.host)) return true;
     return false;
 }
@@ -134,9 +137,10 @@ bool has_url_rules(const PolicySettings& settings) {
     return any(settings.denied) || (settings.allowed && any(*settings.allowed));
 }
 
-const PolicyRule* first_match(const std::vector<PolicyRule>& rules, const config::ServerConfig& server, UrlMatching urls) {
+const PolicyRule* first_match(const std::vector<PolicyRule>& rules, const config::ServerConfig& server, UrlMatching urls,
+                              const ProxyUrlParams& params) {
     for (const PolicyRule& rule : rules)
-        if (rule_matches(rule, server, urls)) return &rule;
+        if (rule_matches(rule, server, urls, params)) return &rule;
     return nullptr;
 }
 
@@ -170,12 +174,13 @@ bool url_matches_pattern(std::string_view pattern, std::string_view url) {
     return row[url.size()] != 0;
 }
 
-bool rule_matches(const PolicyRule& rule, const config::ServerConfig& server, UrlMatching urls) {
+bool rule_matches(const PolicyRule& rule, const config::ServerConfig& server, UrlMatching urls,
+                  const std::vector<std::string>& proxy_params) {
     switch (rule.kind) {
         case PolicyRule::Kind::Name: return rule.name == server.name;
         case PolicyRule::Kind::Command: return command_rule_matches(rule, server);
-        case PolicyRule::Kind::Url: return !server.url.empty() && url_rule_matches(rule, server.url, urls);
-        case PolicyRule::Kind::Host: return !server.url.empty() && host_rule_matches(rule, server.url, urls);
+        case PolicyRule::Kind::Url: return !server.url.empty() && url_rule_matches(rule, server.url, urls, proxy_params);
+        case PolicyRule::Kind::Host: return !server.url.empty() && host_rule_matches(rule, server.url, urls, proxy_params);
     }
     return false;
 }
@@ -184,7 +189,7 @@ PolicyDecision check_server_allowed(const config::ServerConfig& server, const Po
     if (settings.fail_closed)
         return denied(settings.fail_closed_reason.empty() ? "the managed policy could not be read, so no server may connect"
                                                           : settings.fail_closed_reason);
-    if (const PolicyRule* rule = first_match(settings.denied, server, UrlMatching::AsConfiguredOrOriginal))
+    if (const PolicyRule* rule = first_match(settings.denied, server, UrlMatching::AsConfiguredOrOriginal, settings.proxy_url_parameters))
         return denied("denied by " + rule->describe());
     // A URL with no canonical form cannot be held against URL rules: refused rather than guessed.
     if (!server.url.empty() && has_url_rules(settings))
@@ -192,7 +197,7 @@ PolicyDecision check_server_allowed(const config::ServerConfig& server, const Po
             return denied("the URL of server '" + server.name + "' cannot be checked against the URL rules: " + c.error);
     if (!settings.allowed) return allowed("no allow list is configured");
     if (settings.allowed->empty()) return denied("the allow list is empty, so no server may connect");
-    if (const PolicyRule* rule = first_match(*settings.allowed, server, UrlMatching::AsConfigured))
+    if (const PolicyRule* rule = first_match(*settings.allowed, server, UrlMatching::AsConfigured, settings.proxy_url_parameters))
         return allowed("allowed by " + rule->describe());
     return denied("no allow-list rule matches server '" + server.name + "'");
 }

@@ -12,6 +12,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcph::governance {
 
@@ -45,8 +46,10 @@ enum class UrlMatching {
 // Name: exact. Command: stdio servers only, [command, args...] exactly or with the program resolved
 // to the same file. Url: the server's canonical URL against the canonical pattern. Host: the
 // canonical host against the pattern, any scheme and port.
+// `proxy_params`: the query parameters a proxy URL's original is looked for in (AsConfiguredOrOriginal).
 bool rule_matches(const PolicyRule& rule, const config::ServerConfig& server,
-                  UrlMatching urls = UrlMatching::AsConfiguredOrOriginal);
+                  UrlMatching urls = UrlMatching::AsConfiguredOrOriginal,
+                  const std::vector<std::string>& proxy_params = {"mcp_url"});
 
 // fail_closed → denied; then any deny rule → denied; then a URL with no canonical form while URL or
 // host rules exist → denied; then no allow list → allowed; an empty allow list → denied; else

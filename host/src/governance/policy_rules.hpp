@@ -33,6 +33,10 @@ struct PolicySettings {
     // "withholdFlaggedTools" in managed, user or local settings: tools the scanner flags are
     // withheld. Any of them may turn it on (it only ever withholds more).
     bool withhold_flagged_tools = false;
+    // Query parameters in which a rewriting proxy keeps the original URL (server_signature.hpp):
+    // "mcp_url" plus any the managed or user settings name ("proxyUrlParameters"). Deny rules are
+    // also matched against the original behind each of them.
+    std::vector<std::string> proxy_url_parameters{"mcp_url"};
     // An enterprise or managed file exists but cannot be read: nothing may connect.
     bool fail_closed = false;
     std::string fail_closed_reason;

@@ -88,12 +88,13 @@ std::string decode_query_value(std::string_view v) {
 
 // The decoded value of the first proxy parameter in the URL's query, if any. The raw query is split
 // on '&' before decoding, so an encoded '&' inside the original URL stays inside it.
-std::optional<std::string> proxied_url(const std::string& url) {
+std::optional<std::string> proxied_url(const std::string& url, const ProxyUrlParams& params) {
     UrlHandle handle = parse_url(url);
     if (!handle) return std::nullopt;
     std::optional<std::string> query = url_part(handle.get(), CURLUPART_QUERY);
     if (!query) return std::nullopt;
-    for (std::string_view param : kProxyUrlParams) {
+    for (std::string_view param : params) {
+        if (param.empty()) continue;
         std::string_view rest = *query;
         while (!rest.empty()) {
             size_t amp = rest.find('&');
@@ -206,10 +207,15 @@ std::string normalize_url(const std::string& url) {
     return url_part(handle.get(), CURLUPART_URL).value_or(url);
 }
 
-std::string unwrap_proxy_url(const std::string& url) {
+const ProxyUrlParams& default_proxy_url_params() {
+    static const ProxyUrlParams params{std::string(kDefaultProxyUrlParam)};
+    return params;
+}
+
+std::string unwrap_proxy_url(const std::string& url, const ProxyUrlParams& params) {
     std::string current = url;
     for (int hop = 0; hop < kMaxProxyHops; ++hop) {
-        std::optional<std::string> original = proxied_url(current);
+        std::optional<std::string> original = proxied_url(current, params);
         if (!original || !parse_url(*original)) break;  // not a proxy URL, or it wraps no usable URL
         current = *original;
     }
@@ -234,12 +240,12 @@ SignatureKind signature_kind(const config::ServerConfig& server) {
     return SignatureKind::Other;
 }
 
-std::string server_signature(const config::ServerConfig& server) {
+std::string server_signature(const config::ServerConfig& server, const ProxyUrlParams& params) {
     Json entry = entry_of(server);
     switch (signature_kind(server)) {
         case SignatureKind::Stdio: return stdio_signature(entry);
         case SignatureKind::Sdk: return "sdk:" + server.name;
-        case SignatureKind::Remote: return "url:" + unwrap_proxy_url(server.url) + "|headers:" + headers_hash(entry);
+        case SignatureKind::Remote: return "url:" + unwrap_proxy_url(server.url, params) + "|headers:" + headers_hash(entry);
         case SignatureKind::Other: break;
     }
     return server.type + ":" + canonical_entry(std::move(entry));

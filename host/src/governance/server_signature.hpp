@@ -8,7 +8,6 @@
 
 #include <mcph/json.hpp>
 
-#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,17 +16,20 @@ namespace mcph::governance {
 
 // Query parameters in which a rewriting proxy keeps the URL it stands in for. Web connectors reach a
 // remote session through such a proxy, so the same server shows up once as its own URL and once as
-// https://proxy/...?mcp_url=<encoded original>. Add a proxy's parameter here when one is supported.
-inline constexpr std::array<std::string_view, 1> kProxyUrlParams = {"mcp_url"};
+// https://proxy/...?mcp_url=<encoded original>. "mcp_url" is the default; settings may name more
+// ("proxyUrlParameters", config/connectors.hpp), never fewer.
+inline constexpr std::string_view kDefaultProxyUrlParam = "mcp_url";
+using ProxyUrlParams = std::vector<std::string>;
+const ProxyUrlParams& default_proxy_url_params();  // {"mcp_url"}
 
 // The URL with its scheme in lower case, its host canonical (url::canonical_host: case, trailing
 // dots, IDN, IP literal spelling), a default port dropped and an empty path made "/" (libcurl's URL
 // API does the parsing). Text libcurl cannot parse comes back unchanged.
 std::string normalize_url(const std::string& url);
 
-// The original URL behind a proxy-rewritten one (the first kProxyUrlParams parameter, decoded), or
-// the URL itself when it is not a proxy URL; normalised either way.
-std::string unwrap_proxy_url(const std::string& url);
+// The original URL behind a proxy-rewritten one (the value of the first of `params`, in their order,
+// that the query has, decoded), or the URL itself when it is not a proxy URL; normalised either way.
+std::string unwrap_proxy_url(const std::string& url, const ProxyUrlParams& params = default_proxy_url_params());
 
 // Keys sorted (recursively, by bytes), no whitespace: equal JSON gives equal text however it was
 // written, and any change of a value changes the text.
@@ -42,9 +44,9 @@ SignatureKind signature_kind(const config::ServerConfig& server);
 
 //   stdio:  "stdio:" + ["command","arg"...] + "|env:" + sha256(canonical env)   (no env == {})
 //   sdk:    "sdk:" + name  (an in-process server is known only by its name)
-//   remote: "url:" + unwrap_proxy_url(url) + "|headers:" + sha256(headers, names lower-cased, sorted)
+//   remote: "url:" + unwrap_proxy_url(url, params) + "|headers:" + sha256(headers, names lower-cased, sorted)
 //   other:  type + ":" + the canonical entry without its name
-std::string server_signature(const config::ServerConfig& server);
+std::string server_signature(const config::ServerConfig& server, const ProxyUrlParams& params = default_proxy_url_params());
 
 // sha256 of the whole canonical entry except its name: every field, including those that do not
 // change which server it is (cwd, timeout, headersHelper, auth, ...). For approvals ("has this

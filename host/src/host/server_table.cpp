@@ -69,6 +69,21 @@ void Host::Impl::load_servers() {
     next_report.enterprise_exclusive = layered.enterprise_exclusive;
     next_report.legacy_local_settings = layered.legacy_local_file.string();
     next_report.local_settings = locations.local_settings_file().string();
+    if (layered.webapp) {
+        next_report.webapp_endpoint = layered.webapp->origin;
+        next_report.webapp_stale = layered.webapp->stale;
+        next_report.webapp_error = url::redact_urls_in_text(layered.webapp->fetch_error);
+        // A warning, not a config problem: the service being down costs only freshness.
+        if (!next_report.webapp_error.empty() && options.logger)
+            options.logger(LogLevel::Warn, "connectors",
+                           next_report.webapp_error + (layered.webapp->stale ? " (using the cached connector list, marked stale)"
+                                                                             : " (no cached connector list)"));
+    }
+    next_report.managed_endpoint = layered.managed_endpoint;
+    next_report.managed_from_cache = layered.managed_from_cache;
+    next_report.managed_error = url::redact_urls_in_text(layered.managed_fetch_error);
+    if (layered.managed_from_cache && options.logger)
+        options.logger(LogLevel::Warn, "managed", next_report.managed_error + " (using the cached managed settings: useCachedOnFailure)");
     for (const auto& s : layered.servers) report_shadowing(s, next_report);
     for (const auto& p : layered.problems)
         next_report.problems.push_back({p.server, "", p.origin, "", url::redact_urls_in_text(p.message)});
@@ -76,7 +91,7 @@ void Host::Impl::load_servers() {
 
     std::map<std::string, config::ConfiguredServer> all;
     for (const auto& s : layered.servers) all[s.config.name] = s;
-    auto deduped = governance::dedup_servers(layered.servers);
+    auto deduped = governance::dedup_servers(layered.servers, layered.policy.proxy_url_parameters);
     for (const auto& s : deduped.suppressed) next_report.suppressed_duplicates.push_back(excluded(s.server, s.reason));
 
     auto lookup = [&](const config::ConfiguredServer& s) {

@@ -188,6 +188,7 @@ Json Host::status_json() const {
     auto& a = doc.GetAllocator();
     JsonValue servers(rapidjson::kArrayType);
     const auto review = impl_->tool_review();
+    const ConfigReport report = config_report();
     for (const ServerStatus& s : status()) {
         JsonValue o(rapidjson::kObjectType);
         o.AddMember("name", str(s.name, a), a);
@@ -195,6 +196,7 @@ Json Host::status_json() const {
         o.AddMember("scope", str(s.scope, a), a);
         o.AddMember("origin", str(s.origin, a), a);
         if (!s.plugin_source.empty()) o.AddMember("pluginSource", str(s.plugin_source, a), a);
+        if (s.scope == "webapp") o.AddMember("stale", report.webapp_stale, a);  // the cached list: the service did not answer
         o.AddMember("state", str(s.state, a), a);
         add_state_details(o, s, a);
         std::shared_ptr<detail::SessionCore> core;
@@ -223,7 +225,6 @@ Json Host::status_json() const {
         servers.PushBack(o, a);
     }
     doc.AddMember("servers", servers, a);
-    const ConfigReport report = config_report();
     doc.AddMember("suppressed", excluded_json(report.suppressed_duplicates, a), a);
     doc.AddMember("denied", excluded_json(report.denied, a), a);
     doc.AddMember("unapproved", excluded_json(report.unapproved, a), a);
@@ -232,6 +233,20 @@ Json Host::status_json() const {
     if (!report.legacy_local_settings.empty()) doc.AddMember("legacyLocalSettings", str(report.legacy_local_settings, a), a);
     doc.AddMember("localSettings", str(report.local_settings, a), a);
     doc.AddMember("enterpriseExclusive", report.enterprise_exclusive, a);
+    if (!report.webapp_endpoint.empty()) {  // where the webapp connectors come from, and how fresh they are
+        JsonValue w(rapidjson::kObjectType);
+        w.AddMember("origin", str(report.webapp_endpoint, a), a);
+        w.AddMember("stale", report.webapp_stale, a);
+        if (!report.webapp_error.empty()) w.AddMember("error", str(report.webapp_error, a), a);
+        doc.AddMember("webapp", w, a);
+    }
+    if (!report.managed_endpoint.empty()) {  // managed settings from an endpoint
+        JsonValue m(rapidjson::kObjectType);
+        m.AddMember("origin", str(report.managed_endpoint, a), a);
+        m.AddMember("fromCache", report.managed_from_cache, a);
+        if (!report.managed_error.empty()) m.AddMember("error", str(report.managed_error, a), a);
+        doc.AddMember("managedEndpoint", m, a);
+    }
     JsonValue store(rapidjson::kObjectType);  // which secret store holds the tokens, and why
     store.AddMember("kind", str(impl_->secret_store_kind, a), a);
     store.AddMember("detail", str(impl_->secret_store_detail, a), a);

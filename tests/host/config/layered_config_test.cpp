@@ -123,6 +123,7 @@ TEST_F(LayeredConfigTest, SameNameInEveryScopeHighestPrecedenceWins) {
                 case Scope::Local: local(doc); break;
                 case Scope::Dynamic: dynamic.push_back({"api", doc}); break;
                 case Scope::Managed: managed(doc); break;
+                case Scope::Webapp:  // a web service: remote_config_test.cpp (tests/security)
                 case Scope::Enterprise: break;
             }
         }
