@@ -5,6 +5,7 @@
 
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
+#include <mcph/version.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
     try {
         mcph::cli::Options options = mcph::cli::parse_options(argc, argv);
         if (options.version) {
-            std::cout << "mcph " << MCPH_VERSION << " (MCP 2025-11-25; plugin ABI 1)\n";
+            // The library's version: the CLI is a thin front end over the libmcph it runs with.
+            std::cout << "mcph " << mcph::version() << " (MCP 2025-11-25; plugin ABI 1)\n";
             return 0;
         }
         if (options.help || options.command.empty()) {

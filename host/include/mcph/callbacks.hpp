@@ -5,6 +5,7 @@
 // Notification observers run on a transport thread and must be quick.
 #pragma once
 
+#include <mcph/export.hpp>
 #include <mcph/json.hpp>
 
 #include <functional>
@@ -52,6 +53,6 @@ struct ClientCallbacks {
 };
 
 // Fills `content` with the `default` of each property of `schema` it lacks (form elicitation).
-void apply_schema_defaults(const JsonValue& schema, Json& content);
+MCPH_API void apply_schema_defaults(const JsonValue& schema, Json& content);
 
 }  // namespace mcph

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <variant>
 
+#include <mcph/export.hpp>
 #include <mcph/types.hpp>
 
 namespace mcph {
@@ -53,6 +54,6 @@ struct Disabled {
 using ConnectionState = std::variant<state::Pending, state::Connected, state::Failed, state::NeedsAuth, state::Disabled>;
 
 // "pending" | "connected" | "failed" | "needs-auth" | "disabled"
-std::string_view state_name(const ConnectionState& state);
+MCPH_API std::string_view state_name(const ConnectionState& state);
 
 }  // namespace mcph

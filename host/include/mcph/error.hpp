@@ -1,6 +1,8 @@
 // mcph::Error — the one exception type the host library throws (and stores in futures).
 #pragma once
 
+#include <mcph/export.hpp>
+
 #include <stdexcept>
 #include <string>
 
@@ -17,12 +19,18 @@ enum class ErrorKind {
     NotFound,    // unknown server, tool, prompt...
 };
 
-const char* to_string(ErrorKind kind) noexcept;
+MCPH_API const char* to_string(ErrorKind kind) noexcept;
 
-class Error : public std::runtime_error {
+// Exported whole, with its destructor out of line as the key function: its vtable and typeinfo
+// live once, in libmcph, so a `catch (const mcph::Error&)` in any module matches what the library
+// throws.
+class MCPH_API Error : public std::runtime_error {
 public:
     Error(ErrorKind kind, const std::string& message, int code = 0, std::string data_json = {})
         : std::runtime_error(message), kind_(kind), code_(code), data_json_(std::move(data_json)) {}
+    Error(const Error&) = default;
+    Error& operator=(const Error&) = default;
+    ~Error() override;
 
     ErrorKind kind() const noexcept { return kind_; }
     int code() const noexcept { return code_; }                       // JSON-RPC error code (Remote)

@@ -3,6 +3,7 @@
 // displays and for policy ("withholdFlaggedTools"). Never English to be matched.
 #pragma once
 
+#include <mcph/export.hpp>
 #include <mcph/json.hpp>
 
 #include <cstddef>
@@ -52,17 +53,17 @@ struct Finding {
 // "tag-character", "bidi-control", "overlong-text", "instruction-marker", "cross-server-reference",
 // "credential-reference"; fields "name", "title", "description", "inputSchema", "outputSchema",
 // "annotations", "instructions", "promptDescription", "resourceDescription".
-const char* finding_kind_name(FindingKind kind);
-const char* finding_field_name(FindingField field);
+MCPH_API const char* finding_kind_name(FindingKind kind);
+MCPH_API const char* finding_field_name(FindingField field);
 // For people: `description: tag-character x12 at byte 17: "…"`.
-std::string describe(const Finding& finding);
+MCPH_API std::string describe(const Finding& finding);
 // The scanner on one text of a server that is not a tool: its instructions, a prompt's or a
 // resource's description (Instructions, PromptDescription, ResourceDescription; other fields are
 // scanned as a description). Over-long past 8 KiB for instructions, 4 KiB otherwise.
-std::vector<Finding> scan_server_text(std::string_view text, FindingField field);
+MCPH_API std::vector<Finding> scan_server_text(std::string_view text, FindingField field);
 
 // {"kind","field","path"?,"inKey"?,"offset","count","excerpt"}, and an array of them.
-JsonValue finding_json(const Finding& finding, Json::AllocatorType& allocator);
-JsonValue findings_json(const std::vector<Finding>& findings, Json::AllocatorType& allocator);
+MCPH_API JsonValue finding_json(const Finding& finding, Json::AllocatorType& allocator);
+MCPH_API JsonValue findings_json(const std::vector<Finding>& findings, Json::AllocatorType& allocator);
 
 }  // namespace mcph

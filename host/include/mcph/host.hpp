@@ -4,10 +4,12 @@
 #include <mcph/callbacks.hpp>
 #include <mcph/connection_state.hpp>
 #include <mcph/error.hpp>
+#include <mcph/export.hpp>
 #include <mcph/in_process_server.hpp>
 #include <mcph/json.hpp>
 #include <mcph/session.hpp>
 #include <mcph/types.hpp>
+#include <mcph/version.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -42,7 +44,9 @@ struct HostOptions {
     bool use_env_plugin_path = true;
     bool use_default_plugin_dir = true;
 
-    Implementation client_info{"mcph", "0.1.0", "mcph MCP host"};
+    // What the host tells servers it is (clientInfo); by default the version of the libmcph that
+    // runs, mcph::version() (not the headers' MCPH_VERSION_STRING).
+    Implementation client_info{"mcph", mcph::version(), "mcph MCP host"};
     std::chrono::milliseconds request_timeout{60000};
     std::chrono::milliseconds connect_timeout{30000};
     ClientCallbacks callbacks;
@@ -240,7 +244,7 @@ struct AgentCatalog {
 
 class Overlay;
 
-class Host {
+class MCPH_API Host {
 public:
     explicit Host(HostOptions options = {});
     ~Host();
@@ -338,14 +342,15 @@ public:
     void disconnect(const std::string& name);
     void close();  // disconnects everything; also done by the destructor
 
-    struct Impl;
-
 private:
+    friend class Overlay;  // an overlay reads the host's servers and tools through Impl
+    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 
 // The servers a sub-agent sees: its referenced parent servers plus its own inline ones.
-class Overlay {
+// Made by Host::open_overlay.
+class MCPH_API Overlay {
 public:
     ~Overlay();  // closes the inline connections; referenced ones stay with the parent
     Overlay(const Overlay&) = delete;
@@ -358,10 +363,10 @@ public:
     // Names of inline servers the overlay opened (and will close).
     std::vector<std::string> owned_servers() const;
 
-    struct Impl;
-    explicit Overlay(std::unique_ptr<Impl> impl);
-
 private:
+    friend class Host;  // Host::open_overlay
+    struct Impl;
+    MCPH_LOCAL explicit Overlay(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
 

@@ -2,15 +2,18 @@
 // any I/O: the host hands each client message straight to it, and it answers through a callback.
 #pragma once
 
+#include <mcph/export.hpp>
+
 #include <functional>
 #include <string_view>
 
 namespace mcph {
 
-class InProcessServer {
+// Exported with an out-of-line destructor (the key function): one vtable and typeinfo, in libmcph.
+class MCPH_API InProcessServer {
 public:
     using Reply = std::function<void(std::string_view message)>;
-    virtual ~InProcessServer() = default;
+    virtual ~InProcessServer();
 
     // One JSON-RPC message from the client (request, notification or response). Answer through
     // `to_client`, now or later, from any thread; it stays valid while the connection is open and

@@ -6,6 +6,7 @@
 
 #include <mcph/callbacks.hpp>
 #include <mcph/error.hpp>
+#include <mcph/export.hpp>
 #include <mcph/json.hpp>
 #include <mcph/types.hpp>
 
@@ -19,6 +20,7 @@ namespace mcph {
 
 namespace detail {
 class SessionCore;
+struct ClientSessionAccess;
 }
 
 // A request in flight: its result, and a way to cancel it (sends notifications/cancelled).
@@ -43,9 +45,10 @@ private:
 // must be quick; it may start further requests.
 using ResponseHandler = std::function<void(Json result, const Error* error)>;
 
-class ClientSession {
+// Sessions come from mcph::Host (connect, session) and mcph::Overlay (session); copies of the
+// shared_ptr share one connection.
+class MCPH_API ClientSession {
 public:
-    explicit ClientSession(std::shared_ptr<detail::SessionCore> core);
     ~ClientSession();
 
     const std::string& server_name() const;
@@ -108,9 +111,10 @@ public:
     // Orderly shutdown: pending requests fail at once, the transport is closed.
     void close();
 
-    detail::SessionCore& core() { return *core_; }
-
 private:
+    friend struct detail::ClientSessionAccess;  // the host builds sessions (host/src/session/)
+    MCPH_LOCAL explicit ClientSession(std::shared_ptr<detail::SessionCore> core);
+
     std::shared_ptr<detail::SessionCore> core_;
 };
 

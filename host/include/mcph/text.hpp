@@ -4,6 +4,8 @@
 // harmless text, and bidi or invisible characters make text read differently from what it is.
 #pragma once
 
+#include <mcph/export.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -18,12 +20,12 @@ enum class LineBreaks {
 // control (U+0080–U+009F), every byte that is not part of valid UTF-8, bidi controls, tag
 // characters and other invisible format characters become visible escapes: "\x1b", "\x7f",
 // "\u009b", "\u202e", "\U000e0041", and "\xff" for an invalid byte. Everything else is unchanged.
-std::string terminal_safe(std::string_view text, LineBreaks breaks = LineBreaks::Keep);
+MCPH_API std::string terminal_safe(std::string_view text, LineBreaks breaks = LineBreaks::Keep);
 
 // The text with each ill-formed UTF-8 sequence (a maximal subpart, as Unicode §3.9 recommends)
 // replaced by U+FFFD; valid text is returned unchanged. NUL and other controls are kept: JSON
 // writers escape them.
-std::string repair_utf8(std::string_view text);
-bool is_valid_utf8(std::string_view text);
+MCPH_API std::string repair_utf8(std::string_view text);
+MCPH_API bool is_valid_utf8(std::string_view text);
 
 }  // namespace mcph

@@ -1,6 +1,7 @@
 // Plain data types of the public API: what a server offers and what a call returns.
 #pragma once
 
+#include <mcph/export.hpp>
 #include <mcph/findings.hpp>
 #include <mcph/json.hpp>
 
@@ -107,10 +108,10 @@ struct CallToolResult {
     Json raw;
     bool is_error = false;
     // The concatenated text of all text content blocks (convenience for CLIs and tests).
-    std::string text() const;
+    MCPH_API std::string text() const;
     // structuredContent, if present: any JSON value (an object, array, string, number, boolean or
     // null), as the tool sent it.
-    const JsonValue* structured() const;
+    MCPH_API const JsonValue* structured() const;
 };
 
 // ---- Skills extension (io.modelcontextprotocol/skills, SEP-2640) ----------------------------------

@@ -5,6 +5,7 @@
 #include "json/json_access.hpp"
 #include "session/era.hpp"
 #include "url/redact.hpp"
+#include "session/client_session_access.hpp"
 
 #include <mcph/bounded_json.hpp>
 #include <mcph/session.hpp>
@@ -242,7 +243,7 @@ void ServerConnection::mark_connected() {
         throw Error(ErrorKind::Connection, "server '" + name() + "' was disabled or closed while connecting");
     }
     state::Connected connected;
-    connected.client = std::make_shared<ClientSession>(core);
+    connected.client = mcph::detail::make_client_session(core);
     const auto facts = core->facts();
     connected.capabilities_json = to_json(facts->capabilities);
     connected.server_info = facts->server_info;

@@ -2,6 +2,9 @@
 
 namespace mcph {
 
+// The key function: Error's vtable and typeinfo are emitted here, once, and exported.
+Error::~Error() = default;
+
 const char* to_string(ErrorKind kind) noexcept {
     switch (kind) {
         case ErrorKind::Usage: return "usage";

@@ -11,6 +11,7 @@
 #include "json/json_access.hpp"
 #include "governance/tool_pins.hpp"
 #include "tools/name_mapping.hpp"
+#include "session/client_session_access.hpp"
 
 #include <mcph/host.hpp>
 #include <mcph/text.hpp>
@@ -365,7 +366,7 @@ std::shared_ptr<ClientSession> Host::session(const std::string& name) const {
         connection = it->second;
     }
     auto core = connection->live_core();
-    return core ? std::make_shared<ClientSession>(core) : nullptr;
+    return core ? mcph::detail::make_client_session(core) : nullptr;
 }
 
 std::vector<Tool> Host::tools() const { return impl_->tool_review()->mapped; }

@@ -3,6 +3,7 @@
 #include "config/config_editor.hpp"
 #include "connection/batch_runner.hpp"
 #include "host/host_impl.hpp"
+#include "session/client_session_access.hpp"
 
 #include <thread>
 
@@ -22,7 +23,7 @@ std::string error_of(const ConnectionState& state) {
 
 std::shared_ptr<ClientSession> Host::connect(const std::string& name) {
     auto core = impl_->connection_of(name)->connect();
-    return std::make_shared<ClientSession>(core);
+    return mcph::detail::make_client_session(core);
 }
 
 void Host::connect_all() {
@@ -50,7 +51,7 @@ void Host::connect_all() {
 }
 
 std::shared_ptr<ClientSession> Host::reconnect(const std::string& name) {
-    return std::make_shared<ClientSession>(impl_->connection_of(name)->reconnect_now());
+    return mcph::detail::make_client_session(impl_->connection_of(name)->reconnect_now());
 }
 
 void Host::disconnect(const std::string& name) {

@@ -36,7 +36,8 @@
 namespace mcph {
 
 
-struct Host::Impl {
+// MCPH_LOCAL: a member of the exported Host, but none of its functions is API.
+struct MCPH_LOCAL Host::Impl {
     HostOptions options;
     std::shared_ptr<runtime::Runtime> runtime = std::make_shared<runtime::Runtime>();
     std::shared_ptr<plugins::SecretStore> secrets;

@@ -11,12 +11,13 @@
 #include "extensions/agent_catalog.hpp"
 #include "governance/policy.hpp"
 #include "host/host_impl.hpp"
+#include "session/client_session_access.hpp"
 
 #include <set>
 
 namespace mcph {
 
-struct Overlay::Impl {
+struct MCPH_LOCAL Overlay::Impl {
     Host::Impl* host = nullptr;
     std::string agent;
     std::vector<std::shared_ptr<connection::ServerConnection>> referenced;
@@ -113,7 +114,7 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
             impl_->options.logger(LogLevel::Warn, server.config.name, std::string("for ") + who + ": " + e.what());
         }
     }
-    return std::make_unique<Overlay>(std::move(overlay));
+    return std::unique_ptr<Overlay>(new Overlay(std::move(overlay)));  // the constructor is private
 }
 
 Overlay::Overlay(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -137,7 +138,7 @@ std::vector<std::string> Overlay::owned_servers() const {
 std::shared_ptr<ClientSession> Overlay::session(const std::string& name) const {
     for (const auto& c : impl_->all())
         if (c->name() == name)
-            if (auto core = c->live_core()) return std::make_shared<ClientSession>(core);
+            if (auto core = c->live_core()) return mcph::detail::make_client_session(core);
     return nullptr;
 }
 

@@ -9,14 +9,20 @@
 
 namespace mcph {
 
+// One server as a review reads it. At namespace scope, not inside Host::Impl: Impl is a private
+// member of Host, which the free functions below may not name.
+namespace detail {
+struct ReviewedServer {
+    std::string name;
+    bool live = false;
+    std::vector<Tool> tools;
+};
+}  // namespace detail
+
 // What a review reads: the servers' tools, their pins, and whether the policy withholds flagged
 // tools.
 struct Host::Impl::ReviewInputs {
-    struct Server {
-        std::string name;
-        bool live = false;
-        std::vector<Tool> tools;
-    };
+    using Server = detail::ReviewedServer;
     std::vector<Server> servers;
     std::map<std::string, config::Pins> pins;
     bool withhold_flagged = false;
@@ -24,7 +30,7 @@ struct Host::Impl::ReviewInputs {
 
 namespace {
 
-using Inputs = std::vector<Host::Impl::ReviewInputs::Server>;
+using Inputs = std::vector<detail::ReviewedServer>;
 
 // Every tool of `context` outside server `name`: what `name`'s tools could shadow.
 std::vector<Tool> foreign_tools(const std::string& name, const Inputs& context) {

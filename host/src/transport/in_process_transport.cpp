@@ -1,6 +1,14 @@
 #include "transport/in_process_transport.hpp"
 
 #include <mcph/error.hpp>
+#include <mcph/in_process_server.hpp>
+
+namespace mcph {
+
+// The key function of the public interface: its vtable and typeinfo live here, in libmcph.
+InProcessServer::~InProcessServer() = default;
+
+}  // namespace mcph
 
 namespace mcph::transport {
 
