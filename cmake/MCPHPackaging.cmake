@@ -1,0 +1,1 @@
+# CPack .deb packages (mcph, mcph-dev): see the next commit.
