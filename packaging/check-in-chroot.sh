@@ -28,13 +28,14 @@ if [ ! -f "$chroot_dir/etc/debian_version" ]; then
   echo "== debootstrap bookworm into $chroot_dir"
   debootstrap --variant=minbase bookworm "$chroot_dir" "$mirror"
 fi
-# /proc: the CLI finds itself through /proc/self/exe; /dev for /dev/null and friends.
+# /proc: the CLI finds itself through /proc/self/exe; /dev for /dev/null and friends, /dev/pts
+# for apt's log.
 mounted=()
 cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" || true; done; }
 trap cleanup EXIT
-for m in proc dev; do
+for m in proc dev dev/pts; do
   if ! mountpoint -q "$chroot_dir/$m"; then
-    if [ "$m" = proc ]; then mount -t proc proc "$chroot_dir/proc"; else mount --bind /dev "$chroot_dir/dev"; fi
+    if [ "$m" = proc ]; then mount -t proc proc "$chroot_dir/proc"; else mount --bind "/$m" "$chroot_dir/$m"; fi
     mounted+=("$chroot_dir/$m")
   fi
 done
