@@ -46,6 +46,10 @@ for f in bin/mcph bin/hello-server include/mcph/host.hpp include/mcph/plugin_api
          "$libdir/pkgconfig/mcph.pc" "$libdir/pkgconfig/mcph-plugin.pc"; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+# The generated version header (host/CMakeLists.txt writes it into the build tree) is installed too.
+if [ -f "$build/generated/include/mcph/version.hpp" ]; then
+  [ -f "$prefix/include/mcph/version.hpp" ] || fail "not installed: include/mcph/version.hpp (generated)"
+fi
 installed_plugins="$(cd "$plugindir" && ls | sort | tr '\n' ' ')"
 want_plugins="libmcph_auth_oauth.so libmcph_auth_xaa.so libmcph_transport_http.so libmcph_transport_sse.so libmcph_transport_stdio.so libmcph_transport_ws.so "
 [ "$installed_plugins" = "$want_plugins" ] || fail "installed plugins: '$installed_plugins', expected '$want_plugins' (test plugins must never be installed)"
