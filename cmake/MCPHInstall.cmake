@@ -78,6 +78,15 @@ if(NOT MCPH_PRODUCT_PLUGINS)
 endif()
 install(TARGETS ${MCPH_PRODUCT_PLUGINS} LIBRARY DESTINATION ${MCPH_INSTALL_PLUGIN_DIR} COMPONENT runtime)
 
+# Debian policy: every package carries /usr/share/doc/<package>/copyright. From LICENSE, once the
+# tree has one.
+if(EXISTS "${PROJECT_SOURCE_DIR}/LICENSE")
+  install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mcph RENAME copyright
+    COMPONENT runtime)
+  install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mcph-dev RENAME copyright
+    COMPONENT dev)
+endif()
+
 # ---- dev: headers and the plugin SDK --------------------------------------------------------------
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/host/include/mcph" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT dev FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")

@@ -9,9 +9,9 @@
 # packages and checks nothing of them is left. The real thing — apt in a Debian 12 chroot — is
 # packaging/check-in-chroot.sh (not run here: debootstrap takes minutes).
 #
-# usage: package_deb.sh <build dir> <libdir (lib/<multiarch>)> <version> <soname file> <library file>
+# usage: package_deb.sh <build dir> <libdir (lib/<multiarch>)> <version> <soname file> <library file> <source dir>
 set -euo pipefail
-build="$1"; libdir="$2"; version="$3"; soname="$4"; libfile="$5"
+build="$1"; libdir="$2"; version="$3"; soname="$4"; libfile="$5"; src="$6"
 work="$(mktemp -d "${TMPDIR:-/tmp}/mcph-package-test-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -47,6 +47,10 @@ for f in usr/include/mcph/host.hpp usr/include/mcph/plugin_api.h usr/include/mcp
   has "$work/mcph-dev.list" "$f"
 done
 lacks "$work/mcph-dev.list" '/bin/|/plugins/lib|test'
+if [ -f "$src/LICENSE" ]; then  # Debian policy: /usr/share/doc/<package>/copyright
+  has "$work/mcph.list" usr/share/doc/mcph/copyright
+  has "$work/mcph-dev.list" usr/share/doc/mcph-dev/copyright
+fi
 if [ "$soname" != libmcph.so ]; then
   # The namelink (for linking) belongs to -dev, the versioned library to the runtime package.
   has "$work/mcph-dev.list" "usr/$libdir/libmcph.so"
