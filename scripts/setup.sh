@@ -11,6 +11,8 @@ APT_PACKAGES=(
   libboost-dev libboost-filesystem-dev rapidjson-dev
   libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
+  # dpkg-shlibdeps for the .deb packages' Depends (cpack; tests/install/package_deb.sh)
+  dpkg-dev
   libsecret-1-dev
   # the keyring store's tests run a real gnome-keyring-daemon inside dbus-run-session (dbus-daemon)
   gnome-keyring dbus-daemon

@@ -1,5 +1,6 @@
 // Embedding mcph in an application: load the plugins, connect to one server, list its tools and
 // call one. Run: build/bin/embed-example [path/to/hello-server]
+// Built in the mcph tree or standalone against an installed mcph (CMakeLists.txt).
 #include <mcph/host.hpp>
 
 #include <iostream>
@@ -7,7 +8,9 @@
 int main(int argc, char** argv) {
     const std::string server = argc > 1 ? argv[1] : "hello-server";  // found on PATH when not a path
 
-    mcph::HostOptions options;  // plugins: $MCPH_PLUGIN_PATH, then ../lib/mcph/plugins next to this binary
+    // Plugins: $MCPH_PLUGIN_PATH, then <libmcph's directory>/mcph/plugins (where an install puts
+    // them), the install default compiled into libmcph, then ../lib/mcph/plugins next to this binary.
+    mcph::HostOptions options;
     options.callbacks.on_log = [](const std::string& from, const std::string& level, const std::string&,
                                   const mcph::JsonValue& data) {
         std::cerr << "[" << from << " " << level << "] " << mcph::to_json(data) << "\n";
@@ -15,6 +18,8 @@ int main(int argc, char** argv) {
 
     try {
         mcph::Host host(options);
+        for (const mcph::PluginInfo& plugin : host.plugins())  // where each plugin came from
+            if (plugin.loaded) std::cout << "plugin " << plugin.name << " from " << plugin.path.string() << "\n";
         mcph::Json config = mcph::parse_json(R"({"command": ")" + server + R"("})");
         host.add_server("hello", config);
 

@@ -2,6 +2,7 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,17 @@ bool has_field(const mcph_plugin& d, T mcph_plugin::*field) {
     const auto offset = reinterpret_cast<std::size_t>(&(static_cast<const mcph_plugin*>(nullptr)->*field));
     return d.struct_size >= offset + sizeof(T);
 }
+
+// What makes two spellings of a directory the same: symlinks resolved as far as the path exists
+// (weakly_canonical), else the normalised spelling.
+std::filesystem::path directory_identity(const std::filesystem::path& dir) {
+    std::error_code ec;
+    auto resolved = std::filesystem::weakly_canonical(dir, ec);
+    return ec ? dir.lexically_normal() : resolved;
+}
+
+// The address library_plugin_dir() asks dladdr about.
+void location_anchor() {}
 
 std::string safe_string(const char* s) { return s ? std::string(s) : std::string(); }
 
@@ -93,11 +105,49 @@ void LoadedPlugin::bind_interfaces() {
     if (a && a->struct_size >= sizeof(mcph_auth_vtable_v1) && a->create && a->get_headers && a->destroy) auth_ = a;
 }
 
-std::filesystem::path default_plugin_dir() {
+std::filesystem::path library_plugin_dir() {
+    // dladdr (through Boost.DLL) on a function with internal linkage in this file: it cannot be
+    // interposed, so the answer is the binary this code was linked into. When that is the
+    // executable (the library linked statically, as in the unit tests) there is no library
+    // location: nothing is added. dladdr may name the main program by a relative path (as it
+    // was started); a directory relative to the working directory is never searched.
+    std::error_code ec;
+    const std::filesystem::path self = boost::dll::symbol_location_ptr(&location_anchor, ec);
+    if (ec || !self.is_absolute()) return {};
+    std::error_code exe_ec;
+    const std::filesystem::path exe = boost::dll::program_location(exe_ec);
+    if (!exe_ec && std::filesystem::equivalent(self, exe, exe_ec)) return {};
+    return (self.parent_path() / "mcph" / "plugins").lexically_normal();
+}
+
+std::filesystem::path installed_plugin_dir() {
+#ifdef MCPH_INSTALLED_PLUGIN_DIR
+    return std::filesystem::path(MCPH_INSTALLED_PLUGIN_DIR).lexically_normal();
+#else
+    return {};
+#endif
+}
+
+std::filesystem::path executable_plugin_dir() {
     std::error_code ec;
     auto exe = boost::dll::program_location(ec);
     if (ec) return {};
     return (exe.parent_path() / ".." / "lib" / "mcph" / "plugins").lexically_normal();
+}
+
+std::vector<std::filesystem::path> default_plugin_dirs() {
+    std::vector<std::filesystem::path> dirs;
+    append_unique_dirs(dirs, {library_plugin_dir(), installed_plugin_dir(), executable_plugin_dir()});
+    return dirs;
+}
+
+void append_unique_dirs(std::vector<std::filesystem::path>& dirs, const std::vector<std::filesystem::path>& candidates) {
+    for (const auto& dir : candidates) {
+        if (dir.empty()) continue;
+        const auto key = directory_identity(dir);
+        const bool seen = std::any_of(dirs.begin(), dirs.end(), [&](const auto& d) { return directory_identity(d) == key; });
+        if (!seen) dirs.push_back(dir);
+    }
 }
 
 std::vector<std::filesystem::path> plugin_search_path(const HostOptions& options) {
@@ -106,15 +156,14 @@ std::vector<std::filesystem::path> plugin_search_path(const HostOptions& options
         if (const char* env = std::getenv("MCPH_PLUGIN_PATH")) {
             std::stringstream ss(env);
             std::string entry;
+            std::vector<std::filesystem::path> from_env;
             while (std::getline(ss, entry, ':'))
-                if (!entry.empty()) dirs.emplace_back(entry);
+                if (!entry.empty()) from_env.emplace_back(entry);
+            append_unique_dirs(dirs, from_env);
         }
     }
-    dirs.insert(dirs.end(), options.plugin_dirs.begin(), options.plugin_dirs.end());
-    if (options.use_default_plugin_dir) {
-        auto def = default_plugin_dir();
-        if (!def.empty()) dirs.push_back(def);
-    }
+    append_unique_dirs(dirs, options.plugin_dirs);
+    if (options.use_default_plugin_dir) append_unique_dirs(dirs, default_plugin_dirs());
     return dirs;
 }
 

@@ -213,22 +213,71 @@ TEST_F(PluginLoaderTest, ClearDropsTheRegistryButNotPluginsHeldElsewhere) {
 
 // ---- search path and the Host's view ------------------------------------------------------------
 
-TEST(PluginSearchPath, EnvFirstThenConfiguredThenDefault) {
+TEST(PluginSearchPath, EnvFirstThenConfiguredThenDefaults) {
     ScopedEnv env("MCPH_PLUGIN_PATH", "/env/one::/env/two");
     mcph::HostOptions options;
     options.plugin_dirs = {"/configured"};
     auto dirs = mcph::plugins::plugin_search_path(options);
-    ASSERT_EQ(dirs.size(), 4u);
+    const auto defaults = mcph::plugins::default_plugin_dirs();
+    ASSERT_FALSE(defaults.empty());
+    ASSERT_EQ(dirs.size(), 3 + defaults.size());
     EXPECT_EQ(dirs[0], fs::path("/env/one"));
     EXPECT_EQ(dirs[1], fs::path("/env/two"));
     EXPECT_EQ(dirs[2], fs::path("/configured"));
-    EXPECT_EQ(dirs[3], mcph::plugins::default_plugin_dir());
-    EXPECT_EQ(dirs[3].filename(), "plugins");
-    EXPECT_EQ(dirs[3].parent_path().filename(), "mcph");
+    EXPECT_TRUE(std::equal(defaults.begin(), defaults.end(), dirs.begin() + 3));
 
     options.use_env_plugin_path = false;
     options.use_default_plugin_dir = false;
     EXPECT_EQ(mcph::plugins::plugin_search_path(options), std::vector<fs::path>{"/configured"});
+}
+
+// The defaults come in the documented order: beside libmcph (relocatable), the compiled-in
+// install directory, next to the running binary — each once.
+TEST(PluginSearchPath, DefaultsAreLibraryThenInstalledThenExecutable) {
+    const fs::path library = mcph::plugins::library_plugin_dir();
+    const fs::path installed = mcph::plugins::installed_plugin_dir();
+    const fs::path executable = mcph::plugins::executable_plugin_dir();
+    // The build compiles in ${CMAKE_INSTALL_FULL_LIBDIR}/mcph/plugins.
+    ASSERT_FALSE(installed.empty()) << "MCPH_INSTALLED_PLUGIN_DIR was not defined by the build";
+    EXPECT_TRUE(installed.is_absolute()) << installed;
+    EXPECT_EQ(installed.filename(), "plugins");
+    EXPECT_EQ(installed.parent_path().filename(), "mcph");
+    ASSERT_FALSE(executable.empty());
+    EXPECT_EQ(executable, (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "lib" / "mcph" / "plugins").lexically_normal());
+    // When libmcph is a shared library its directory leads; linked statically there is none.
+    if (!library.empty()) {
+        EXPECT_TRUE(library.is_absolute()) << library;
+        EXPECT_EQ(library.filename(), "plugins");
+        EXPECT_TRUE(fs::exists(library.parent_path().parent_path())) << library;
+    }
+
+    std::vector<fs::path> expected;
+    for (const fs::path& d : {library, installed, executable})
+        if (!d.empty() && std::find(expected.begin(), expected.end(), d) == expected.end()) expected.push_back(d);
+    EXPECT_EQ(mcph::plugins::default_plugin_dirs(), expected);
+}
+
+// Two spellings of one directory (dots, a symlink) are one entry: the first spelling stays.
+TEST(PluginSearchPath, DuplicatesAreDroppedWhateverTheirSpelling) {
+    TempDir tmp;
+    fs::create_directories(tmp.path() / "real" / "plugins");
+    fs::create_directory_symlink(tmp.path() / "real", tmp.path() / "link");
+    const fs::path first = tmp.path() / "real" / "plugins";
+    std::vector<fs::path> dirs{first};
+    mcph::plugins::append_unique_dirs(dirs, {tmp.path() / "real" / "." / "plugins",
+                                             tmp.path() / "real" / "x" / ".." / "plugins",
+                                             tmp.path() / "link" / "plugins",
+                                             {},
+                                             "/not/there",
+                                             "/not/./there"});
+    EXPECT_EQ(dirs, (std::vector<fs::path>{first, "/not/there"}));
+
+    // The same through the public entry point: an env entry repeated in the configured dirs.
+    ScopedEnv env("MCPH_PLUGIN_PATH", (first.string() + ":" + first.string()).c_str());
+    mcph::HostOptions options;
+    options.use_default_plugin_dir = false;
+    options.plugin_dirs = {tmp.path() / "link" / "plugins", "/configured"};
+    EXPECT_EQ(mcph::plugins::plugin_search_path(options), (std::vector<fs::path>{first, "/configured"}));
 }
 
 mcph::HostOptions quiet_options() {
