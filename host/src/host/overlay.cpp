@@ -158,10 +158,12 @@ CallToolResult Overlay::call_tool(const std::string& mapped_name, const JsonValu
 
 namespace {
 
-std::vector<AgentDefinition> builtins_of(const Host::Impl& impl) {
-    std::lock_guard lock(impl.mutex);
+// The embedder's built-in agents, copied under the host's lock (Host::Impl is private to Host:
+// the caller passes its members).
+std::vector<AgentDefinition> builtins_of(std::mutex& mutex, const std::map<std::string, AgentDefinition>& builtin) {
+    std::lock_guard lock(mutex);
     std::vector<AgentDefinition> out;
-    for (const auto& [name, agent] : impl.builtin_agents) out.push_back(agent);
+    for (const auto& [name, agent] : builtin) out.push_back(agent);
     return out;
 }
 
@@ -180,7 +182,7 @@ AgentDefinition find_agent(const AgentCatalog& catalog, const std::string& name)
 AgentCatalog Host::agents() const {
     std::vector<extensions::AgentFolder> folders;
     if (impl_->options.load_layered_config) folders = extensions::agent_folders(impl_->locations);
-    return extensions::load_agent_catalog(folders, builtins_of(*impl_), &impl_->approvals,
+    return extensions::load_agent_catalog(folders, builtins_of(impl_->mutex, impl_->builtin_agents), &impl_->approvals,
                                           impl_->locations.project_root.string());
 }
 
