@@ -22,10 +22,11 @@ namespace {
 
 using mcph::plugin::Error;  // thrown from any method: becomes an mcph_status + message for the host
 
+// Writes under the same nesting bound the host uses (bounded_json.hpp): a plugin never serialises
+// a tree deeper than the host would accept.
 std::string to_json(const rapidjson::Value& v) {
     rapidjson::StringBuffer out;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
-    v.Accept(writer);
+    if (!mcph::json_bounds::write(v, out)) throw Error(MCPH_ERR_INTERNAL, "loopback: reply nested too deep");
     return std::string(out.GetString(), out.GetSize());
 }
 
@@ -35,14 +36,10 @@ class LoopbackTransport : public mcph::plugin::Transport {
 public:
     // Called when the host creates a connection; `config` is the server's JSON config object.
     LoopbackTransport(mcph::plugin::TransportHost host, std::string_view config) : host_(host) {
-        rapidjson::Document doc;
-        if (auto parsed = mcph::json_bounds::parse(doc, config); !parsed)
-            throw Error(MCPH_ERR_INVALID_ARGUMENT, "loopback: config is not JSON: " + parsed.message());
-        if (!doc.IsObject()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "loopback: config is not a JSON object");
-        if (auto g = doc.FindMember("greeting"); g != doc.MemberEnd()) {
-            if (!g->value.IsString()) throw Error(MCPH_ERR_INVALID_ARGUMENT, "loopback: greeting must be a string");
-            greeting_ = g->value.GetString();
-        }
+        // ConfigReader: bounded parse, typed fields, errors that name the field (docs/plugin-abi.md).
+        mcph::plugin::ConfigReader r(config, "loopback");
+        greeting_ = r.string("greeting").value_or(greeting_);
+        r.throw_if_error();  // the first failure, as MCPH_ERR_INVALID_ARGUMENT + its message
     }
     ~LoopbackTransport() override { close(); }
 
