@@ -1,6 +1,6 @@
 # Install rules and the package files consumers use (issue #13):
 #   runtime component: the mcph CLI, libmcph.so.N, the product plugins, hello-server (the demo's
-#                      server, found next to the CLI)
+#                      server, in <prefix>/libexec/mcph)
 #   dev component:     the libmcph.so namelink, public headers + generated version header, the plugin
 #                      SDK (plugin_api.h, plugin_helper.hpp, bounded_json.hpp, plugin.map,
 #                      MCPHPlugin.cmake), mcphConfig.cmake + version file + exported targets,
@@ -47,9 +47,10 @@ if(TARGET mcph_cli)
   set_target_properties(mcph_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/${_mcph_bin_to_lib}")
   install(TARGETS mcph_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 endif()
-# `mcph demo` starts the hello-server found next to the CLI.
+# `mcph demo` starts the hello-server found in <prefix>/libexec/mcph (host/cli/demo.cpp): a helper
+# of the demo, not a command, so not in bin/ under a generic name.
 if(TARGET hello-server)
-  install(TARGETS hello-server RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  install(TARGETS hello-server RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/mcph COMPONENT runtime)
 endif()
 
 # The product plugins: every MODULE library defined under plugins/. Test plugins (tests/**) and

@@ -40,14 +40,18 @@ private:
     fs::path dir_;
 };
 
+// The demo server: next to the CLI in the build tree (build/bin), or where an install puts it —
+// <prefix>/libexec/mcph, not bin/: it is the demo's helper, not a command of its own.
 fs::path hello_server_path() {
     std::error_code ec;
     fs::path exe = boost::dll::program_location(ec);
-    fs::path candidate = exe.parent_path() / "hello-server";
-    if (ec || !fs::exists(candidate))
-        throw Error(ErrorKind::Connection, "the demo server was not found at " + candidate.string() +
-                                               " (build the whole project: cmake --build build)");
-    return candidate;
+    if (ec) throw Error(ErrorKind::Connection, "the demo server cannot be located: " + ec.message());
+    const fs::path candidates[] = {exe.parent_path() / "hello-server",
+                                   exe.parent_path().parent_path() / "libexec" / "mcph" / "hello-server"};
+    for (const fs::path& candidate : candidates)
+        if (fs::exists(candidate, ec)) return candidate;
+    throw Error(ErrorKind::Connection, "the demo server was not found at " + candidates[0].string() + " or " +
+                                           candidates[1].string() + " (build the whole project: cmake --build build)");
 }
 
 std::string demo_config(const fs::path& server, const DemoWorkspace& ws) {

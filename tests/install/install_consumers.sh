@@ -40,7 +40,7 @@ lib="$(find "$prefix" -name libmcph.so | head -1)"
 [ -n "$lib" ] || fail "no libmcph.so installed under $prefix"
 libdir="${lib#"$prefix"/}"; libdir="${libdir%/libmcph.so}"   # lib/<multiarch> on Debian
 plugindir="$prefix/$libdir/mcph/plugins"
-for f in bin/mcph bin/hello-server include/mcph/host.hpp include/mcph/plugin_api.h include/mcph/plugin_helper.hpp \
+for f in bin/mcph libexec/mcph/hello-server include/mcph/host.hpp include/mcph/plugin_api.h include/mcph/plugin_helper.hpp \
          include/mcph/bounded_json.hpp share/mcph/plugin.map "$libdir/cmake/mcph/mcphConfig.cmake" \
          "$libdir/cmake/mcph/mcphConfigVersion.cmake" "$libdir/cmake/mcph/MCPHPlugin.cmake" \
          "$libdir/pkgconfig/mcph.pc" "$libdir/pkgconfig/mcph-plugin.pc"; do
@@ -58,7 +58,7 @@ echo "installed to $prefix ($libdir): $installed_plugins"
 # ---- 1. the embedding example ------------------------------------------------------------------
 step embed-configure cmake -S "$src/examples/embed" -B "$work/embed" "${cmake_args[@]}"
 step embed-build cmake --build "$work/embed"
-step embed-run env -u MCPH_PLUGIN_PATH "$work/embed/embed-example" "$prefix/bin/hello-server"
+step embed-run env -u MCPH_PLUGIN_PATH "$work/embed/embed-example" "$prefix/libexec/mcph/hello-server"
 grep -q "add(40, 2) = 42" "$work/embed-run.log" || { cat "$work/embed-run.log" >&2; fail "embed-example: no answer from hello-server"; }
 grep -qF "from $plugindir/libmcph_transport_stdio.so" "$work/embed-run.log" ||
   { cat "$work/embed-run.log" >&2; fail "embed-example did not load the installed stdio plugin from $plugindir"; }

@@ -35,7 +35,7 @@ dpkg-deb -c "$runtime_deb" >"$work/mcph.list"
 dpkg-deb -c "$dev_deb" >"$work/mcph-dev.list"
 
 # ---- file lists -----------------------------------------------------------------------------------
-for f in usr/bin/mcph usr/bin/hello-server "usr/$libdir/$soname" "usr/$libdir/$libfile"; do has "$work/mcph.list" "$f"; done
+for f in usr/bin/mcph usr/libexec/mcph/hello-server "usr/$libdir/$soname" "usr/$libdir/$libfile"; do has "$work/mcph.list" "$f"; done
 for p in auth_oauth auth_xaa transport_http transport_sse transport_stdio transport_ws; do
   has "$work/mcph.list" "usr/$libdir/mcph/plugins/libmcph_$p.so"
 done

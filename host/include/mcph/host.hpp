@@ -38,8 +38,10 @@ struct PluginInfo {
 };
 
 struct HostOptions {
-    // Plugin search order: $MCPH_PLUGIN_PATH (':'-separated), these dirs, then the default
-    // directory next to the running binary (../lib/mcph/plugins).
+    // Plugin search order: $MCPH_PLUGIN_PATH (':'-separated), these dirs, then the defaults:
+    // <libmcph's own directory>/mcph/plugins (relocatable), the install directory compiled into the
+    // library (<libdir>/mcph/plugins), and ../lib/mcph/plugins next to the running binary (the build
+    // tree). Each directory is searched once, however it is spelled.
     std::vector<std::filesystem::path> plugin_dirs;
     bool use_env_plugin_path = true;
     bool use_default_plugin_dir = true;
