@@ -279,19 +279,16 @@ int cmd_prompt(Host& host, const Options& o) {
     throw Error(ErrorKind::NotFound, "no prompt named '" + o.args[0] + "' (run `mcph prompts`)");
 }
 
-JsonValue agents_json(const AgentCatalog& catalog, Json::AllocatorType& al);
-
 int cmd_status(Host& host, const Options& o) {
     host.connect_all();
     Json status = host.status_json();
-    // Sub-agents, and agent files that could not be used (docs/agents.md).
-    const AgentCatalog agents = host.agents();
     if (o.json) {
-        if (!status.HasMember("agents")) status.AddMember("agents", agents_json(agents, status.GetAllocator()), status.GetAllocator());
         print_json(status);
         return 0;
     }
     print_status(std::cout, status);
+    // Sub-agents, and agent files that could not be used (docs/agents.md).
+    const AgentCatalog agents = host.agents();
     for (const auto& p : agents.problems) std::cout << "agent file not loaded: " << one_line(p.message) << "\n";
     for (const auto& a : agents.agents)
         if (!a.approved) std::cout << "agent '" << one_line(a.name) << "' not used: " << one_line(a.unapproved_reason) << "\n";
@@ -319,17 +316,6 @@ int cmd_plugins(Host& host, const Options& o) {
 }
 
 // ---- sub-agents (--agent NAME, `mcph agents`) -------------------------------------------------
-
-const char* agent_source_name(AgentSource source) {
-    switch (source) {
-        case AgentSource::BuiltIn: return "built-in";
-        case AgentSource::Plugin: return "plugin";
-        case AgentSource::Policy: return "policy";
-        case AgentSource::User: return "user";
-        case AgentSource::Project: return "project";
-    }
-    return "?";
-}
 
 // Opens the agent's overlay and says which of its servers could not be connected (the reason was
 // logged on stderr as it happened).
@@ -379,49 +365,15 @@ void print_agent(const AgentDefinition& a) {
     for (const auto& origin : a.shadows) std::cout << "  (replaces the definition in " << one_line(origin) << ")\n";
 }
 
-// {"agents":[...],"problems":[...]}: `mcph agents --json`, and the "agents" member of `mcph status --json`.
-JsonValue agents_json(const AgentCatalog& catalog, Json::AllocatorType& al) {
-    const auto str = [&al](const std::string& s) { return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), al); };
-    JsonValue agents(rapidjson::kArrayType);
-    for (const auto& a : catalog.agents) {
-        JsonValue v(rapidjson::kObjectType);
-        v.AddMember("name", str(a.name), al);
-        v.AddMember("source", str(agent_source_name(a.source)), al);
-        v.AddMember("origin", str(a.origin), al);
-        v.AddMember("plugin", str(a.plugin_source), al);
-        v.AddMember("approved", a.approved, al);
-        v.AddMember("reason", str(a.unapproved_reason), al);
-        JsonValue refs(rapidjson::kArrayType), owned(rapidjson::kArrayType), shadows(rapidjson::kArrayType);
-        for (const auto& s : a.servers) (s.reference.empty() ? owned : refs).PushBack(str(s.reference.empty() ? s.name : s.reference), al);
-        for (const auto& origin : a.shadows) shadows.PushBack(str(origin), al);
-        v.AddMember("references", refs, al);
-        v.AddMember("inline", owned, al);
-        v.AddMember("shadows", shadows, al);
-        agents.PushBack(v, al);
-    }
-    JsonValue problems(rapidjson::kArrayType);
-    for (const auto& p : catalog.problems) {
-        JsonValue v(rapidjson::kObjectType);
-        v.AddMember("origin", str(p.origin), al);
-        v.AddMember("line", p.line, al);
-        v.AddMember("message", str(p.message), al);
-        problems.PushBack(v, al);
-    }
-    JsonValue out(rapidjson::kObjectType);
-    out.AddMember("agents", agents, al);
-    out.AddMember("problems", problems, al);
-    return out;
-}
-
 int cmd_agents(Host& host, const Options& o) {
-    const AgentCatalog catalog = host.agents();
-    if (o.json) {
+    if (o.json) {  // the "agents" member of the status view
+        Json status = host.status_json();
         Json doc;
-        JsonValue value = agents_json(catalog, doc.GetAllocator());
-        static_cast<JsonValue&>(doc).Swap(value);
+        static_cast<JsonValue&>(doc).Swap(status["agents"]);
         print_json(doc);
         return 0;
     }
+    const AgentCatalog catalog = host.agents();
     if (catalog.agents.empty()) std::cout << "(no agents defined)\n";
     for (const auto& a : catalog.agents) print_agent(a);
     for (const auto& p : catalog.problems) std::cout << "not loaded: " << one_line(p.message) << "\n";

@@ -198,6 +198,8 @@ struct ServerDefinition {
 
 // Who defined a sub-agent: decides whether it may bring inline servers under a plugin-only policy.
 enum class AgentSource { BuiltIn, Plugin, Policy, User, Project };
+// "built-in" | "plugin" | "policy" | "user" | "project": as in the status view and `mcph agents`.
+MCPH_API const char* agent_source_name(AgentSource source);
 
 // A sub-agent's MCP servers (seed 000 §18.11): a reference reuses the parent's connection (shared,
 // never closed by the overlay); an inline definition opens a connection that the overlay owns.

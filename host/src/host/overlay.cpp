@@ -154,6 +154,17 @@ CallToolResult Overlay::call_tool(const std::string& mapped_name, const JsonValu
     throw Error(ErrorKind::NotFound, "agent '" + impl_->agent + "' has no connected tool named '" + mapped_name + "'");
 }
 
+const char* agent_source_name(AgentSource source) {
+    switch (source) {
+        case AgentSource::BuiltIn: return "built-in";
+        case AgentSource::Plugin: return "plugin";
+        case AgentSource::Policy: return "policy";
+        case AgentSource::User: return "user";
+        case AgentSource::Project: return "project";
+    }
+    return "?";
+}
+
 // ---- named agents ---------------------------------------------------------------------------------
 
 namespace {

@@ -181,6 +181,41 @@ JsonValue shadowed_json(const std::vector<ShadowedServer>& list, Alloc& a) {
     return out;
 }
 
+// {"agents":[...],"problems":[...]}: the sub-agents and the agent files that could not be used
+// (the "agents" member; `mcph agents --json` prints it alone).
+JsonValue agents_json(const AgentCatalog& catalog, Json::AllocatorType& al) {
+    const auto str = [&al](const std::string& s) { return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), al); };
+    JsonValue agents(rapidjson::kArrayType);
+    for (const auto& a : catalog.agents) {
+        JsonValue v(rapidjson::kObjectType);
+        v.AddMember("name", str(a.name), al);
+        v.AddMember("source", str(agent_source_name(a.source)), al);
+        v.AddMember("origin", str(a.origin), al);
+        v.AddMember("plugin", str(a.plugin_source), al);
+        v.AddMember("approved", a.approved, al);
+        v.AddMember("reason", str(a.unapproved_reason), al);
+        JsonValue refs(rapidjson::kArrayType), owned(rapidjson::kArrayType), shadows(rapidjson::kArrayType);
+        for (const auto& s : a.servers) (s.reference.empty() ? owned : refs).PushBack(str(s.reference.empty() ? s.name : s.reference), al);
+        for (const auto& origin : a.shadows) shadows.PushBack(str(origin), al);
+        v.AddMember("references", refs, al);
+        v.AddMember("inline", owned, al);
+        v.AddMember("shadows", shadows, al);
+        agents.PushBack(v, al);
+    }
+    JsonValue problems(rapidjson::kArrayType);
+    for (const auto& p : catalog.problems) {
+        JsonValue v(rapidjson::kObjectType);
+        v.AddMember("origin", str(p.origin), al);
+        v.AddMember("line", p.line, al);
+        v.AddMember("message", str(p.message), al);
+        problems.PushBack(v, al);
+    }
+    JsonValue out(rapidjson::kObjectType);
+    out.AddMember("agents", agents, al);
+    out.AddMember("problems", problems, al);
+    return out;
+}
+
 }  // namespace
 
 Json Host::status_json() const {
@@ -247,6 +282,7 @@ Json Host::status_json() const {
         if (!report.managed_error.empty()) m.AddMember("error", str(report.managed_error, a), a);
         doc.AddMember("managedEndpoint", m, a);
     }
+    doc.AddMember("agents", agents_json(agents(), a), a);
     JsonValue store(rapidjson::kObjectType);  // which secret store holds the tokens, and why
     store.AddMember("kind", str(impl_->secret_store_kind, a), a);
     store.AddMember("detail", str(impl_->secret_store_detail, a), a);
