@@ -211,9 +211,22 @@ void TransportChannel::on_closed_ex(void* ud, mcph_close_reason reason, const mc
     shielded(l, "on_closed_ex", [&] { l->on_transport_closed(reason, from_c(failure)); });
 }
 
+// A diagnostic is a log line for people: a level outside the enum is taken as the most severe
+// known one (not as something above every threshold, or below), and the text is cut at
+// kMaxDiagnosticBytes before it is redacted and logged — a plugin quoting a whole server reply must
+// not cost the log (or the redaction pass) megabytes per line.
 void TransportChannel::on_diagnostic(void* ud, mcph_log_level level, mcph_str message) {
+    constexpr std::size_t kMaxDiagnosticBytes = 16 * 1024;
     TransportListener* l = channel_of(ud)->listener_;
-    shielded(l, "on_diagnostic", [&] { l->on_transport_diagnostic(level, url::redact_urls_in_text(view(message))); });
+    const mcph_log_level known = level > MCPH_LOG_ERROR || level < MCPH_LOG_DEBUG ? MCPH_LOG_ERROR : level;
+    std::string_view text = view(message);
+    std::string cut;
+    if (text.size() > kMaxDiagnosticBytes) {
+        cut.assign(text.substr(0, kMaxDiagnosticBytes));
+        cut += "… (" + std::to_string(text.size() - kMaxDiagnosticBytes) + " more bytes)";
+        text = cut;
+    }
+    shielded(l, "on_diagnostic", [&] { l->on_transport_diagnostic(known, url::redact_urls_in_text(text)); });
 }
 
 void TransportChannel::on_request_failed(void* ud, mcph_str request_id, const mcph_failure* failure) {

@@ -44,9 +44,10 @@ public:
         cv_.notify_all();
     }
     void on_transport_request_failed(std::string_view, const mcph::transport::Failure&) override {}
-    void on_transport_diagnostic(mcph_log_level, std::string_view message) override {
+    void on_transport_diagnostic(mcph_log_level level, std::string_view message) override {
         std::lock_guard lock(mutex_);
         diagnostics_.emplace_back(message);
+        diagnostic_levels_.push_back(level);
     }
 
     bool wait_messages(std::size_t n) {
@@ -71,6 +72,9 @@ public:
     std::string detail_;
     bool closed_ = false;
     std::vector<std::string> diagnostics_;
+    std::vector<mcph_log_level> diagnostic_levels_;
+
+    std::mutex& diagnostic_mutex() { return mutex_; }
 
 private:
     std::mutex mutex_;
@@ -104,6 +108,32 @@ TEST_F(TransportChannelTest, EchoesMessagesInOrderFromThePluginThread) {
     auto messages = listener.messages();
     for (int i = 0; i < 100; ++i) EXPECT_EQ(messages[i], "{\"n\":" + std::to_string(i) + "}");
     for (auto id : listener.threads()) EXPECT_NE(id, std::this_thread::get_id()) << "delivered on the plugin's thread";
+    channel->close();
+}
+
+// A plugin's diagnostic reaches the user's log: a level outside the enum must not pass every
+// threshold as something above "error" (or below "debug"), and an enormous text is cut to a bound
+// that says how much was left out.
+TEST_F(TransportChannelTest, DiagnosticLevelsAreClampedAndTextsBounded) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","mode":"echo"})", listener);
+    channel->start();
+    channel->send("diagnose 7 10");
+    channel->send("diagnose 2 1000000");
+    ASSERT_TRUE(listener.wait_messages(2));  // each echo follows its diagnostic on the plugin's thread
+    std::vector<std::string> texts;
+    std::vector<mcph_log_level> levels;
+    {
+        std::lock_guard lock(listener.diagnostic_mutex());
+        texts = listener.diagnostics_;
+        levels = listener.diagnostic_levels_;
+    }
+    ASSERT_EQ(texts.size(), 2u);
+    EXPECT_EQ(levels[0], MCPH_LOG_ERROR) << "an unknown level counts as the most severe known one";
+    EXPECT_EQ(texts[0], std::string(10, 'x'));
+    EXPECT_EQ(levels[1], MCPH_LOG_WARN);
+    EXPECT_LT(texts[1].size(), 20000u);
+    EXPECT_NE(texts[1].find("more bytes"), std::string::npos) << texts[1].substr(texts[1].size() - 80);
     channel->close();
 }
 

@@ -2,7 +2,9 @@
 // thread, like a real transport, and delivers every message from it.
 //
 // Config (the server's config object; "type" is "echo"):
-//   "mode": "echo"  — every sent message comes straight back, byte for byte.
+//   "mode": "echo"  — every sent message comes straight back, byte for byte; but
+//       "diagnose <level> <bytes>" first reports a diagnostic of that raw level and size (a
+//       misbehaving plugin: a level outside the enum, an enormous text), then echoes.
 //   "mode": "mcp"   — (default) a tiny in-process MCP server:
 //       initialize   → protocolVersion (config "answerProtocolVersion", else the client's), tools capability
 //       tools/list   → config "tools", paginated by config "pageSize" (0 = one page)
@@ -18,6 +20,8 @@
 #include <mcph/plugin_helper.hpp>
 
 #include <rapidjson/document.h>
+
+#include <cstdio>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -102,6 +106,10 @@ private:
                 inbox_.pop_front();
             }
             if (mode_ == "echo") {
+                unsigned level = 0;
+                std::size_t bytes = 0;
+                if (std::sscanf(message.c_str(), "diagnose %u %zu", &level, &bytes) == 2)
+                    host_.diagnostic(static_cast<mcph_log_level>(level), std::string(bytes, 'x'));
                 host_.deliver(message);
                 continue;
             }
