@@ -23,7 +23,13 @@ echo "== build (ASan + UBSan) =="
 bash scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DMCPH_SANITIZE=ON
 echo "== tests under ASan + UBSan =="
 # detect_leaks: every leak is a failure; halt_on_error: the first report fails the test.
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 \
+# intercept_tls_get_addr=0: LeakSanitizer's dynamic-TLS tracking misreads glibc ≥ 2.25's TLS
+# block as a glibc 2.19 one whenever the block happens to sit at a certain page offset (its
+# heuristic is `tls_beg % 4096 == sizeof(header)`), then scans an illegal range and its tracer
+# dies with SIGSEGV after the test passed (google/sanitizers#1322; seen here at exit of a test
+# that dlopens the auth-oauth plugin). Without the interception the leak check still scans every
+# thread's stack, static TLS and the heap.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1:intercept_tls_get_addr=0 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$jobs" --timeout 600) || status=1
 
