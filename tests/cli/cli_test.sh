@@ -98,6 +98,7 @@ expect skills-unsupported 2 "server 'h' does not offer skills" -- "$MCPH" --mcp-
 expect skills-load-usage 2 "usage: mcph skills load <server>" -- "$MCPH" --mcp-config "$HELLO_CFG" skills load h
 expect prompts 0 "review-code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompts
 expect prompt 0 "user: Please review the following code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompt review-code '{"code":"x = 1"}'
+expect prompt-bad-argument 1 "JSON-RPC error" -- "$MCPH" --mcp-config "$HELLO_CFG" prompt review-code '{}'
 expect status-json 0 "\"state\": \"connected\"" -- "$MCPH" --mcp-config "$HELLO_CFG" --json status
 expect status-failed 3 "state\": \"failed\"" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' --json status
 expect servers 0 "h  \[stdio, dynamic\]  pending  --mcp-config \(inline\)" -- "$MCPH" --mcp-config "$HELLO_CFG" servers
@@ -201,6 +202,26 @@ if start_peer hello-http "$HELLO_PORT" "$HELLO" --http --port "$HELLO_PORT" --no
   expect http-call 0 "^5$" -- "$MCPH" --mcp-config "$HTTP_CFG" call mcp__h__add '{"a":2,"b":3}'
   expect http-read 0 "notes for the cli test" -- "$MCPH" --mcp-config "$HTTP_CFG" read notes://today
   expect http-status 0 "\"type\": \"http\"" -- "$MCPH" --mcp-config "$HTTP_CFG" --json status
+fi
+# A server that answers every request with 401: "needs auth" is exit 4 for status, tools and call.
+cat > "$WORK/always401.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Bearer realm="cli-test"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_GET = do_POST
+    def log_message(self, *args): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+AUTH_PORT="$(free_port)"
+if start_peer always401 "$AUTH_PORT" python3 "$WORK/always401.py" "$AUTH_PORT"; then
+  AUTH_CFG="$(remote_cfg a http "http://127.0.0.1:$AUTH_PORT/mcp")"
+  expect auth-status 4 "needs-auth" -- "$MCPH" --mcp-config "$AUTH_CFG" status
+  expect auth-tools 4 "requires authentication.*|sign in with \`mcph login" -- "$MCPH" --mcp-config "$AUTH_CFG" tools a
+  expect auth-call-json 4 '"kind": "auth-needed"' -- sh -c "\"\$0\" --mcp-config '$AUTH_CFG' --json call a/x 2>/dev/null" "$MCPH"
 fi
 CLOSED_PORT="$(free_port)"
 expect http-refused 3 "'x'" -- "$MCPH" --mcp-config "$(remote_cfg x http "http://127.0.0.1:$CLOSED_PORT/mcp")" tools x
