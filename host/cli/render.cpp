@@ -103,6 +103,26 @@ void print_tool_full(std::ostream& out, const Tool& t) {
     print_findings(out, t.findings, "    ", t.findings.size());
 }
 
+// The default `tools` view shows whole descriptions, but a server chooses their size: beyond these
+// bounds the rest is counted and left to `--full` (or --json), so one hostile tool cannot bury the
+// list (a 200 KB description, ten thousand parameters).
+constexpr std::size_t kDescribedBytes = 4096;
+constexpr std::size_t kParameterBytes = 1024;
+constexpr std::size_t kParametersShown = 64;
+
+// Outside text wrapped to the width, at most `max_bytes` of it (cut on a character boundary).
+void print_bounded(std::ostream& out, std::string_view text, const std::string& indent, std::size_t width,
+                   std::size_t max_bytes) {
+    if (text.size() <= max_bytes) {
+        print_wrapped(out, terminal_safe(text), indent, width);
+        return;
+    }
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    print_wrapped(out, terminal_safe(text.substr(0, cut)) + "...", indent, width);
+    out << indent << "(" << text.size() << " bytes in all, see `mcph tools --full`)\n";
+}
+
 // "string", "integer|null", or "" for a schema without a type.
 std::string type_text(const JsonValue& schema) {
     if (!schema.IsObject() || !schema.HasMember("type")) return schema.IsObject() && schema.HasMember("enum") ? "enum" : "";
@@ -126,21 +146,27 @@ void print_parameters(std::ostream& out, const std::string& schema_text, std::si
         for (const auto& r : schema["required"].GetArray())
             if (r.IsString()) required.emplace_back(r.GetString(), r.GetStringLength());
     out << "    parameters:\n";
+    std::size_t shown_count = 0;
     for (const auto& p : schema["properties"].GetObject()) {
+        if (shown_count++ == kParametersShown) {
+            out << "      (+" << (schema["properties"].MemberCount() - kParametersShown)
+                << " more parameters, see `mcph tools --full`)\n";
+            break;
+        }
         const std::string name(p.name.GetString(), p.name.GetStringLength());
         const std::string type = type_text(p.value);
         const bool is_required = std::find(required.begin(), required.end(), name) != required.end();
         out << "      " << one_line(name) << (type.empty() ? "" : "  " + one_line(type))
             << (is_required ? "  required" : "  optional") << "\n";
         const std::string description = member(p.value, "description");
-        if (!description.empty()) print_wrapped(out, terminal_safe(description), "          ", width);
+        if (!description.empty()) print_bounded(out, description, "          ", width, kParameterBytes);
     }
 }
 
 void print_tool_described(std::ostream& out, const Tool& t, std::size_t width) {
     if (!t.title.empty() && !t.description.empty()) out << "    " << one_line(t.title) << "\n";
     const std::string& text = t.description.empty() ? t.title : t.description;
-    if (!text.empty()) print_wrapped(out, terminal_safe(text), "    ", width);
+    if (!text.empty()) print_bounded(out, text, "    ", width, kDescribedBytes);
     print_parameters(out, t.input_schema, width);
     print_findings(out, t.findings, "    ", kSummaryFindings);
 }
