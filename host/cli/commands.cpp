@@ -436,10 +436,11 @@ int cmd_agents(Host& host, const Options& o) {
 // `mcph approve --agent NAME`: what the agent would run is shown before it is approved.
 int cmd_agent_approve(Host& host, const Options& o) {
     if (!o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph approve --agent <name>");
-    for (const auto& a : host.agents().agents)
-        if (a.name == o.agent) print_agent(a);
+    if (!o.json)  // with --json, stdout has only the document
+        for (const auto& a : host.agents().agents)
+            if (a.name == o.agent) print_agent(a);
     host.approve_agent(o.agent);
-    std::cout << "approved agent '" << one_line(o.agent) << "' as its file is now; a change to the file needs approval again\n";
+    print_done(o.json, "approved agent '" + one_line(o.agent) + "' as its file is now; a change to the file needs approval again");
     return 0;
 }
 

@@ -154,10 +154,14 @@ void check_entry(const std::string& name, const JsonValue& entry) {
 
 // What `approve` shows: every definition it pinned, in full, with the scanner's findings — the
 // person approving reads what the model will read. (Kept apart from what approve records.)
-void show_approval(Host& host, const std::string& name) {
+void show_approval(Host& host, const std::string& name, bool json) {
     const std::vector<Tool> pinned = host.tool_definitions(name);
-    std::cout << "approved '" << one_line(name) << "'; " << pinned.size() << " tool definition(s) pinned\n";
-    if (!pinned.empty()) print_approved_definitions(std::cout, name, pinned);
+    const std::string said = "approved '" + one_line(name) + "'; " + std::to_string(pinned.size()) + " tool definition(s) pinned";
+    // With --json stdout carries only the document; the definitions are still shown, on stderr.
+    std::ostream& details = json ? std::cerr : std::cout;
+    if (json) print_done(true, said);
+    else std::cout << said << "\n";
+    if (!pinned.empty()) print_approved_definitions(details, name, pinned);
 }
 
 const std::string& server_arg(const Options& o, const char* usage) {
@@ -265,7 +269,7 @@ int cmd_approve(Host& host, const Options& o) {
                                               "(or rename your server)");
     }
     host.approve(name);
-    show_approval(host, name);
+    show_approval(host, name, o.json);
     return 0;
 }
 
@@ -274,8 +278,8 @@ int cmd_migrate_local(Host& host, const Options& o) {
     const ConfigReport report = host.config_report();
     const std::string from = report.legacy_local_settings;
     const auto to = host.migrate_local_settings();
-    std::cout << "moved " << (from.empty() ? std::string("the project's .mcph/settings.local.json") : from) << " to "
-              << to.string() << " (your local settings for this project)\n";
+    print_done(o.json, "moved " + (from.empty() ? std::string("the project's .mcph/settings.local.json") : from) + " to " +
+                           to.string() + " (your local settings for this project)");
     return 0;
 }
 

@@ -131,6 +131,10 @@ TEST_F(CliJsonSchema, EveryCommandPrintsOneValidDocument) {
     EXPECT_EQ(expect_valid({"enable", "--json", "m"}), 0);
     EXPECT_EQ(expect_valid({"remove", "--json", "m"}), 0);
     EXPECT_EQ(expect_valid({"remove", "--json", "m"}), 2);
+    // A project server, approved with --json: the document on stdout, the definitions on stderr.
+    std::ofstream(dir_ / "proj" / ".mcp.json") << "{\"mcpServers\":{\"p\":{\"command\":\"" << MCPH_TEST_HELLO << "\"}}}";
+    EXPECT_EQ(expect_valid({"approve", "--json", "p"}), 0);
+    EXPECT_EQ(expect_valid({"migrate-local", "--json"}), 2);
 }
 
 // The schema is not a rubber stamp: documents of the wrong shape are refused.
