@@ -78,6 +78,16 @@ std::vector<std::string> candidate_servers(Host& host, const std::string& tool) 
     return out;
 }
 
+// host.connect, with "did you mean" when there is no server of that name.
+std::shared_ptr<ClientSession> connect_named(Host& host, const std::string& name) {
+    try {
+        return host.connect(name);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound) throw;
+        throw Error(ErrorKind::NotFound, e.what() + did_you_mean(name, host.server_names()));
+    }
+}
+
 // A tool named after a server ("nosuch/read", "mcp__nosuch__read") that no configured server
 // matches: the cause is the server, so say that rather than "not connected" or "no tool".
 void require_named_server(Host& host, const std::string& tool) {
@@ -152,7 +162,7 @@ int cmd_tools(Host& host, const Options& o) {
     require_servers(host);
     std::vector<Tool> tools;
     if (!o.args.empty()) {
-        host.connect(o.args[0]);
+        connect_named(host, o.args[0]);
         for (auto& t : host.tools())
             if (t.server == o.args[0]) tools.push_back(std::move(t));
     } else {
@@ -225,7 +235,7 @@ int cmd_read(Host& host, const Options& o) {
     require_servers(host);
     const std::string& uri = o.args[0];
     std::vector<std::shared_ptr<ClientSession>> sessions;
-    if (o.args.size() > 1) sessions.push_back(host.connect(o.args[1]));
+    if (o.args.size() > 1) sessions.push_back(connect_named(host, o.args[1]));
     else {
         connect_all_reporting(host);
         sessions = live_sessions(host);
@@ -251,7 +261,7 @@ int cmd_read(Host& host, const Options& o) {
 // <skill>` loads one, which reads and verifies its SKILL.md, and prints it.
 int cmd_skill_load(Host& host, const Options& o) {
     if (o.args.size() != 3) throw Error(ErrorKind::Usage, "usage: mcph skills load <server> <skill name or uri>");
-    auto session = host.connect(o.args[1]);
+    auto session = connect_named(host, o.args[1]);
     LoadedSkill loaded;
     try {
         loaded = session->load_skill(o.args[2]);
@@ -270,7 +280,7 @@ int cmd_skills(Host& host, const Options& o) {
     if (o.args.size() > 1) throw Error(ErrorKind::Usage, "usage: mcph skills [server] | mcph skills load <server> <skill>");
     std::vector<std::shared_ptr<ClientSession>> sessions;
     if (!o.args.empty()) {
-        sessions.push_back(host.connect(o.args[0]));
+        sessions.push_back(connect_named(host, o.args[0]));
         if (!sessions[0]->offers_skills()) sessions[0]->list_skills();  // throws: says the server lacks the extension
     } else {
         connect_all_reporting(host);
@@ -307,7 +317,7 @@ int cmd_prompt(Host& host, const Options& o) {
         name = name.substr(slash + 1);
     }
     Json args = parse_args_json(o.args, 1);
-    if (!server.empty()) host.connect(server);
+    if (!server.empty()) connect_named(host, server);
     else connect_all_reporting(host);
     for (auto& s : live_sessions(host)) {
         if ((!server.empty() && s->server_name() != server) || !s->has_capability("prompts")) continue;

@@ -1,6 +1,7 @@
 // `mcph get <name>`: one server's definition as written (${VAR} unexpanded), where it came from, and
 // its type; the values of env entries and headers are masked, since they are where tokens live.
 #include "config_commands.hpp"
+#include "did_you_mean.hpp"
 #include "json_output.hpp"
 #include "render.hpp"
 
@@ -56,7 +57,13 @@ void print_map(const JsonValue& entry, const char* member, const char* label) {
 
 int cmd_get(Host& host, const Options& o) {
     if (o.args.size() != 1) throw Error(ErrorKind::Usage, "usage: mcph get <name> (see `mcph get --help`)");
-    const ServerDefinition d = host.definition(o.args[0]);
+    ServerDefinition d;
+    try {
+        d = host.definition(o.args[0]);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound) throw;
+        throw Error(ErrorKind::NotFound, e.what() + did_you_mean(o.args[0], host.server_names()));
+    }
     Json entry = parse_json(d.definition_json, "server definition");
     if (!entry.IsObject()) throw Error(ErrorKind::Protocol, "the definition of '" + d.name + "' is not a JSON object");
     mask_members(entry, "env", entry.GetAllocator());

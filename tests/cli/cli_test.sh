@@ -106,6 +106,7 @@ expect servers-no-empty-line 1 "^0$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG'
 expect servers-empty 0 "\(no servers configured\)" -- "$MCPH" servers
 expect call-unconfigured-server 2 "no server named 'nosuch' is configured" -- "$MCPH" --mcp-config "$HELLO_CFG" call nosuch/read
 expect call-server-suggests 2 "no server named 'hh' is configured .*\(did you mean 'h'\?\)" -- "$MCPH" --mcp-config "$HELLO_CFG" call hh/add
+expect tools-server-suggests 2 "no server named 'hx' is configured.*\(did you mean 'h'\?\)" -- "$MCPH" --mcp-config "$HELLO_CFG" tools hx
 expect call-tool-suggests 2 "did you mean 'mcp__h__add'\?" -- "$MCPH" --mcp-config "$HELLO_CFG" call mcp__h__ad '{}'
 expect status-ok-exit 0 "connected" -- "$MCPH" --mcp-config "$HELLO_CFG" status
 expect status-failed-text 3 "failed" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' status
@@ -151,7 +152,7 @@ expect get-json 0 '"schemaVersion": 1.*"type": "http"' -- env TOK=t sh -c "\"\$0
 expect add-passes-args 0 "added 'srv1'" -- "$MCPH" add srv1 mytool --timeout 30 --json
 expect get-passes-args 0 "^  args: --timeout 30 --json" -- "$MCPH" get srv1
 expect add-json 0 "added 'time' \(user scope\)" -- "$MCPH" add-json -s user time '{"command":"uvx","args":["mcp-server-time"]}'
-expect get-unknown 2 "no server named 'tme'.*" -- "$MCPH" get tme
+expect get-unknown 2 "no server named 'mem3' is configured \(did you mean 'mem2'\?\)" -- "$MCPH" get mem3
 expect remove-scope 0 "removed 'time'" -- "$MCPH" remove -s user time
 expect remove-gone 2 "no saved definition of 'time'" -- "$MCPH" remove -s user time
 expect servers-listed 0 "memory .*mem2 .*every " -- sh -c "\"\$0\" servers | tr '\n' ' '" "$MCPH"
