@@ -3,6 +3,8 @@
 #include "browser.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
+#include "did_you_mean.hpp"
+#include "exit_codes.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
 #include "render.hpp"
@@ -19,6 +21,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <variant>
 
 namespace mcph::cli {
 namespace {
@@ -39,7 +42,8 @@ Json parse_args_json(const std::vector<std::string>& args, std::size_t index) {
 }
 
 // Strings with their length, invalid UTF-8 replaced: the output parses whatever a server sent.
-void print_json(const JsonValue& value) { std::cout << to_output_json(value) << "\n"; }
+// One document with "schemaVersion"; a list goes under `member`.
+void print_json(const JsonValue& value, const char* member = "result") { print_json_document(value, member); }
 
 // Connects every configured server; a failure is reported on stderr and the rest go on.
 void connect_all_reporting(Host& host) {
@@ -74,6 +78,41 @@ std::vector<std::string> candidate_servers(Host& host, const std::string& tool) 
     return out;
 }
 
+// host.connect, with "did you mean" when there is no server of that name.
+std::shared_ptr<ClientSession> connect_named(Host& host, const std::string& name) {
+    try {
+        return host.connect(name);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound) throw;
+        throw Error(ErrorKind::NotFound, e.what() + did_you_mean(name, host.server_names()));
+    }
+}
+
+// A tool named after a server ("nosuch/read", "mcp__nosuch__read") that no configured server
+// matches: the cause is the server, so say that rather than "not connected" or "no tool".
+void require_named_server(Host& host, const std::string& tool) {
+    std::string server;
+    if (tool.rfind("mcp__", 0) == 0) {
+        const auto end = tool.find("__", 5);
+        if (end != std::string::npos) server = tool.substr(5, end - 5);
+    } else if (const auto slash = tool.find('/'); slash != std::string::npos) {
+        server = tool.substr(0, slash);
+    }
+    if (server.empty()) return;
+    throw Error(ErrorKind::NotFound, "no server named '" + server + "' is configured (tool '" + tool + "')" +
+                                         did_you_mean(server, host.server_names()));
+}
+
+// Every name a tool may be called by: mapped and server/original.
+std::vector<std::string> tool_names(Host& host) {
+    std::vector<std::string> out;
+    for (const auto& t : host.tools()) {
+        out.push_back(t.mapped_name);
+        out.push_back(t.server + "/" + t.name);
+    }
+    return out;
+}
+
 int cmd_servers(Host& host, const Options& o) {
     if (o.json) {
         Json doc(rapidjson::kArrayType);
@@ -97,10 +136,9 @@ int cmd_servers(Host& host, const Options& o) {
             v.AddMember("shadows", shadows, a);
             doc.PushBack(v, a);
         }
-        print_json(doc);
+        print_json(doc, "servers");
         return 0;
     }
-    if (host.server_names().empty()) std::cout << "(no servers configured)\n";
     for (const auto& s : host.status())
         std::cout << one_line(s.name) << "  [" << one_line(s.type) << ", " << one_line(s.scope) << "]  " << one_line(s.state)
                   << "  " << one_line(s.origin) << "\n";
@@ -109,14 +147,22 @@ int cmd_servers(Host& host, const Options& o) {
         for (const auto& e : *list)
             std::cout << one_line(e.name.empty() ? e.origin : e.name) << "  (not connected: " << one_line(e.reason) << ")\n";
     for (const auto& s : report.shadowed) std::cout << one_line(s.name) << "  (replaced: " << one_line(s.reason) << ")\n";
+    if (host.server_names().empty() && report.unapproved.empty() && report.denied.empty() &&
+        report.suppressed_duplicates.empty() && report.problems.empty() && report.shadowed.empty())
+        std::cout << "(no servers configured)\n";
     return 0;
+}
+
+ToolDetail tool_detail(const Options& o) {
+    if (o.full && o.brief) throw Error(ErrorKind::Usage, "--full and --brief exclude each other");
+    return o.full ? ToolDetail::Full : o.brief ? ToolDetail::Summary : ToolDetail::Described;
 }
 
 int cmd_tools(Host& host, const Options& o) {
     require_servers(host);
     std::vector<Tool> tools;
     if (!o.args.empty()) {
-        host.connect(o.args[0]);
+        connect_named(host, o.args[0]);
         for (auto& t : host.tools())
             if (t.server == o.args[0]) tools.push_back(std::move(t));
     } else {
@@ -125,11 +171,11 @@ int cmd_tools(Host& host, const Options& o) {
         tools = host.tools();
     }
     if (o.json) {
-        print_json(tools_json(tools));
+        print_json(tools_json(tools), "tools");
         return 0;
     }
-    const ToolDetail detail = o.full ? ToolDetail::Full : ToolDetail::Summary;
-    print_tools(std::cout, tools, detail);
+    const ToolDetail detail = tool_detail(o);
+    print_tools(std::cout, tools, detail, terminal_width());
     std::vector<ServerStatus> considered;
     for (auto& s : host.status())
         if (o.args.empty() || s.name == o.args[0]) considered.push_back(std::move(s));
@@ -143,6 +189,7 @@ int cmd_call(Host& host, const Options& o) {
     const std::string& tool = o.args[0];
     Json args = parse_args_json(o.args, 1);
     auto candidates = candidate_servers(host, tool);
+    if (candidates.empty()) require_named_server(host, tool);
     if (candidates.empty()) candidates = host.server_names();
     for (const auto& name : candidates) {
         try {
@@ -158,7 +205,13 @@ int cmd_call(Host& host, const Options& o) {
     // Progress keeps a long tool call alive, but --timeout is also the most it may take in total
     // (without --timeout the library's cap holds: ten request timeouts).
     if (o.timeout) ro.max_total_timeout = *o.timeout;
-    CallToolResult result = host.call_tool(tool, args, ro);
+    CallToolResult result;
+    try {
+        result = host.call_tool(tool, args, ro);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::NotFound) throw;
+        throw Error(ErrorKind::NotFound, e.what() + did_you_mean(tool, tool_names(host)));
+    }
     if (ro.on_progress) std::cerr << "\n";
     if (o.json) print_json(result.raw);
     else print_call_result(std::cout, result);
@@ -172,7 +225,7 @@ int cmd_resources(Host& host, const Options& o) {
     for (auto& s : live_sessions(host))
         if (s->has_capability("resources"))
             for (auto& r : s->list_resources()) all.push_back(std::move(r));
-    if (o.json) print_json(resources_json(all));
+    if (o.json) print_json(resources_json(all), "resources");
     else print_resources(std::cout, all);
     return 0;
 }
@@ -182,7 +235,7 @@ int cmd_read(Host& host, const Options& o) {
     require_servers(host);
     const std::string& uri = o.args[0];
     std::vector<std::shared_ptr<ClientSession>> sessions;
-    if (o.args.size() > 1) sessions.push_back(host.connect(o.args[1]));
+    if (o.args.size() > 1) sessions.push_back(connect_named(host, o.args[1]));
     else {
         connect_all_reporting(host);
         sessions = live_sessions(host);
@@ -208,7 +261,7 @@ int cmd_read(Host& host, const Options& o) {
 // <skill>` loads one, which reads and verifies its SKILL.md, and prints it.
 int cmd_skill_load(Host& host, const Options& o) {
     if (o.args.size() != 3) throw Error(ErrorKind::Usage, "usage: mcph skills load <server> <skill name or uri>");
-    auto session = host.connect(o.args[1]);
+    auto session = connect_named(host, o.args[1]);
     LoadedSkill loaded;
     try {
         loaded = session->load_skill(o.args[2]);
@@ -227,7 +280,7 @@ int cmd_skills(Host& host, const Options& o) {
     if (o.args.size() > 1) throw Error(ErrorKind::Usage, "usage: mcph skills [server] | mcph skills load <server> <skill>");
     std::vector<std::shared_ptr<ClientSession>> sessions;
     if (!o.args.empty()) {
-        sessions.push_back(host.connect(o.args[0]));
+        sessions.push_back(connect_named(host, o.args[0]));
         if (!sessions[0]->offers_skills()) sessions[0]->list_skills();  // throws: says the server lacks the extension
     } else {
         connect_all_reporting(host);
@@ -237,7 +290,7 @@ int cmd_skills(Host& host, const Options& o) {
     for (auto& s : sessions)
         if (s->offers_skills())
             for (auto& skill : s->list_skills()) all.push_back(std::move(skill));
-    if (o.json) print_json(skills_json(all));
+    if (o.json) print_json(skills_json(all), "skills");
     else print_skills(std::cout, all);
     return 0;
 }
@@ -249,7 +302,7 @@ int cmd_prompts(Host& host, const Options& o) {
     for (auto& s : live_sessions(host))
         if (s->has_capability("prompts"))
             for (auto& p : s->list_prompts()) all.push_back(std::move(p));
-    if (o.json) print_json(prompts_json(all));
+    if (o.json) print_json(prompts_json(all), "prompts");
     else print_prompts(std::cout, all);
     return 0;
 }
@@ -264,7 +317,7 @@ int cmd_prompt(Host& host, const Options& o) {
         name = name.substr(slash + 1);
     }
     Json args = parse_args_json(o.args, 1);
-    if (!server.empty()) host.connect(server);
+    if (!server.empty()) connect_named(host, server);
     else connect_all_reporting(host);
     for (auto& s : live_sessions(host)) {
         if ((!server.empty() && s->server_name() != server) || !s->has_capability("prompts")) continue;
@@ -279,12 +332,22 @@ int cmd_prompt(Host& host, const Options& o) {
     throw Error(ErrorKind::NotFound, "no prompt named '" + o.args[0] + "' (run `mcph prompts`)");
 }
 
+// `status` as a health check: 3 when a server failed, else 4 when one needs auth, else 0.
+int status_exit_code(Host& host) {
+    int code = kExitOk;
+    for (const auto& s : host.status()) {
+        if (std::holds_alternative<state::Failed>(s.connection)) return kExitFailure;
+        if (std::holds_alternative<state::NeedsAuth>(s.connection)) code = kExitAuthNeeded;
+    }
+    return code;
+}
+
 int cmd_status(Host& host, const Options& o) {
     host.connect_all();
     Json status = host.status_json();
     if (o.json) {
         print_json(status);
-        return 0;
+        return status_exit_code(host);
     }
     print_status(std::cout, status);
     // Sub-agents, and agent files that could not be used (docs/agents.md).
@@ -292,25 +355,25 @@ int cmd_status(Host& host, const Options& o) {
     for (const auto& p : agents.problems) std::cout << "agent file not loaded: " << one_line(p.message) << "\n";
     for (const auto& a : agents.agents)
         if (!a.approved) std::cout << "agent '" << one_line(a.name) << "' not used: " << one_line(a.unapproved_reason) << "\n";
-    return 0;
+    return status_exit_code(host);
 }
 
 int cmd_login(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph login <server>");
     host.login(o.args[0]);
-    std::cout << "logged in to '" << one_line(o.args[0]) << "'\n";
+    print_done(o.json, "logged in to '" + one_line(o.args[0]) + "'");
     return 0;
 }
 
 int cmd_logout(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph logout <server>");
     host.logout(o.args[0]);
-    std::cout << "logged out of '" << one_line(o.args[0]) << "'; stored credentials removed\n";
+    print_done(o.json, "logged out of '" + one_line(o.args[0]) + "'; stored credentials removed");
     return 0;
 }
 
 int cmd_plugins(Host& host, const Options& o) {
-    if (o.json) print_json(host.status_json()["plugins"]);
+    if (o.json) print_json(host.status_json()["plugins"], "plugins");
     else print_plugins(std::cout, host.plugins());
     return 0;
 }
@@ -332,8 +395,8 @@ int cmd_agent_tools(Host& host, const Options& o) {
     std::vector<Tool> tools;
     for (auto& t : overlay->tools())
         if (o.args.empty() || t.server == o.args[0]) tools.push_back(std::move(t));
-    if (o.json) print_json(tools_json(tools));
-    else print_tools(std::cout, tools, o.full ? ToolDetail::Full : ToolDetail::Summary);
+    if (o.json) print_json(tools_json(tools), "tools");
+    else print_tools(std::cout, tools, tool_detail(o), terminal_width());
     return 0;
 }
 
@@ -370,7 +433,7 @@ int cmd_agents(Host& host, const Options& o) {
         Json status = host.status_json();
         Json doc;
         static_cast<JsonValue&>(doc).Swap(status["agents"]);
-        print_json(doc);
+        print_json(doc, "agents");
         return 0;
     }
     const AgentCatalog catalog = host.agents();
@@ -383,10 +446,11 @@ int cmd_agents(Host& host, const Options& o) {
 // `mcph approve --agent NAME`: what the agent would run is shown before it is approved.
 int cmd_agent_approve(Host& host, const Options& o) {
     if (!o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph approve --agent <name>");
-    for (const auto& a : host.agents().agents)
-        if (a.name == o.agent) print_agent(a);
+    if (!o.json)  // with --json, stdout has only the document
+        for (const auto& a : host.agents().agents)
+            if (a.name == o.agent) print_agent(a);
     host.approve_agent(o.agent);
-    std::cout << "approved agent '" << one_line(o.agent) << "' as its file is now; a change to the file needs approval again\n";
+    print_done(o.json, "approved agent '" + one_line(o.agent) + "' as its file is now; a change to the file needs approval again");
     return 0;
 }
 
@@ -426,15 +490,25 @@ int run_command(const Options& o) {
         {"plugins", cmd_plugins},     {"login", cmd_login},   {"logout", cmd_logout},
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
-        {"agents", cmd_agents},
+        {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);
     if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
     auto host = make_host(o);
     if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
-    if (!o.agent.empty()) return run_agent_command(*host, o);
-    return it->second(*host, o);
+    try {
+        if (!o.agent.empty()) return run_agent_command(*host, o);
+        return it->second(*host, o);
+    } catch (const Error& e) {
+        // A connection that failed because a server wants a sign-in is exit 4, not 3: the fix is
+        // `mcph login`, not the server's command line.
+        if (e.kind() != ErrorKind::Connection && e.kind() != ErrorKind::Protocol) throw;
+        for (const auto& s : host->status())
+            if (std::holds_alternative<state::NeedsAuth>(s.connection))
+                throw AuthNeeded(s.name, std::string(e.what()) + " (server '" + s.name + "' needs authentication)");
+        throw;
+    }
 }
 
 }  // namespace mcph::cli

@@ -1,4 +1,4 @@
-// `mcph add | remove | enable | disable | approve | reconnect | migrate-local` (config_commands.cpp).
+// `mcph add | add-json | remove | enable | disable | approve | reconnect | migrate-local` (config_commands.cpp).
 #pragma once
 
 #include "options.hpp"
@@ -8,6 +8,9 @@
 namespace mcph::cli {
 
 int cmd_add(Host& host, const Options& o);
+int cmd_add_json(Host& host, const Options& o);
+// `mcph get <name>` (get_command.cpp): a definition with its secrets masked.
+int cmd_get(Host& host, const Options& o);
 int cmd_remove(Host& host, const Options& o);
 int cmd_enable(Host& host, const Options& o);
 int cmd_disable(Host& host, const Options& o);

@@ -18,6 +18,7 @@
 #include <rapidjson/stringbuffer.h>
 
 #include <cstdio>
+#include <iostream>
 
 namespace mcph::cli {
 namespace {
@@ -107,6 +108,35 @@ std::string to_output_json(const JsonValue& value) {
                                                                   std::to_string(json::kWriteDepth) + " levels"
                                                             : std::string("the output could not be written as JSON"));
     return escape_hidden_characters(std::string(buffer.GetString(), buffer.GetSize()));
+}
+
+Json json_document(const JsonValue& value, const char* member) {
+    Json doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("schemaVersion", kJsonSchemaVersion, a);
+    if (value.IsObject()) {
+        for (const auto& m : value.GetObject())
+            if (m.name != "schemaVersion") doc.AddMember(JsonValue(m.name, a), JsonValue(m.value, a), a);
+    } else {
+        doc.AddMember(JsonValue(member, a), JsonValue(value, a), a);
+    }
+    return doc;
+}
+
+void print_json_document(const JsonValue& value, const char* member) {
+    std::cout << to_output_json(json_document(value, member)) << "\n";
+}
+
+void print_done(bool json, const std::string& message) {
+    if (!json) {
+        std::cout << terminal_safe(message) << "\n";
+        return;
+    }
+    Json doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("ok", true, a);
+    doc.AddMember("message", JsonValue(message.data(), static_cast<rapidjson::SizeType>(message.size()), a), a);
+    print_json_document(doc, "result");
 }
 
 }  // namespace mcph::cli

@@ -12,3 +12,18 @@ namespace mcph::cli {
 std::string to_output_json(const JsonValue& value);
 
 }  // namespace mcph::cli
+
+namespace mcph::cli {
+
+// The version of the --json documents (docs/cli-json.schema.json); raised on an incompatible change.
+constexpr int kJsonSchemaVersion = 1;
+
+// The one document a command prints with --json: {"schemaVersion":1, ...}. An object keeps its
+// members (schemaVersion first); anything else is put under `member`.
+Json json_document(const JsonValue& value, const char* member);
+void print_json_document(const JsonValue& value, const char* member);
+// A command that only did something: {"schemaVersion":1,"ok":true,"message":...} with --json, the
+// message on stdout otherwise.
+void print_done(bool json, const std::string& message);
+
+}  // namespace mcph::cli

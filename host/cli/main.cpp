@@ -1,6 +1,9 @@
 // mcph — the command-line MCP host. Parses options, runs one command, maps failures to exit codes.
+#include "command_table.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "fd_limit.hpp"
+#include "json_output.hpp"
 #include "options.hpp"
 
 #include <mcph/error.hpp>
@@ -11,23 +14,29 @@
 #include <cstring>
 #include <iostream>
 
-namespace {
+namespace mcph::cli {
 
-constexpr int kExitUsage = 2;
-constexpr int kExitFailure = 3;
-
-int exit_code_for(mcph::ErrorKind kind) {
+int exit_code_for(ErrorKind kind) {
     switch (kind) {
-        case mcph::ErrorKind::Usage:
-        case mcph::ErrorKind::NotFound: return kExitUsage;
+        case ErrorKind::Usage:
+        case ErrorKind::NotFound: return kExitUsage;
+        case ErrorKind::Remote: return kExitReported;  // the server answered, with a JSON-RPC error
         default: return kExitFailure;
     }
 }
 
-const char* hint_for(mcph::ErrorKind kind) {
+}  // namespace mcph::cli
+
+namespace {
+
+using namespace mcph::cli;
+
+const char* hint_for(mcph::ErrorKind kind, bool auth) {
+    if (auth) return "sign in with `mcph login <server>`";
     switch (kind) {
-        case mcph::ErrorKind::Usage: return "run `mcph --help` for usage";
+        case mcph::ErrorKind::Usage: return "run `mcph --help`, or `mcph help <command>`, for usage";
         case mcph::ErrorKind::NotFound: return "list what exists with `mcph servers`, `mcph tools` or `mcph prompts`";
+        case mcph::ErrorKind::Remote: return "the server refused the request; its message is above";
         case mcph::ErrorKind::Plugin: return "run `mcph plugins` to see which plugins loaded and why others were refused";
         case mcph::ErrorKind::Timeout: return "the server is slow or stuck: raise --timeout, or check the server";
         case mcph::ErrorKind::Connection:
@@ -43,29 +52,64 @@ void debug_log(const std::string& message) {
     if (level && std::strcmp(level, "debug") == 0) std::cerr << "mcph: [debug] cli: " << message << std::endl;
 }
 
+// Whether --json was asked for, read before parsing so that a usage error is JSON too.
+bool wants_json(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0) return false;
+        if (std::strcmp(argv[i], "--json") == 0) return true;
+    }
+    return false;
+}
+
+// Every failure is said on stderr for people; with --json it is also the one document on stdout.
+int report_failure(bool json, const std::string& kind, const std::string& message, const char* hint, int code) {
+    std::cerr << "mcph: error: " << mcph::terminal_safe(message) << "\n       (" << hint << ")\n";
+    if (json) {
+        mcph::Json doc(rapidjson::kObjectType);
+        auto& a = doc.GetAllocator();
+        mcph::JsonValue error(rapidjson::kObjectType);
+        error.AddMember("kind", mcph::JsonValue(kind.c_str(), a), a);
+        error.AddMember("message", mcph::JsonValue(message.data(), static_cast<rapidjson::SizeType>(message.size()), a), a);
+        error.AddMember("exitCode", code, a);
+        doc.AddMember("schemaVersion", 1, a);
+        doc.AddMember("error", error, a);
+        std::cout << to_output_json(doc) << "\n";
+    }
+    return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     // First, before any thread or descriptor: 500 stdio servers need ~2,500 descriptors.
-    debug_log(mcph::cli::raise_fd_limit().describe());
+    debug_log(raise_fd_limit().describe());
+    bool json = wants_json(argc, argv);
     try {
-        mcph::cli::Options options = mcph::cli::parse_options(argc, argv);
+        Options options = parse_options(argc, argv);
+        json = options.json;  // parsed: `add s cmd --json` passes --json to the server, not to mcph
+        for (const auto& w : options.warnings) std::cerr << "mcph: warning: " << w << "\n";
         if (options.version) {
             // The library's version: the CLI is a thin front end over the libmcph it runs with.
             std::cout << "mcph " << mcph::version() << " (MCP 2025-11-25; plugin ABI 1)\n";
             return 0;
         }
-        if (options.help || options.command.empty()) {
-            (options.help ? std::cout : std::cerr) << mcph::cli::usage_text();
-            return options.help ? 0 : kExitUsage;
+        if (options.help && !options.command.empty()) {
+            std::cout << command_help(*find_command(options.command));
+            return 0;
         }
-        return mcph::cli::run_command(options);
+        if (options.help || options.command.empty()) {
+            (options.help ? std::cout : std::cerr) << usage_text();
+            if (!options.help) return report_failure(json, "usage", "no command given", "run `mcph --help` for usage", kExitUsage);
+            return 0;
+        }
+        return run_command(options);
+    } catch (const AuthNeeded& e) {
+        return report_failure(json, "auth-needed", e.what(), hint_for(e.kind(), true), kExitAuthNeeded);
     } catch (const mcph::Error& e) {
         // An error message carries what a server said (a JSON-RPC error, an OAuth error_description).
-        std::cerr << "mcph: error: " << mcph::terminal_safe(e.what()) << "\n       (" << hint_for(e.kind()) << ")\n";
-        return exit_code_for(e.kind());
+        return report_failure(json, mcph::to_string(e.kind()), e.what(), hint_for(e.kind(), false), exit_code_for(e.kind()));
     } catch (const std::exception& e) {
-        std::cerr << "mcph: internal error: " << mcph::terminal_safe(e.what()) << "\n";
-        return kExitFailure;
+        return report_failure(json, "internal", std::string("internal error: ") + e.what(), "a bug in mcph: please report it",
+                              kExitFailure);
     }
 }

@@ -1,4 +1,5 @@
-// Command-line parsing for `mcph`.
+// Command-line parsing for `mcph`: global options before the command, then the command's own
+// options and arguments (command_table.hpp says which options each command takes).
 #pragma once
 
 #include <chrono>
@@ -12,26 +13,39 @@ namespace mcph::cli {
 struct Options {
     std::vector<std::string> mcp_configs;  // each a file path or inline JSON
     bool strict_mcp_config = false;        // only --mcp-config: no user, project, local or plugin files
-    std::string scope;                     // add/remove: user, project or local
+    std::string scope;                     // add/remove/get: user, project or local
     std::vector<std::filesystem::path> plugin_dirs;
     bool json = false;
-    bool full = false;  // tools: whole descriptions, schemas and every finding
-    bool yes = false;  // --yes: approve a project definition although it replaces one of yours
+    bool full = false;   // tools: whole descriptions, schemas and every finding
+    bool brief = false;  // tools: one line per tool
+    bool yes = false;    // --yes: approve a project definition although it replaces one of yours
     std::optional<std::chrono::milliseconds> timeout;
     std::optional<std::chrono::milliseconds> connect_timeout;
     std::string command;
     std::vector<std::string> args;  // the command's positional arguments
-    bool help = false;
+    bool help = false;              // --help: of the command when there is one
     bool version = false;
     std::string agent;  // --agent NAME: tools/call through that sub-agent's overlay; approve its file
+    // add: the entry's transport, environment ("K=V") and headers ("Name: value"), as typed.
+    std::string transport;
+    std::vector<std::string> env;
+    std::vector<std::string> headers;
+    bool dash_dash = false;  // add: `--` was given (what follows is the server's command line)
+    std::vector<std::string> warnings;  // said on stderr before the command runs (e.g. a bare duration)
 };
 
-// Throws mcph::Error(Usage) with a message that says what was wrong.
+// Throws mcph::Error(Usage) with a message that names the option or argument and the help to read.
 Options parse_options(int argc, char** argv);
 
-// "30s", "500ms", "2m", or a bare number of milliseconds.
-std::chrono::milliseconds parse_duration(const std::string& text);
+// "30s", "500ms", "2m"; a bare number means seconds (then `bare` is set, for a warning). Zero or
+// negative is refused.
+std::chrono::milliseconds parse_duration(const std::string& text, bool* bare = nullptr);
 
 const char* usage_text();
 
+}  // namespace mcph::cli
+
+namespace mcph::cli {
+// "  -s, --scope <scope>   add/remove/get: ..." for a command's help; empty for an unknown name.
+std::string option_help(const std::string& long_name);
 }  // namespace mcph::cli

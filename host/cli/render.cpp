@@ -5,7 +5,11 @@
 
 #include <rapidjson/document.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 
 namespace mcph::cli {
@@ -99,6 +103,74 @@ void print_tool_full(std::ostream& out, const Tool& t) {
     print_findings(out, t.findings, "    ", t.findings.size());
 }
 
+// The default `tools` view shows whole descriptions, but a server chooses their size: beyond these
+// bounds the rest is counted and left to `--full` (or --json), so one hostile tool cannot bury the
+// list (a 200 KB description, ten thousand parameters).
+constexpr std::size_t kDescribedBytes = 4096;
+constexpr std::size_t kParameterBytes = 1024;
+constexpr std::size_t kParametersShown = 64;
+
+// Outside text wrapped to the width, at most `max_bytes` of it (cut on a character boundary).
+void print_bounded(std::ostream& out, std::string_view text, const std::string& indent, std::size_t width,
+                   std::size_t max_bytes) {
+    if (text.size() <= max_bytes) {
+        print_wrapped(out, terminal_safe(text), indent, width);
+        return;
+    }
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    print_wrapped(out, terminal_safe(text.substr(0, cut)) + "...", indent, width);
+    out << indent << "(" << text.size() << " bytes in all, see `mcph tools --full`)\n";
+}
+
+// "string", "integer|null", or "" for a schema without a type.
+std::string type_text(const JsonValue& schema) {
+    if (!schema.IsObject() || !schema.HasMember("type")) return schema.IsObject() && schema.HasMember("enum") ? "enum" : "";
+    const JsonValue& t = schema["type"];
+    if (t.IsString()) return t.GetString();
+    std::string out;
+    if (t.IsArray())
+        for (const auto& e : t.GetArray())
+            if (e.IsString()) out += (out.empty() ? "" : "|") + std::string(e.GetString());
+    return out;
+}
+
+// The parameters of a tool, from its input schema's properties: name, type, required, description.
+void print_parameters(std::ostream& out, const std::string& schema_text, std::size_t width) {
+    Json schema;
+    if (!json_bounds::parse(schema, schema_text) || !schema.IsObject() || !schema.HasMember("properties") ||
+        !schema["properties"].IsObject() || schema["properties"].MemberCount() == 0)
+        return;
+    std::vector<std::string> required;
+    if (schema.HasMember("required") && schema["required"].IsArray())
+        for (const auto& r : schema["required"].GetArray())
+            if (r.IsString()) required.emplace_back(r.GetString(), r.GetStringLength());
+    out << "    parameters:\n";
+    std::size_t shown_count = 0;
+    for (const auto& p : schema["properties"].GetObject()) {
+        if (shown_count++ == kParametersShown) {
+            out << "      (+" << (schema["properties"].MemberCount() - kParametersShown)
+                << " more parameters, see `mcph tools --full`)\n";
+            break;
+        }
+        const std::string name(p.name.GetString(), p.name.GetStringLength());
+        const std::string type = type_text(p.value);
+        const bool is_required = std::find(required.begin(), required.end(), name) != required.end();
+        out << "      " << one_line(name) << (type.empty() ? "" : "  " + one_line(type))
+            << (is_required ? "  required" : "  optional") << "\n";
+        const std::string description = member(p.value, "description");
+        if (!description.empty()) print_bounded(out, description, "          ", width, kParameterBytes);
+    }
+}
+
+void print_tool_described(std::ostream& out, const Tool& t, std::size_t width) {
+    if (!t.title.empty() && !t.description.empty()) out << "    " << one_line(t.title) << "\n";
+    const std::string& text = t.description.empty() ? t.title : t.description;
+    if (!text.empty()) print_bounded(out, text, "    ", width, kDescribedBytes);
+    print_parameters(out, t.input_schema, width);
+    print_findings(out, t.findings, "    ", kSummaryFindings);
+}
+
 std::string withheld_hint(WithheldTool::Why why, const std::string& server) {
     return why == WithheldTool::Why::Flagged ? "the withholdFlaggedTools policy holds flagged tools back"
                                              : "run `mcph approve " + one_line(server) + "` after reviewing it";
@@ -127,7 +199,40 @@ FirstLine first_line_of(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
-void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail) {
+std::size_t terminal_width() {
+    std::size_t width = 0;
+    if (const char* columns = std::getenv("COLUMNS")) width = std::strtoul(columns, nullptr, 10);
+    winsize ws{};
+    if (width == 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) width = ws.ws_col;
+    if (width == 0) width = 80;
+    return std::clamp<std::size_t>(width, 40, 1000);
+}
+
+void print_wrapped(std::ostream& out, std::string_view text, const std::string& indent, std::size_t width) {
+    const std::size_t room = width > indent.size() + 20 ? width - indent.size() : 20;
+    std::size_t start = 0;
+    while (start <= text.size()) {  // each line of the text, wrapped on its own
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        std::string_view line = text.substr(start, end - start);
+        std::string current;
+        std::size_t pos = 0;
+        while (pos < line.size()) {
+            const std::size_t space = std::min(line.find(' ', pos), line.size());
+            const std::string_view word = line.substr(pos, space - pos);
+            if (!current.empty() && current.size() + 1 + word.size() > room) {
+                out << indent << current << "\n";
+                current.clear();
+            }
+            if (!current.empty()) current += ' ';
+            current += word;
+            pos = space + 1;
+        }
+        out << indent << current << "\n";
+        start = end + 1;
+    }
+}
+
+void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail, std::size_t width) {
     if (tools.empty()) out << "(no tools)\n";
     for (const Tool& t : tools) {
         out << one_line(t.mapped_name) << (t.destructive ? "  [destructive]" : "");
@@ -135,6 +240,10 @@ void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail d
         out << "\n";
         if (detail == ToolDetail::Full) {
             print_tool_full(out, t);
+            continue;
+        }
+        if (detail == ToolDetail::Described) {
+            print_tool_described(out, t, width);
             continue;
         }
         const std::string& text = t.description.empty() ? t.title : t.description;
@@ -169,7 +278,12 @@ void print_call_result(std::ostream& out, const CallToolResult& result) {
     if (result.is_error) out << "(the tool reported an error)\n";
     if (result.raw.IsObject() && result.raw.HasMember("content") && result.raw["content"].IsArray())
         for (const JsonValue& block : result.raw["content"].GetArray()) print_content_block(out, block);
-    if (const JsonValue* s = result.structured()) out << "structuredContent: " << one_line(to_json(*s)) << "\n";
+    // Printed once: a server that sends structuredContent also sends it as text (the spec asks it
+    // to, for older clients), so it is shown only when there is no text to show.
+    bool has_text = false;
+    if (result.raw.IsObject() && result.raw.HasMember("content") && result.raw["content"].IsArray())
+        for (const JsonValue& block : result.raw["content"].GetArray()) has_text = has_text || member(block, "type") == "text";
+    if (const JsonValue* s = result.structured(); s && !has_text) print_block(out, to_pretty_json(*s), "");
 }
 
 void print_resources(std::ostream& out, const std::vector<Resource>& resources) {
@@ -376,6 +490,14 @@ Json tools_json(const std::vector<Tool>& tools) {
         Json output;
         if (!t.output_schema.empty() && json_bounds::parse(output, t.output_schema))
             o.AddMember("outputSchema", JsonValue(output, a), a);
+        Json annotations;
+        if (!t.annotations.empty() && json_bounds::parse(annotations, t.annotations))
+            o.AddMember("annotations", JsonValue(annotations, a), a);
+        if (!t.task_support.empty()) {
+            JsonValue execution(rapidjson::kObjectType);
+            execution.AddMember("taskSupport", str(t.task_support, a), a);
+            o.AddMember("execution", execution, a);
+        }
         if (t.destructive) o.AddMember("destructive", true, a);
         o.AddMember("findings", findings_json(t.findings, a), a);
         doc.PushBack(o, a);

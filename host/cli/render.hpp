@@ -11,11 +11,18 @@
 
 namespace mcph::cli {
 
-// How much of each tool `print_tools` shows: the first line of its description (the rest counted,
-// never silently dropped) and a bounded list of warnings; or everything.
-enum class ToolDetail { Summary, Full };
+// How much of each tool `print_tools` shows. Summary (`--brief`): the first line of its description
+// (the rest counted, never silently dropped) and a bounded list of warnings. Described (the
+// default): the whole description wrapped to the width and the parameters (name, type, required,
+// description). Full (`--full`): also the schemas, annotations and every finding.
+enum class ToolDetail { Summary, Described, Full };
 
-void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail = ToolDetail::Summary);
+void print_tools(std::ostream& out, const std::vector<Tool>& tools, ToolDetail detail = ToolDetail::Summary,
+                 std::size_t width = 80);
+// Columns of the terminal on stdout (COLUMNS, else the tty's size, else 80), at least 40.
+std::size_t terminal_width();
+// Words of `text` (already escaped) on lines of at most `width` columns, each line indented.
+void print_wrapped(std::ostream& out, std::string_view text, const std::string& indent, std::size_t width);
 // The tools held back (rug-pull guard, scanner policy) of these servers, with why and the findings.
 void print_withheld(std::ostream& out, const std::vector<ServerStatus>& servers, ToolDetail detail = ToolDetail::Summary);
 // `mcph approve`: the full definitions just pinned, each with the scanner's findings.

@@ -58,6 +58,16 @@ expect help 0 "usage: mcph" -- "$MCPH" --help
 expect no-command 2 "usage: mcph" -- "$MCPH"
 expect unknown-command 2 "unknown command 'bogus'" -- "$MCPH" bogus
 expect unknown-option 2 "unknown option --nope" -- "$MCPH" --nope tools
+expect unknown-command-suggests 2 "unknown command 'tols' \(did you mean 'tools'\?\)" -- "$MCPH" tols
+expect unknown-command-option 2 "unknown option --nope for \`mcph tools\` \(see \`mcph tools --help\`\)" -- "$MCPH" tools --nope
+expect command-help 0 "usage: mcph add .*Examples:.*mcph add memory -- npx" -- sh -c "\"\$0\" add --help | tr '\n' ' '" "$MCPH"
+expect help-command 0 "usage: mcph get <name>" -- "$MCPH" help get
+expect help-unknown 2 "unknown command 'gett' \(did you mean 'get'\?\)" -- "$MCPH" help gett
+expect help-exit-codes 0 "4 a server needs authentication" -- "$MCPH" --help
+expect bare-timeout-warns 2 "warning: --timeout 5 has no unit: read as 5s" -- "$MCPH" --timeout 5 tools
+expect zero-timeout 2 "duration must be positive" -- "$MCPH" --timeout 0 tools
+expect negative-timeout 2 "duration must be positive" -- "$MCPH" --timeout -5s tools
+expect json-usage-error 2 '^\{ *"schemaVersion": 1, *"error": \{ *"kind": "usage", *"message": "unknown command' -- bash -o pipefail -c "\"\$0\" --json bogus 2>/dev/null | tr -d '\n'" "$MCPH"
 expect bad-timeout 2 "invalid duration" -- "$MCPH" --timeout soon tools
 expect malformed-config 2 "malformed MCP config at offset" -- "$MCPH" --mcp-config '{bad' tools
 expect missing-config-file 2 "cannot read --mcp-config file" -- "$MCPH" --mcp-config "$WORK/none.json" tools
@@ -68,7 +78,10 @@ expect no-servers 2 "no servers configured" -- "$MCPH" tools
 expect command-not-found 3 "cannot start|not found" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' tools
 expect unknown-type 3 "no loaded plugin serves transport type 'carrier-pigeon'" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"type":"carrier-pigeon","url":"x"}}}' tools x
 expect demo 0 "demo finished: all steps succeeded" -- "$MCPH" demo
-expect demo-sum 0 "structuredContent: \{\"sum\":5\}" -- "$MCPH" demo
+expect demo-sum 0 "^5$" -- "$MCPH" demo
+expect call-printed-once 0 "^1$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' call h/add '{\"a\":2,\"b\":3}' | grep -c ." "$MCPH"
+expect tools-params 0 "parameters:.* a  number  required" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' tools | tr '\n' ' '" "$MCPH"
+expect tools-brief 1 "^0$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' tools --brief | grep -c 'parameters:'" "$MCPH"
 expect tools 0 "mcp__h__add" -- "$MCPH" --mcp-config "$HELLO_CFG" tools
 expect tools-json 0 "\"originalName\": \"add\"" -- "$MCPH" --mcp-config "$HELLO_CFG" --json tools
 expect call 0 "^5$" -- "$MCPH" --mcp-config "$HELLO_CFG" call mcp__h__add '{"a":2,"b":3}'
@@ -78,16 +91,73 @@ expect call-unknown-tool 2 "no tool named 'mcp__h__nope'" -- "$MCPH" --mcp-confi
 expect call-bad-args 2 "arguments must be a JSON object|malformed tool arguments" -- "$MCPH" --mcp-config "$HELLO_CFG" call mcp__h__add '[1]'
 expect call-timeout 3 "timed out after 300 ms" -- "$MCPH" --mcp-config "$HELLO_CFG" --timeout 300ms call mcp__h__countdown '{"steps":3,"delayMs":400}'
 expect read 0 "notes for the cli test" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://today
-expect read-unknown 3 "JSON-RPC error" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://nope h
+expect read-unknown 1 "JSON-RPC error" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://nope h
 expect resources 0 "notes://today" -- "$MCPH" --mcp-config "$HELLO_CFG" resources
 expect skills-none 0 "\(no skills\)" -- "$MCPH" --mcp-config "$HELLO_CFG" skills
 expect skills-unsupported 2 "server 'h' does not offer skills" -- "$MCPH" --mcp-config "$HELLO_CFG" skills h
 expect skills-load-usage 2 "usage: mcph skills load <server>" -- "$MCPH" --mcp-config "$HELLO_CFG" skills load h
 expect prompts 0 "review-code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompts
 expect prompt 0 "user: Please review the following code" -- "$MCPH" --mcp-config "$HELLO_CFG" prompt review-code '{"code":"x = 1"}'
+expect prompt-bad-argument 1 "JSON-RPC error" -- "$MCPH" --mcp-config "$HELLO_CFG" prompt review-code '{}'
 expect status-json 0 "\"state\": \"connected\"" -- "$MCPH" --mcp-config "$HELLO_CFG" --json status
-expect status-failed 0 "state\": \"failed\"" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' --json status
+expect status-failed 3 "state\": \"failed\"" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' --json status
 expect servers 0 "h  \[stdio, dynamic\]  pending  --mcp-config \(inline\)" -- "$MCPH" --mcp-config "$HELLO_CFG" servers
+expect servers-no-empty-line 1 "^0$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' servers | grep -c 'no servers configured'" "$MCPH"
+expect servers-empty 0 "\(no servers configured\)" -- "$MCPH" servers
+expect call-unconfigured-server 2 "no server named 'nosuch' is configured" -- "$MCPH" --mcp-config "$HELLO_CFG" call nosuch/read
+expect call-server-suggests 2 "no server named 'hh' is configured .*\(did you mean 'h'\?\)" -- "$MCPH" --mcp-config "$HELLO_CFG" call hh/add
+expect tools-server-suggests 2 "no server named 'hx' is configured.*\(did you mean 'h'\?\)" -- "$MCPH" --mcp-config "$HELLO_CFG" tools hx
+expect call-tool-suggests 2 "did you mean 'mcp__h__add'\?" -- "$MCPH" --mcp-config "$HELLO_CFG" call mcp__h__ad '{}'
+expect status-ok-exit 0 "connected" -- "$MCPH" --mcp-config "$HELLO_CFG" status
+expect status-failed-text 3 "failed" -- "$MCPH" --mcp-config '{"mcpServers":{"x":{"command":"/nonexistent/mcp-server"}}}' status
+expect options-after-command 0 "\"schemaVersion\": 1" -- "$MCPH" --mcp-config "$HELLO_CFG" tools --json
+expect call-json-error 1 '"schemaVersion": 1' -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' --json read notes://nope h 2>/dev/null" "$MCPH"
+
+# ---- add / add-json / get / remove: Claude Code's syntax; nothing saved on a bad line -------------
+mkdir -p "$WORK/proj" && cd "$WORK/proj" || exit 1
+config_digest() { find "$WORK/config" -type f -exec md5sum {} + 2>/dev/null | sort; }
+# expect_unsaved <name> <regex> -- <command...>: exit 2, the message, and no config file changed.
+expect_unsaved() {
+  local name="$1" before after
+  before="$(config_digest)"
+  expect "$@"
+  after="$(config_digest)"
+  if [ "$before" != "$after" ]; then
+    failed=$((failed + 1))
+    echo "FAIL $name: a config file changed although the command was refused"
+  fi
+}
+expect_unsaved_2() { local name="$1" pattern="$2"; shift 3; expect_unsaved "$name" 2 "$pattern" -- "$@"; }
+expect_unsaved_2 add-bad-name "invalid server name '-x'" -- "$MCPH" add -- -x node x.js
+expect_unsaved_2 add-bad-env "invalid -e/--env 'FOO'" -- "$MCPH" add -e FOO mem2 node x.js
+expect_unsaved_2 add-bad-env-key "invalid -e/--env '1A=b'" -- "$MCPH" add -e 1A=b mem2 node x.js
+expect_unsaved_2 add-bad-header "invalid -H/--header 'NoColon'" -- "$MCPH" add --transport http -H NoColon api http://127.0.0.1:1/mcp
+expect_unsaved_2 add-url-for-stdio "is a URL, but the transport is stdio" -- "$MCPH" add --transport stdio api http://127.0.0.1:1/mcp
+expect_unsaved_2 add-command-for-http "the transport http needs a URL" -- "$MCPH" add --transport http api node x.js
+expect_unsaved_2 add-bad-transport "invalid transport 'htp' \(use stdio, http, sse or ws\) \(did you mean 'http'\?\)" -- "$MCPH" add --transport htp api http://x
+expect_unsaved_2 add-unknown-flag "unknown option --bogus for \`mcph add\`" -- "$MCPH" add --bogus api node x.js
+expect_unsaved_2 add-missing-command "usage: mcph add" -- "$MCPH" add memory --
+expect_unsaved_2 add-json-bad "server 'j': command (or url )?is required.*nothing was saved" -- "$MCPH" add-json j '{"args":[]}'
+expect_unsaved_2 add-json-malformed "nothing was saved" -- "$MCPH" add-json j '{bad'
+expect_unsaved_2 add-bad-scope "invalid scope 'usr'.*did you mean 'user'" -- "$MCPH" add -s usr mem node x.js
+# The issue's cases, now as Claude Code reads them.
+expect add-dash-dash 0 "added 'memory' \(local scope\)" -- "$MCPH" add memory -- node x.js
+expect get-dash-dash 0 "^  args: x.js" -- "$MCPH" get memory
+expect add-env 0 "added 'mem2'" -- "$MCPH" add -e FOO=bar -e TOKEN=s3cret mem2 node x.js
+expect get-env-masked 0 "FOO=<masked, 3 chars>" -- "$MCPH" get mem2
+expect get-env-no-secret 1 "^0$" -- sh -c "\"\$0\" get mem2 --json | grep -c s3cret" "$MCPH"
+expect add-transport 0 "added 'every'" -- "$MCPH" add --transport http -H 'Authorization: Bearer ${TOK}' -H 'X-Key: abc' every http://127.0.0.1:1/mcp
+expect get-http 0 "url: http://127.0.0.1:1/mcp.*Authorization: Bearer \\\$\\{TOK\\}.*X-Key: <masked, 3 chars>" -- env TOK=t sh -c "\"\$0\" get every | tr '\n' ' '" "$MCPH"
+expect get-json 0 '"schemaVersion": 1.*"type": "http"' -- env TOK=t sh -c "\"\$0\" get every --json | tr -d '\n'" "$MCPH"
+expect add-passes-args 0 "added 'srv1'" -- "$MCPH" add srv1 mytool --timeout 30 --json
+expect get-passes-args 0 "^  args: --timeout 30 --json" -- "$MCPH" get srv1
+expect add-json 0 "added 'time' \(user scope\)" -- "$MCPH" add-json -s user time '{"command":"uvx","args":["mcp-server-time"]}'
+expect get-unknown 2 "no server named 'mem3' is configured \(did you mean 'mem2'\?\)" -- "$MCPH" get mem3
+expect remove-scope 0 "removed 'time'" -- "$MCPH" remove -s user time
+expect remove-gone 2 "no saved definition of 'time'" -- "$MCPH" remove -s user time
+expect servers-listed 0 "memory .*mem2 .*every " -- sh -c "\"\$0\" servers | tr '\n' ' '" "$MCPH"
+expect remove-json 0 '"ok": true' -- "$MCPH" remove memory --json
+cd - >/dev/null || exit 1
 expect plugins 0 "loaded: transport-stdio" -- "$MCPH" plugins
 
 expect login-usage 2 "usage: mcph login <server>" -- "$MCPH" login
@@ -133,6 +203,26 @@ if start_peer hello-http "$HELLO_PORT" "$HELLO" --http --port "$HELLO_PORT" --no
   expect http-call 0 "^5$" -- "$MCPH" --mcp-config "$HTTP_CFG" call mcp__h__add '{"a":2,"b":3}'
   expect http-read 0 "notes for the cli test" -- "$MCPH" --mcp-config "$HTTP_CFG" read notes://today
   expect http-status 0 "\"type\": \"http\"" -- "$MCPH" --mcp-config "$HTTP_CFG" --json status
+fi
+# A server that answers every request with 401: "needs auth" is exit 4 for status, tools and call.
+cat > "$WORK/always401.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Bearer realm="cli-test"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_GET = do_POST
+    def log_message(self, *args): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+AUTH_PORT="$(free_port)"
+if start_peer always401 "$AUTH_PORT" python3 "$WORK/always401.py" "$AUTH_PORT"; then
+  AUTH_CFG="$(remote_cfg a http "http://127.0.0.1:$AUTH_PORT/mcp")"
+  expect auth-status 4 "needs-auth" -- "$MCPH" --mcp-config "$AUTH_CFG" status
+  expect auth-tools 4 "requires authentication.*|sign in with \`mcph login" -- "$MCPH" --mcp-config "$AUTH_CFG" tools a
+  expect auth-call-json 4 '"kind": "auth-needed"' -- sh -c "\"\$0\" --mcp-config '$AUTH_CFG' --json call a/x 2>/dev/null" "$MCPH"
 fi
 CLOSED_PORT="$(free_port)"
 expect http-refused 3 "'x'" -- "$MCPH" --mcp-config "$(remote_cfg x http "http://127.0.0.1:$CLOSED_PORT/mcp")" tools x

@@ -137,3 +137,45 @@ TEST(PrintSkills, OneLinePerSkillEscapedWithTheDescriptionsFirstLine) {
 }
 
 }  // namespace
+
+// The default `tools` view: the whole description, wrapped, with the parameters — and bounded, so a
+// hostile 200 KB description or ten thousand parameters cannot bury the list.
+TEST(PrintTools, DescribedShowsWholeDescriptionAndParametersWithinBounds) {
+    mcph::Tool t;
+    t.server = "s";
+    t.name = "t";
+    t.mapped_name = "mcp__s__t";
+    t.description = "line one\n<IMPORTANT>hidden second line</IMPORTANT> " + std::string(300, 'w');
+    t.input_schema = R"({"type":"object","properties":{"path":{"type":"string","description":"where"},"n":{"type":["integer","null"]}},"required":["path"]})";
+    std::ostringstream out;
+    mcph::cli::print_tools(out, {t}, mcph::cli::ToolDetail::Described, 60);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("hidden second line"), std::string::npos) << text;
+    EXPECT_NE(text.find("      path  string  required\n          where\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("      n  integer|null  optional\n"), std::string::npos) << text;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 304u) << "one unbreakable word at most";
+
+    t.description = std::string(200000, 'x');
+    std::string many = R"({"type":"object","properties":{)";
+    for (int i = 0; i < 10000; ++i) many += (i ? "," : "") + ("\"p" + std::to_string(i) + "\":{\"type\":\"string\"}");
+    t.input_schema = many + "}}";
+    std::ostringstream bounded;
+    mcph::cli::print_tools(bounded, {t}, mcph::cli::ToolDetail::Described, 80);
+    EXPECT_NE(bounded.str().find("(200000 bytes in all, see `mcph tools --full`)"), std::string::npos);
+    EXPECT_NE(bounded.str().find("(+9936 more parameters, see `mcph tools --full`)"), std::string::npos);
+    EXPECT_LT(bounded.str().size(), 12000u);
+}
+
+TEST(PrintCallResult, StructuredContentOnlyWithoutText) {
+    mcph::CallToolResult with_text;
+    with_text.raw = mcph::parse_json(R"({"content":[{"type":"text","text":"{\"sum\":5}"}],"structuredContent":{"sum":5}})");
+    std::ostringstream once;
+    mcph::cli::print_call_result(once, with_text);
+    EXPECT_EQ(once.str(), "{\"sum\":5}\n");
+    mcph::CallToolResult structured_only;
+    structured_only.raw = mcph::parse_json(R"({"content":[],"structuredContent":{"sum":5}})");
+    std::ostringstream pretty;
+    mcph::cli::print_call_result(pretty, structured_only);
+    EXPECT_NE(pretty.str().find("\"sum\": 5"), std::string::npos) << pretty.str();
+}

@@ -1,0 +1,151 @@
+// Every command's --json output, from the real `mcph` binary against the real hello-server, is
+// exactly one JSON document that validates against docs/cli-json.schema.json (with the host's own
+// JSON Schema 2020-12 validator); an error document's exitCode is the process's exit code.
+#include "schema/compiled_schema.hpp"
+
+#include <mcph/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quoted(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+struct CliRun {
+    int exit_code = -1;
+    std::string out;
+};
+
+// `mcph args...` in `cwd`, stdout captured, stderr dropped; bounded by timeout(1) far below the
+// ctest cap.
+CliRun run_mcph(const fs::path& cwd, const std::vector<std::string>& args) {
+    std::string command = "cd " + quoted(cwd.string()) + " && timeout 20 " + quoted(MCPH_TEST_CLI);
+    for (const auto& a : args) command += " " + quoted(a);
+    command += " 2>/dev/null </dev/null";
+    CliRun run;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return run;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) run.out.append(buf, n);
+    const int status = ::pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+class CliJsonSchema : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("mcph-cli-json-" + std::to_string(::getpid()));
+        fs::create_directories(dir_ / "proj");
+        ::setenv("MCPH_CONFIG_HOME", (dir_ / "config").c_str(), 1);
+        ::setenv("MCPH_MANAGED_DIR", (dir_ / "managed").c_str(), 1);
+        std::ofstream(dir_ / "notes.txt") << "notes\n";
+        std::ifstream in(MCPH_TEST_SCHEMA);
+        std::stringstream text;
+        text << in.rdbuf();
+        mcph::Json schema = mcph::parse_json(text.str(), "docs/cli-json.schema.json");
+        std::string error;
+        schema_ = mcph::schema::CompiledSchema::compile(schema, error);
+        ASSERT_TRUE(schema_) << error;
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string hello_config() const {
+        return std::string("{\"mcpServers\":{\"h\":{\"command\":\"") + MCPH_TEST_HELLO + "\",\"args\":[\"--notes\",\"" +
+               (dir_ / "notes.txt").string() + "\"]}}}";
+    }
+
+    // Runs the command and checks its stdout; returns the exit code.
+    int expect_valid(const std::vector<std::string>& args) {
+        const CliRun run = run_mcph(dir_ / "proj", args);
+        std::string line;
+        for (const auto& a : args) line += a + " ";
+        mcph::Json doc;
+        doc.Parse(run.out.c_str(), run.out.size());  // the whole output: one document, nothing after it
+        EXPECT_FALSE(doc.HasParseError()) << line << "\n" << run.out;
+        if (doc.HasParseError()) return run.exit_code;
+        const auto result = schema_->validate(doc);
+        EXPECT_TRUE(result.valid()) << line << ": " << result.keyword << " at '" << result.instance_location << "' "
+                                    << result.message << "\n" << run.out;
+        if (doc.IsObject() && doc.HasMember("error")) {
+            EXPECT_NE(run.exit_code, 0) << line;
+            EXPECT_EQ(doc["error"]["exitCode"].GetInt(), run.exit_code) << line;
+        }
+        return run.exit_code;
+    }
+
+    fs::path dir_;
+    std::shared_ptr<const mcph::schema::CompiledSchema> schema_;
+};
+
+TEST_F(CliJsonSchema, EveryCommandPrintsOneValidDocument) {
+    const std::string cfg = hello_config();
+    const std::vector<std::string> with = {"--mcp-config", cfg, "--json"};
+    auto cmd = [&](std::vector<std::string> rest) {
+        std::vector<std::string> args = with;
+        args.insert(args.end(), rest.begin(), rest.end());
+        return args;
+    };
+    EXPECT_EQ(expect_valid(cmd({"servers"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"tools"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"call", "h/add", "{\"a\":2,\"b\":3}"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"call", "h/add", "{\"a\":\"x\",\"b\":3}"})), 1);  // isError
+    EXPECT_EQ(expect_valid(cmd({"resources"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"read", "notes://today"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"read", "notes://nope", "h"})), 1);  // a JSON-RPC error
+    EXPECT_EQ(expect_valid(cmd({"skills"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"prompts"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"prompt", "review-code", "{\"code\":\"x\"}"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"status"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"plugins"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"agents"})), 0);
+    EXPECT_EQ(expect_valid(cmd({"call", "nosuch/read"})), 2);
+    EXPECT_EQ(expect_valid(cmd({"login", "h"})), 2);
+    EXPECT_EQ(expect_valid({"--json", "bogus"}), 2);
+    EXPECT_EQ(expect_valid({"--json", "tools", "--nope"}), 2);
+    EXPECT_EQ(expect_valid({"--json", "--mcp-config", "{\"mcpServers\":{\"x\":{\"command\":\"/nonexistent/x\"}}}", "status"}), 3);
+    EXPECT_EQ(expect_valid({"--json", "--mcp-config", "{\"mcpServers\":{\"x\":{\"command\":\"/nonexistent/x\"}}}", "tools"}), 3);
+    EXPECT_EQ(expect_valid({"add", "--json", "-e", "K=v", "m", "node", "x.js"}), 0);
+    EXPECT_EQ(expect_valid({"add", "--json", "-e", "K", "m2", "node", "x.js"}), 2);
+    EXPECT_EQ(expect_valid({"add-json", "--json", "j", "{\"command\":\"uvx\"}"}), 0);
+    EXPECT_EQ(expect_valid({"get", "--json", "m"}), 0);
+    EXPECT_EQ(expect_valid({"get", "--json", "nosuch"}), 2);
+    EXPECT_EQ(expect_valid({"disable", "--json", "m"}), 0);
+    EXPECT_EQ(expect_valid({"enable", "--json", "m"}), 0);
+    EXPECT_EQ(expect_valid({"remove", "--json", "m"}), 0);
+    EXPECT_EQ(expect_valid({"remove", "--json", "m"}), 2);
+    // A project server, approved with --json: the document on stdout, the definitions on stderr.
+    std::ofstream(dir_ / "proj" / ".mcp.json") << "{\"mcpServers\":{\"p\":{\"command\":\"" << MCPH_TEST_HELLO << "\"}}}";
+    EXPECT_EQ(expect_valid({"approve", "--json", "p"}), 0);
+    EXPECT_EQ(expect_valid({"migrate-local", "--json"}), 2);
+}
+
+// The schema is not a rubber stamp: documents of the wrong shape are refused.
+TEST_F(CliJsonSchema, RefusesDocumentsOfTheWrongShape) {
+    for (const char* bad : {R"({"servers":[]})", R"({"schemaVersion":2})",
+                            R"({"schemaVersion":1,"error":{"kind":"usage","message":"x"}})",
+                            R"({"schemaVersion":1,"error":{"kind":"usage","message":"x","exitCode":2},"tools":[]})",
+                            R"({"schemaVersion":1,"tools":[{"name":"a"}]})"}) {
+        mcph::Json doc = mcph::parse_json(bad);
+        EXPECT_FALSE(schema_->validate(doc).valid()) << bad;
+    }
+}
+
+}  // namespace
