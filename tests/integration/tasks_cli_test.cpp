@@ -39,7 +39,10 @@ TEST_F(TasksCli, CallWaitsForTheTaskResult) {
     const CliResult r = mcph({"call", "mcp__v2__slow_task", R"({"steps":3,"ms":100})"});
     EXPECT_EQ(r.exit_code, 0) << r.describe();
     EXPECT_NE(r.out.find("done"), std::string::npos) << r.describe();
-    EXPECT_NE(r.out.find(R"(structuredContent: {"steps":3})"), std::string::npos) << r.describe();
+    // The result is printed once: its text; structuredContent is in --json.
+    const CliResult json = mcph({"call", "mcp__v2__slow_task", R"({"steps":3,"ms":100})", "--json"});
+    EXPECT_EQ(json.exit_code, 0) << json.describe();
+    EXPECT_NE(json.out.find(R"("steps": 3)"), std::string::npos) << json.describe();
 }
 
 TEST_F(TasksCli, TimeoutBoundsTheWholeTask) {

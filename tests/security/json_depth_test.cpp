@@ -29,7 +29,7 @@ TEST(DeepJson, AToolSchemaNested100000DeepIsRefusedWithTheBoundNamed) {
     EXPECT_TRUE(contains(r.err, "tools/list to 'deep': response refused, JSON nested deeper than 128 levels"))
         << r.describe();
     mcph::Json tools = mcph::parse_json(r.out, "mcph tools --json");
-    EXPECT_TRUE(tools.IsArray() && tools.Empty()) << "no tool from a refused list: " << r.out;
+    EXPECT_TRUE(tools.IsObject() && tools["tools"].IsArray() && tools["tools"].Empty()) << "no tool from a refused list: " << r.out;
 }
 
 TEST(DeepJson, ACommittedMcpJsonNestedAMillionDeepIsAClearError) {
@@ -81,7 +81,7 @@ void expect_deep_http_list_refused(bool as_sse) {
     // Refused by the plugin's own look at the body or by the host's parse, whichever sees it first.
     EXPECT_TRUE(contains(r.err, "could not list tools: tools/list")) << r.describe();
     mcph::Json tools = mcph::parse_json(r.out, "mcph tools --json");
-    EXPECT_TRUE(tools.IsArray() && tools.Empty()) << r.out;
+    EXPECT_TRUE(tools.IsObject() && tools["tools"].IsArray() && tools["tools"].Empty()) << r.out;
 }
 
 TEST(DeepJson, OverStreamableHttpAsJsonTheDeepSchemaIsRefused) { expect_deep_http_list_refused(false); }

@@ -75,9 +75,9 @@ TEST_F(HostileServerTest, ToolsJsonParsesWithNulReplacementAndFullLength) {
     Json doc;
     doc.Parse<rapidjson::kParseValidateEncodingFlag>(r.out.data(), r.out.size());
     ASSERT_FALSE(doc.HasParseError()) << "not valid JSON (UTF-8 validated): " << r.command_line;
-    ASSERT_TRUE(doc.IsArray());
-    const JsonValue* esc = find_named(&doc, "mcp__evil__esc");
-    const JsonValue* long_tool = find_named(&doc, "mcp__evil__long");
+    ASSERT_TRUE(doc.IsObject() && doc.HasMember("tools") && doc["tools"].IsArray());
+    const JsonValue* esc = find_named(&doc["tools"], "mcp__evil__esc");
+    const JsonValue* long_tool = find_named(&doc["tools"], "mcp__evil__long");
     ASSERT_TRUE(esc && long_tool) << r.command_line;
     const std::string d = string_at(*esc, "description");
     EXPECT_NE(d.find("nul"s + '\0' + "after bad\xef\xbf\xbd" "end"), std::string::npos) << "the NUL no longer cuts the string";

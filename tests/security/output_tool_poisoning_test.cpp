@@ -37,7 +37,7 @@ std::string block_of(const std::string& out, const std::string& mapped_name) {
 }
 
 TEST_F(HostileServerTest, ToolsShowsHiddenLinesAndTheFindingsOfEachTool) {
-    const CliResult r = mcph_against({"--tools-file", tools_file.string()}, {"tools"});
+    const CliResult r = mcph_against({"--tools-file", tools_file.string()}, {"tools", "--brief"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     expect_terminal_safe(r);
     const std::string add = block_of(r.out, "mcp__evil__add");
@@ -76,8 +76,8 @@ TEST_F(HostileServerTest, ToolsJsonAndStatusJsonListFindingsPerTool) {
         {"mcp__evil__clean", {}},
     };
     for (const auto& [name, kinds] : expected)
-        EXPECT_EQ(joined(finding_kinds(find_named(&doc, name))), joined(kinds)) << name;
-    const JsonValue* add = find_named(&doc, "mcp__evil__add");
+        EXPECT_EQ(joined(finding_kinds(find_named(member_at(doc, "tools"), name))), joined(kinds)) << name;
+    const JsonValue* add = find_named(member_at(doc, "tools"), "mcp__evil__add");
     ASSERT_TRUE(add);
     bool key_finding = false;
     for (const JsonValue& f : (*add)["findings"].GetArray())
@@ -104,8 +104,8 @@ TEST_F(HostileServerTest, OtherServersToolNamedInADescriptionIsCrossServerShadow
     const CliResult r = mcph({"--strict-mcp-config", "--mcp-config", config.string(), "tools", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     Json doc = parse_output(r.out, "tools --json");
-    EXPECT_TRUE(finding_kinds(find_named(&doc, "mcp__evil__add")).count("cross-server-reference")) << r.out;
-    EXPECT_TRUE(finding_kinds(find_named(&doc, "mcp__mail__send_email")).empty()) << r.out;
+    EXPECT_TRUE(finding_kinds(find_named(member_at(doc, "tools"), "mcp__evil__add")).count("cross-server-reference")) << r.out;
+    EXPECT_TRUE(finding_kinds(find_named(member_at(doc, "tools"), "mcp__mail__send_email")).empty()) << r.out;
 }
 
 TEST_F(HostileServerTest, ApproveShowsTheFullDefinitionsItPinsWithTheirFindings) {

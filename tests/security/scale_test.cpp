@@ -176,7 +176,7 @@ TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
             limit, {"--strict-mcp-config", "--mcp-config", (dir / "servers.json").string(), "status", "--json"},
             {{"MCPH_CONFIG_HOME", (dir / "home").string()}, {"MCPH_LOCAL_CONNECT_BATCH", "1"}}, dir.path(), 15s);
         ASSERT_FALSE(r.timed_out) << r.describe();
-        ASSERT_EQ(r.exit_code, 0) << r.describe();
+        ASSERT_EQ(r.exit_code, 3) << "status exits 3 when a server failed\n" << r.describe();
         const StatusCount c = count_states(r);
         EXPECT_EQ(c.connected + c.failed, 12);
         EXPECT_GT(c.failed, 0) << "12 servers cannot fit in " << limit << " descriptors";

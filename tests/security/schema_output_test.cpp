@@ -48,10 +48,12 @@ private:
 class HostileSchemaTest : public HostileServerTest {
 protected:
     // One tool `t` with this outputSchema answering tools/call with this structuredContent.
-    CliResult call_with(const std::string& output_schema, const std::string& structured) {
+    CliResult call_with(const std::string& output_schema, const std::string& structured, bool json = false) {
         write_file(tools_file, R"([{"name":"t","outputSchema":)" + output_schema + R"(,"structuredContent":)" +
                                    structured + "}]");
-        return mcph_against({"--tools-file", tools_file.string()}, {"call", "mcp__evil__t", "{}"});
+        std::vector<std::string> command = {"call", "mcp__evil__t", "{}"};
+        if (json) command.push_back("--json");
+        return mcph_against({"--tools-file", tools_file.string()}, command);
     }
 };
 
@@ -69,8 +71,8 @@ TEST_F(HostileSchemaTest, ANetworkRefIsNeverFetchedWhenListingOrValidating) {
     const CliResult as_json = mcph_against({"--tools-file", tools_file.string()}, {"tools", "--json"});
     ASSERT_EQ(as_json.exit_code, 0) << as_json.describe();
     Json tools = parse_output(as_json.out, "tools --json");
-    ASSERT_TRUE(tools.IsArray() && tools.Size() == 1) << as_json.out;
-    const JsonValue* output = member_at(tools[0], "outputSchema");
+    ASSERT_TRUE(tools.IsObject() && tools["tools"].IsArray() && tools["tools"].Size() == 1) << as_json.out;
+    const JsonValue* output = member_at(tools["tools"][0], "outputSchema");
     ASSERT_TRUE(output && output->IsObject()) << "outputSchema kept whole in --json\n" << as_json.out;
     EXPECT_EQ(string_at(*output, "$schema"), "https://json-schema.org/draft/2020-12/schema");
     EXPECT_TRUE(member_at(*output, "$defs")) << as_json.out;
@@ -103,9 +105,11 @@ TEST_F(HostileSchemaTest, ARefCycleEndsAtTheDepthBound) {
 
 TEST_F(HostileSchemaTest, A2020_12SchemaChecksAnyJsonValue) {
     const std::string schema = R"({"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"integer"}})";
-    const CliResult ok = call_with(schema, R"(["a",1,2])");
+    // The text content is what a person sees (structuredContent is printed only without text): the
+    // structured value is read from --json.
+    const CliResult ok = call_with(schema, R"(["a",1,2])", true);
     EXPECT_EQ(ok.exit_code, 0) << ok.describe();
-    EXPECT_TRUE(contains(ok.out, R"(["a",1,2])")) << ok.describe();
+    EXPECT_TRUE(contains(ok.out, "\"structuredContent\": [")) << ok.describe();
     const CliResult bad = call_with(schema, R"(["a","b"])");
     EXPECT_NE(bad.exit_code, 0) << bad.describe();
     EXPECT_TRUE(contains(bad.err, "keyword 'type' failed at '/1'")) << bad.describe();

@@ -149,7 +149,8 @@ CliResult TrustTree::mcph_on_tty(const std::vector<std::string>& args, const std
 
 Json TrustTree::status(const fs::path& cwd, const std::map<std::string, std::string>& env) {
     const CliResult r = mcph({"status", "--json"}, cwd, env);
-    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    // 3: a server failed, 4: one needs auth (status is a health check); the view is printed all the same.
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3 || r.exit_code == 4) << r.describe();
     return parse_or_fail(r.out, "`mcph status --json`");
 }
 
