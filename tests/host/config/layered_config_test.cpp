@@ -2,6 +2,7 @@
 // on an administrator's broken file, per-file and per-entry problems, nested project files, plugin
 // files, the allow/deny policy and the disabled/enabled lists.
 #include "config/layered_config.hpp"
+#include "config/file_read.hpp"
 
 #include <mcph/json.hpp>
 
@@ -641,6 +642,17 @@ TEST_F(LayeredConfigTest, MalformedJsoncNamesLineAndColumn) {
     LayeredConfig c = load();
     ASSERT_EQ(c.problems.size(), 1u);
     EXPECT_NE(c.problems[0].message.find("(line 4, column 22)"), std::string::npos) << c.problems[0].message;
+}
+
+TEST_F(LayeredConfigTest, JsoncFilesKeepTheSizeBound) {
+    // Valid JSONC all the way: a comment that makes the file one byte over the bound.
+    std::string text = "{\"mcpServers\":{\"a\":{\"command\":\"x\",},}} // ";
+    text.append(kMaxConfigFileBytes + 1 - text.size(), 'c');
+    project(text);
+    LayeredConfig c = load();
+    EXPECT_TRUE(c.servers.empty());
+    ASSERT_EQ(c.problems.size(), 1u) << problems_text(c);
+    EXPECT_NE(c.problems[0].message.find("larger than the 16 MiB"), std::string::npos) << c.problems[0].message;
 }
 
 }  // namespace
