@@ -162,8 +162,8 @@ struct Loader {
             if (!answer)
                 throw Error(ErrorKind::Usage, "input '" + it->second.id + "'" +
                                                   (it->second.description.empty() ? "" : " (" + it->second.description + ")") +
-                                                  " has no answer: mcph asks for it on a terminal and keeps the answer in "
-                                                  "the secret store (no terminal to ask on here)");
+                                                  " has no answer (an input is asked for once, on a terminal, and the answer "
+                                                  "kept in the secret store; here nobody could be asked, or it was declined)");
             return *answer;
         };
         return context;
