@@ -5,6 +5,8 @@
 // has no answer is a ConfigProblem naming the input, while the file's other servers load.
 #pragma once
 
+#include "config/config_source.hpp"
+
 #include <mcph/json.hpp>
 
 #include <functional>
@@ -28,6 +30,10 @@ struct InputQuestion {
     std::string origin;  // the file (or source) defining the input: answers are kept per file
     std::string server;  // the first server that needs it, for the prompt
     InputSpec input;
+    // Where the file is: a repository's file (Scope::Project) must not put a question to the user
+    // before its server is approved (the host's resolver checks the approval under project_root).
+    Scope scope = Scope::Dynamic;
+    std::string project_root;
 };
 
 // The answer, or nullopt when there is none (nobody to ask, or the user declined).

@@ -152,12 +152,14 @@ struct Loader {
         ExpansionContext context;
         context.workspace_folder = workspace;
         if (!inputs) return context;
-        context.input = [this, inputs, name, origin = source.origin](std::string_view id) -> std::string {
+        context.input = [this, inputs, name, origin = source.origin, scope = source.scope,
+                         root = source.project_root](std::string_view id) -> std::string {
             auto it = inputs->find(std::string(id));
             if (it == inputs->end())
                 throw Error(ErrorKind::Usage, "${input:" + std::string(id) + "}: no input with that id in \"inputs\"");
-            auto [memo, first] = answers.try_emplace({origin, it->second.id});
-            if (first && resolver) memo->second = resolver(InputQuestion{origin, name, it->second});
+            // A project file's question depends on its server's approval: memoised per server.
+            auto [memo, first] = answers.try_emplace({scope == Scope::Project ? origin + "\n" + name : origin, it->second.id});
+            if (first && resolver) memo->second = resolver(InputQuestion{origin, name, it->second, scope, root});
             const std::optional<std::string>& answer = memo->second;
             if (!answer)
                 throw Error(ErrorKind::Usage, "input '" + it->second.id + "'" +

@@ -61,6 +61,17 @@ void report_shadowing(const config::ConfiguredServer& s, ConfigReport& report) {
 // ask_input, whose answer is then kept there — so each input of each file is asked once.
 config::InputResolver Host::Impl::input_resolver() {
     return [this](const config::InputQuestion& q) -> std::optional<std::string> {
+        // A repository's file asks nothing before its server is approved: the question's text is
+        // the repository's, and a prompt is no place for it to phish from. Until then the entry
+        // loads with an empty value (it cannot connect unapproved); once approved, it is asked.
+        if (q.scope == config::Scope::Project) {
+            std::optional<config::Approval> approved;
+            try {
+                approved = approvals.find({std::string(config::scope_name(q.scope)), q.origin, q.project_root, q.server});
+            } catch (const std::exception&) {
+            }
+            if (!approved) return std::string();
+        }
         const std::string key = config::input_secret_key(q.origin, q.input.id);
         try {
             if (secrets)
