@@ -37,6 +37,17 @@ struct PluginInfo {
     std::string auth_backend;               // auth backend name, if an auth plugin
 };
 
+// A value a configuration file asks the user for (VS Code's "inputs", referenced as ${input:id}).
+struct InputRequest {
+    std::string origin;       // the file defining the input
+    std::string server;       // the first server that needs it
+    std::string id;
+    std::string description;  // the file's prompt text
+    bool password = false;    // ask without echo
+    std::string default_value;
+    std::vector<std::string> options;  // "pickString": the choices
+};
+
 struct HostOptions {
     // Plugin search order: $MCPH_PLUGIN_PATH (':'-separated), these dirs, then the defaults:
     // <libmcph's own directory>/mcph/plugins (relocatable), the install directory compiled into the
@@ -68,6 +79,11 @@ struct HostOptions {
     std::function<void(LogLevel, std::string_view source, std::string_view message)> logger;
     // Interactive auth: open a URL for the user. Unset: refused.
     std::function<bool(const std::string& url)> open_url;
+    // Answers a configuration's ${input:id} (the CLI asks on a terminal, masked when `password`):
+    // the answer, or nullopt when the user declines or nobody can be asked. Asked once per file and
+    // input: the answer is kept in the secret store under the file's path and the id. Unset, or no
+    // answer: the servers using that input are config problems naming it; the others load.
+    std::function<std::optional<std::string>(const InputRequest&)> ask_input;
 
     // Layered configuration (seed 000 §18.6): enterprise ($MCPH_MANAGED_DIR/managed-mcp.json,
     // exclusive), managed (managed-settings.json), user ($MCPH_CONFIG_HOME/settings.json), project

@@ -1,6 +1,7 @@
 #include "config/config_editor.hpp"
 
 #include "config/atomic_write.hpp"
+#include "config/jsonc.hpp"
 #include "config/server_config.hpp"
 #include "json/json_access.hpp"
 
@@ -20,10 +21,13 @@ Json read_for_edit(const fs::path& file) {
     const std::optional<std::string> text = read_file_if_exists(file);
     Json doc(rapidjson::kObjectType);
     if (!text) return doc;
+    // Strict on purpose: rewriting a JSONC file would drop its comments, so a commented file is
+    // refused here (the loader still reads it) rather than silently stripped.
     try {
         doc = parse_json(*text, "JSON");
     } catch (const Error& e) {
-        refuse(file, std::string(e.what()) + " (fix it by hand first)");
+        refuse(file, std::string(e.what()) + " (comments and trailing commas are read, but mcph does not rewrite a file "
+                                             "that has them; edit it by hand)");
     }
     if (!doc.IsObject()) refuse(file, "the file must hold a JSON object (fix it by hand first)");
     return doc;
@@ -88,7 +92,7 @@ bool defines(const fs::path& file, const std::string& name) {
     try {
         const std::optional<std::string> text = read_file_if_exists(file);
         if (!text) return false;
-        Json doc = parse_json(*text, "JSON");
+        Json doc = parse_config_json(*text, file.string());
         for (const char* key : {"mcpServers", "servers"})
             if (const JsonValue* servers = json::object_member(doc, key); servers && servers->HasMember(name.c_str()))
                 return true;

@@ -3,6 +3,8 @@
 #include "config/atomic_write.hpp"
 #include "config/connectors.hpp"
 #include "config/file_trust.hpp"
+#include "config/inputs.hpp"
+#include "config/jsonc.hpp"
 #include "config/managed_endpoint.hpp"
 #include "json/json_access.hpp"
 
@@ -30,9 +32,9 @@ Document parse_document(std::string_view text, const std::string& origin) {
     Document out;
     out.present = true;
     try {
-        out.doc = parse_json(text, "JSON");
+        out.doc = parse_config_json(text, origin);  // files people edit: comments and trailing commas
     } catch (const Error& e) {
-        out.error = origin + ": " + e.what();
+        out.error = e.what();
         return out;
     }
     if (!out.doc.IsObject()) out.error = origin + ": the file must hold a JSON object";
@@ -136,19 +138,53 @@ std::string written(const JsonValue& entry, const JsonValue* xaa_idp) {
 // Everything one pass over the sources needs.
 struct Loader {
     const VariableLookup& lookup;
+    const InputResolver& resolver;
+    std::string workspace;  // ${workspaceFolder}; empty: the cwd
     ServerTable table;
     std::vector<ConfigProblem> problems;
+    // Answers (or their absence) by (file, input id): each input is asked once per load.
+    std::map<std::pair<std::string, std::string>, std::optional<std::string>> answers;
+
+    // ${input:id} of one server: the document's input, answered by the resolver, or an error
+    // naming it (the server is then a problem of its own; the other servers load).
+    ExpansionContext context_for(const std::string& name, const Source& source,
+                                 const std::map<std::string, InputSpec>* inputs) {
+        ExpansionContext context;
+        context.workspace_folder = workspace;
+        if (!inputs) return context;
+        context.input = [this, inputs, name, origin = source.origin, scope = source.scope,
+                         root = source.project_root](std::string_view id) -> std::string {
+            auto it = inputs->find(std::string(id));
+            if (it == inputs->end())
+                throw Error(ErrorKind::Usage, "${input:" + std::string(id) + "}: no input with that id in \"inputs\"");
+            // A project file's question depends on its server's approval: memoised per server.
+            auto [memo, first] = answers.try_emplace({scope == Scope::Project ? origin + "\n" + name : origin, it->second.id});
+            if (first && resolver) memo->second = resolver(InputQuestion{origin, name, it->second, scope, root});
+            const std::optional<std::string>& answer = memo->second;
+            if (!answer)
+                throw Error(ErrorKind::Usage, "input '" + it->second.id + "'" +
+                                                  (it->second.description.empty() ? "" : " (" + it->second.description + ")") +
+                                                  " has no answer (an input is asked for once, on a terminal, and the answer "
+                                                  "kept in the secret store; here nobody could be asked, or it was declined)");
+            return *answer;
+        };
+        return context;
+    }
 
     // Each entry expanded then validated on its own: one bad entry costs only itself.
-    void add_servers(const JsonValue& servers, const JsonValue* xaa_idp, const Source& source) {
+    void add_servers(const JsonValue& servers, const JsonValue* xaa_idp, const Source& source,
+                     const std::map<std::string, InputSpec>* inputs = nullptr) {
         for (const auto& m : servers.GetObject()) {
             const std::string name(json::view(m.name));
             try {
                 Json entry;
                 entry.CopyFrom(m.value, entry.GetAllocator());
-                if (source.expand_variables) expand_server_entry(entry, entry.GetAllocator(), name, lookup);
+                if (source.expand_variables)
+                    expand_server_entry(entry, entry.GetAllocator(), name, lookup, context_for(name, source, inputs));
                 ConfiguredServer server{parse_server_config(name, entry), source.scope, source.origin,
                                         source.plugin_source, source.project_root, written(m.value, xaa_idp), {}};
+                // A repository's envFile must stay inside the repository (env_file.hpp).
+                if (source.scope == Scope::Project) server.config.env_file_confined_to = source.project_root;
                 if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
                 table.put(std::move(server));
             } catch (const Error& e) {
@@ -167,7 +203,11 @@ struct Loader {
         try {
             const JsonValue* servers = servers_of(d.doc, source.origin, vscode_shape, required);
             const JsonValue* idp = xaa_idp_of(d.doc, source.origin);
-            if (servers) add_servers(*servers, idp, source);
+            // VS Code's "inputs": a bad input definition is a problem; only its users fail.
+            std::vector<std::string> input_problems;
+            const std::map<std::string, InputSpec> inputs = read_inputs(d.doc, source.origin, input_problems);
+            for (std::string& p : input_problems) problems.push_back({source.origin, "", std::move(p)});
+            if (servers) add_servers(*servers, idp, source, json::member(d.doc, "inputs") ? &inputs : nullptr);
         } catch (const Error& e) {
             problems.push_back({source.origin, "", e.what()});
         }
@@ -347,7 +387,8 @@ std::vector<std::string> proxy_url_parameters(const AdminPolicy& admin, const Pe
 }  // namespace
 
 LayeredConfig load_layered_config(const ConfigLocations& locations, const std::vector<DynamicConfig>& dynamic,
-                                  std::vector<PluginContribution> plugins, const VariableLookup& lookup) {
+                                  std::vector<PluginContribution> plugins, const VariableLookup& lookup,
+                                  const InputResolver& inputs) {
     LayeredConfig out;
     out.project_root = locations.project_root;
     const std::string enterprise_origin = locations.enterprise_file().string();
@@ -397,7 +438,7 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         return fail_closed(std::move(out), e.what(), kUntilEndpoint);
     }
 
-    Loader loader{lookup, {}, {}};
+    Loader loader{lookup, inputs, locations.project_root.string(), {}, {}, {}};
     // A config home others can write is no more the user's than a repository is.
     std::optional<std::string> home_problem;
     std::error_code ec;
@@ -460,8 +501,9 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     return out;
 }
 
-LayeredConfig load_dynamic_config(const std::vector<DynamicConfig>& dynamic, const VariableLookup& lookup) {
-    Loader loader{lookup, {}, {}};
+LayeredConfig load_dynamic_config(const std::vector<DynamicConfig>& dynamic, const VariableLookup& lookup,
+                                  const InputResolver& inputs) {
+    Loader loader{lookup, inputs, "", {}, {}, {}};
     for (const DynamicConfig& d : dynamic)
         loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
     LayeredConfig out;

@@ -1,3 +1,6 @@
+// Every file is read as JSONC (config/jsonc.hpp): comments and trailing commas, as editors write.
+// ${workspaceFolder} is the project root; ${input:id} is answered by `inputs` (config/inputs.hpp).
+//
 // The layered configuration of seed 000 §18.6: every scope read, ${VAR} expanded, merged by server
 // name with whole-entry replacement, and the allow/deny policy gathered beside it.
 //
@@ -19,7 +22,9 @@
 //  - the connector service unreachable: its cached list, marked stale (webapp); a malformed answer:
 //    a ConfigProblem and the cached list (or none) — never more than the connectors are lost;
 //  - any other file that cannot be read or parsed: a ConfigProblem, that file skipped;
-//  - one bad entry (a missing ${VAR}, a failed validation): a ConfigProblem, that entry skipped. If
+//  - one bad entry (a missing ${VAR}, an unknown or unanswered ${input:id}, a failed validation): a
+//    ConfigProblem, that entry skipped; a bad entry of VS Code's "inputs" costs only the servers
+//    using it. If
 //    a lower scope defines the same name, its definition stays in effect;
 //  - a bad allowedMcpServers / deniedMcpServers / disabledMcpServers / enabledMcpServers list in a
 //    user or local file: a ConfigProblem, that list ignored.
@@ -52,6 +57,7 @@
 #include "config/config_locations.hpp"
 #include "config/config_source.hpp"
 #include "config/env_expansion.hpp"
+#include "config/inputs.hpp"
 #include "governance/policy_rules.hpp"
 
 #include <filesystem>
@@ -109,11 +115,13 @@ struct LayeredConfig {
 // Never throws for a problem in the configuration itself; see the rules above.
 LayeredConfig load_layered_config(const ConfigLocations& locations, const std::vector<DynamicConfig>& dynamic,
                                   std::vector<PluginContribution> plugins,
-                                  const VariableLookup& lookup = lookup_process_environment);
+                                  const VariableLookup& lookup = lookup_process_environment,
+                                  const InputResolver& inputs = {});
 
 // Only the given documents (Scope::Dynamic, merged in order), no files and no policy: for an
 // application that configures its servers itself. Problems are reported as above.
 LayeredConfig load_dynamic_config(const std::vector<DynamicConfig>& dynamic,
-                                  const VariableLookup& lookup = lookup_process_environment);
+                                  const VariableLookup& lookup = lookup_process_environment,
+                                  const InputResolver& inputs = {});
 
 }  // namespace mcph::config

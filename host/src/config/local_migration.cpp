@@ -2,6 +2,7 @@
 
 #include "config/atomic_write.hpp"
 #include "config/file_trust.hpp"
+#include "config/jsonc.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
@@ -31,9 +32,9 @@ std::filesystem::path migrate_legacy_local_settings(const ConfigLocations& locat
     if (!text) throw Error(ErrorKind::NotFound, "nothing to migrate: " + from.string() + " does not exist");
     Json doc;
     try {
-        doc = parse_json(*text, "JSON");
+        doc = parse_config_json(*text, from.string());  // moved verbatim, so its comments survive
     } catch (const Error& e) {
-        throw Error(ErrorKind::Usage, from.string() + ": " + e.what() + " (fix it by hand first)");
+        throw Error(ErrorKind::Usage, std::string(e.what()) + " (fix it by hand first)");
     }
     if (!doc.IsObject()) throw Error(ErrorKind::Usage, from.string() + ": the file must hold a JSON object (fix it by hand first)");
     write_file_atomically(to, *text, 0600);

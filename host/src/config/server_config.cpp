@@ -1,5 +1,6 @@
 #include "config/server_config.hpp"
 
+#include "config/jsonc.hpp"
 #include "json/json_access.hpp"
 
 #include <mcph/error.hpp>
@@ -37,7 +38,7 @@ void check_string_map(const std::string& server, const JsonValue& entry, const c
 std::string infer_type(const std::string& name, const JsonValue& entry) {
     if (const JsonValue* t = json::member(entry, "type")) {
         if (!t->IsString() || t->GetStringLength() == 0) bad(name, "type", "must be a non-empty string");
-        return std::string(json::view(*t));
+        return canonical_transport_type(json::view(*t));
     }
     if (json::member(entry, "command")) return "stdio";  // type is optional for stdio (compatibility)
     if (json::member(entry, "url")) return "http";
@@ -64,6 +65,15 @@ void parse_auth(const std::string& name, const JsonValue& entry, ServerConfig& o
 
 }  // namespace
 
+// Other hosts' spellings: Claude Code and Cursor write "streamable-http" / "http", some SDK
+// examples "streamableHttp", and WebSocket servers appear as "ws" or "websocket". Matching is
+// exact (a typo stays a type no plugin has, which the loader names), only these spellings fold.
+std::string canonical_transport_type(std::string_view type) {
+    if (type == "streamable-http" || type == "streamableHttp" || type == "streamable_http" || type == "http") return "http";
+    if (type == "websocket" || type == "ws") return "ws";
+    return std::string(type);
+}
+
 // The enterprise IdP is configured once ("xaaIdp") and shared by every XAA server: it reaches
 // each one's auth config as "idp", unless the server names its own.
 void share_xaa_idp(const JsonValue& idp, ServerConfig& server) {
@@ -85,12 +95,18 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
         check_string_array(name, entry, "args");
         check_string_map(name, entry, "env");
         if (const JsonValue* cwd = json::member(entry, "cwd"); cwd && !cwd->IsString()) bad(name, "cwd", "must be a string");
+        if (const JsonValue* f = json::member(entry, "envFile"); f && (!f->IsString() || f->GetStringLength() == 0))
+            bad(name, "envFile", "must be a non-empty string (the path of a KEY=VALUE file)");
     } else if (out.type != "sdk") {
         if (json::member(entry, "url") || out.type == "http" || out.type == "sse" || out.type == "ws")
             require_string(name, entry, "url");
         check_string_map(name, entry, "headers");
     }
     out.url = json::string_or(entry, "url");
+    // A url with no type (Cursor's and Claude Desktop's habit for SSE servers too): the 2025 spec's
+    // backwards-compatibility rule — Streamable HTTP first, legacy SSE when the POST is refused
+    // (400/404/405). An explicit "http" means Streamable HTTP only, unless "mode": "auto".
+    out.auto_fallback_to_sse = out.type == "http" && !json::member(entry, "type");
     // "mode" is ours only for http; other plugins may give it their own meaning.
     if (const JsonValue* mode = json::member(entry, "mode"); mode && out.type == "http") {
         if (!mode->IsString() || (json::view(*mode) != "auto" && json::view(*mode) != "streamable"))
@@ -130,12 +146,7 @@ ServerConfig as_legacy_sse(const ServerConfig& config) {
 }
 
 std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std::string& origin) {
-    Json doc;
-    try {
-        doc = parse_json(json_text, "MCP config");
-    } catch (const Error& e) {
-        throw Error(ErrorKind::Usage, origin + ": " + e.what());
-    }
+    Json doc = parse_config_json(json_text, origin);  // comments and trailing commas, as editors write
     if (!doc.IsObject()) throw Error(ErrorKind::Usage, origin + ": the config must be a JSON object");
     const JsonValue* servers = json::member(doc, "mcpServers");
     if (!servers) servers = json::member(doc, "servers");

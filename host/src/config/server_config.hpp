@@ -23,10 +23,18 @@ struct ServerConfig {
     std::string auth_backend;
     std::string auth_config_json;
     std::string url;  // remote servers: the endpoint
-    // type "http" with "mode": "auto": the spec's backwards-compatibility rule — try Streamable
-    // HTTP, and when initialize is answered 400/404/405 fall back to the legacy SSE transport.
+    // type "http" with "mode": "auto", or a url with no type at all: the spec's
+    // backwards-compatibility rule — try Streamable HTTP, and when initialize is answered
+    // 400/404/405 fall back to the legacy SSE transport.
     bool auto_fallback_to_sse = false;
+    // "envFile" (stdio): when not empty, the file must resolve inside this folder (a project
+    // server's, the project root: env_file.hpp). Set by the loader, not read from the entry.
+    std::string env_file_confined_to;
 };
+
+// "streamable-http", "streamableHttp", "http" → "http"; "websocket", "ws" → "ws"; any other
+// spelling unchanged.
+std::string canonical_transport_type(std::string_view type);
 
 // The same server as a legacy SSE config (for the auto fallback).
 ServerConfig as_legacy_sse(const ServerConfig& config);
@@ -38,7 +46,7 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
 // server names its own (parse_mcp_config does this; the layered loader parses entries one by one).
 void share_xaa_idp(const JsonValue& idp, ServerConfig& server);
 
-// Parses a whole document; `origin` (a file name or "--mcp-config") goes into error messages.
+// Parses a whole document (JSONC: config/jsonc.hpp); `origin` (a file name or "--mcp-config") goes into error messages.
 std::vector<ServerConfig> parse_mcp_config(std::string_view json_text, const std::string& origin);
 
 }  // namespace mcph::config

@@ -1,4 +1,5 @@
 #include "config/env_expansion.hpp"
+#include "config/env_file.hpp"
 #include "config/headers_helper.hpp"
 #include "extensions/enterprise_auth.hpp"
 #include "extensions/skills.hpp"
@@ -263,11 +264,14 @@ detail::TransportFactory Host::Impl::transport_factory(const config::ServerConfi
     // A remote plugin bounds its own connect by the host's connect timeout (stdio has no connect).
     std::string json = config.type == "stdio" ? config.config_json
                                               : session::with_connect_timeout(config.config_json, options.connect_timeout);
-    // The helper runs at every connect and reconnect, so each attempt gets fresh headers.
-    return [plugin, services = services, name = config.name, json = std::move(json)](
-               transport::TransportListener* listener) -> std::unique_ptr<transport::Transport> {
-        return std::make_unique<transport::TransportChannel>(plugin, services->table(),
-                                                             config::apply_headers_helper(name, json), listener);
+    // The helper runs, and the envFile is read, at every connect and reconnect — only ever for a
+    // server that passed approval and policy (config/env_file.hpp).
+    const bool stdio = config.type == "stdio";
+    return [plugin, services = services, name = config.name, json = std::move(json), stdio,
+            confined = config.env_file_confined_to](transport::TransportListener* listener) -> std::unique_ptr<transport::Transport> {
+        std::string effective = config::apply_headers_helper(name, json);
+        if (stdio) effective = config::apply_env_file(name, effective, confined);
+        return std::make_unique<transport::TransportChannel>(plugin, services->table(), effective, listener);
     };
 }
 

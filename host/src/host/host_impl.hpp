@@ -66,6 +66,8 @@ struct MCPH_LOCAL Host::Impl {
     // Picks the secret store (secrets/store_selection.hpp), logs why when it fell back, and
     // points secret_lock at the store's lock folder.
     void choose_secret_store(plugins::HostServiceBindings& bindings);
+    // Answers ${input:id} for the loader (server_table.cpp).
+    config::InputResolver input_resolver();
     ~Impl() { shutdown(); }
     void shutdown();
 

@@ -57,14 +57,50 @@ void report_shadowing(const config::ConfiguredServer& s, ConfigReport& report) {
 
 }  // namespace
 
+// ${input:id} (config/inputs.hpp): the answer kept in the secret store, else the embedder's
+// ask_input, whose answer is then kept there — so each input of each file is asked once.
+config::InputResolver Host::Impl::input_resolver() {
+    return [this](const config::InputQuestion& q) -> std::optional<std::string> {
+        // A repository's file asks nothing before its server is approved: the question's text is
+        // the repository's, and a prompt is no place for it to phish from. Until then the entry
+        // loads with an empty value (it cannot connect unapproved); once approved, it is asked.
+        if (q.scope == config::Scope::Project) {
+            std::optional<config::Approval> approved;
+            try {
+                approved = approvals.find({std::string(config::scope_name(q.scope)), q.origin, q.project_root, q.server});
+            } catch (const std::exception&) {
+            }
+            if (!approved) return std::string();
+        }
+        const std::string key = config::input_secret_key(q.origin, q.input.id);
+        try {
+            if (secrets)
+                if (std::optional<std::string> kept = secrets->get(key)) return kept;
+        } catch (const std::exception& e) {
+            if (options.logger) options.logger(LogLevel::Warn, "inputs", std::string("cannot read a kept input: ") + e.what());
+        }
+        if (!options.ask_input) return std::nullopt;
+        std::optional<std::string> answer = options.ask_input(InputRequest{q.origin, q.server, q.input.id, q.input.description,
+                                                                           q.input.password, q.input.default_value, q.input.options});
+        try {
+            if (answer && secrets) secrets->set(key, *answer);
+        } catch (const std::exception& e) {
+            if (options.logger) options.logger(LogLevel::Warn, "inputs", std::string("cannot keep an input's answer: ") + e.what());
+        }
+        return answer;
+    };
+}
+
 void Host::Impl::load_servers() {
     std::vector<config::DynamicConfig> documents;
     {
         std::lock_guard lock(mutex);
         documents = dynamic;
     }
-    config::LayeredConfig layered = options.load_layered_config ? config::load_layered_config(locations, documents, {})
-                                                                : config::load_dynamic_config(documents);
+    config::LayeredConfig layered =
+        options.load_layered_config
+            ? config::load_layered_config(locations, documents, {}, config::lookup_process_environment, input_resolver())
+            : config::load_dynamic_config(documents, config::lookup_process_environment, input_resolver());
     ConfigReport next_report;
     next_report.enterprise_exclusive = layered.enterprise_exclusive;
     next_report.legacy_local_settings = layered.legacy_local_file.string();

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 namespace {
@@ -108,7 +109,7 @@ TEST(EnvExpansion, ServerEntryExpandsOnlyTheListedFields) {
     EXPECT_EQ(e["env"]["N"].GetInt(), 3);
     EXPECT_STREQ(e["url"].GetString(), "https://two.test");
     EXPECT_STREQ(e["headers"]["X-K"].GetString(), "k1");
-    EXPECT_STREQ(e["cwd"].GetString(), "${A}");
+    EXPECT_STREQ(e["cwd"].GetString(), "1") << "cwd is expanded too (VS Code's ${workspaceFolder}/sub)";
     EXPECT_STREQ(e["description"].GetString(), "${MISSING}") << "an unexpanded field cannot fail";
     EXPECT_STREQ(e["type"].GetString(), "${A}");
     EXPECT_STREQ(e["oauth"]["clientId"].GetString(), "${A}");
@@ -165,10 +166,93 @@ TEST(EnvExpansion, ProcessEnvironmentLookup) {
 TEST(EnvExpansion, VariablesReadByADefinition) {
     const mcph::Json entry = mcph::parse_json(
         R"({"command":"${HOME}/bin/x","args":["--t","${A:-${B}}"],"env":{"K":"${AWS_SECRET_ACCESS_KEY}"},)"
-        R"("url":"https://x/${A}","headers":{"Authorization":"Bearer ${GITHUB_TOKEN}"},"cwd":"${NOT_EXPANDED}"})");
+        R"("url":"https://x/${A}","headers":{"Authorization":"Bearer ${GITHUB_TOKEN}"},"cwd":"${CWD_VAR}","description":"${NOT_EXPANDED}"})");
     EXPECT_EQ(mcph::config::variables_read_by(entry),
-              (std::vector<std::string>{"A", "AWS_SECRET_ACCESS_KEY", "B", "GITHUB_TOKEN", "HOME"}));
+              (std::vector<std::string>{"A", "AWS_SECRET_ACCESS_KEY", "B", "CWD_VAR", "GITHUB_TOKEN", "HOME"}));
     EXPECT_TRUE(mcph::config::variables_read_by(mcph::parse_json(R"({"command":"/bin/x"})")).empty());
+}
+
+// VS Code's and Cursor's variables, next to ${VAR}.
+TEST(EnvExpansion, EditorVariables) {
+    const VariableLookup env = vars({{"HOME", "/home/u"}, {"TOKEN", "t0k"}, {"workspaceFolder", "from-env"}});
+    mcph::config::ExpansionContext context;
+    context.workspace_folder = "/repo";
+    context.input = [](std::string_view id) -> std::string {
+        if (id == "api-key") return "k3y";
+        throw mcph::Error(mcph::ErrorKind::Usage, "input '" + std::string(id) + "' has no answer");
+    };
+    const ExpandCase cases[] = {
+        {"${workspaceFolder}/tools/x.js", "/repo/tools/x.js"},  // predefined wins over the environment
+        {"${userHome}/.config", "/home/u/.config"},
+        {"${env:TOKEN}", "t0k"},
+        {"Bearer ${env:TOKEN}!", "Bearer t0k!"},
+        {"a${pathSeparator}b${/}c", "a/b/c"},
+        {"${input:api-key}", "k3y"},
+        {"${UNSET:-${env:TOKEN}}", "t0k"},
+        {"${TOKEN}", "t0k"},  // today's syntax unchanged
+    };
+    for (const ExpandCase& c : cases) {
+        SCOPED_TRACE(c.text);
+        EXPECT_EQ(expand_variables(c.text, env, context), c.expected);
+    }
+}
+
+TEST(EnvExpansion, EditorVariableErrors) {
+    const VariableLookup env = vars({});
+    mcph::config::ExpansionContext with_inputs;
+    with_inputs.input = [](std::string_view id) -> std::string {
+        throw mcph::Error(mcph::ErrorKind::Usage, "input '" + std::string(id) + "' has no answer");
+    };
+    const std::pair<const char*, const char*> cases[] = {
+        {"${env:MISSING}", "${env:MISSING} is not set"},
+        {"${userHome}", "${userHome}: HOME is not set"},
+        {"${input:key}", "input 'key' has no answer"},
+        {"${env:1X}", "bad variable reference"},
+        {"${env:}", "bad variable reference"},
+        {"${input:a b}", "bad variable reference"},
+        {"${command:x}", "bad variable reference"},
+        {"${env:A", "unterminated"},
+    };
+    for (const auto& [text, message] : cases) {
+        SCOPED_TRACE(text);
+        try {
+            expand_variables(text, env, with_inputs);
+            ADD_FAILURE() << "accepted";
+        } catch (const mcph::Error& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    }
+    // Without inputs in the file, ${input:x} says so.
+    try {
+        expand_variables("${input:x}", env);
+        ADD_FAILURE();
+    } catch (const mcph::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("defines no \"inputs\""), std::string::npos) << e.what();
+    }
+}
+
+TEST(EnvExpansion, WorkspaceFolderDefaultsToTheCwd) {
+    EXPECT_EQ(expand_variables("${workspaceFolder}", vars({})), std::filesystem::current_path().string());
+}
+
+TEST(EnvExpansion, EditorVariablesInEveryExpandedField) {
+    mcph::Json e = mcph::parse_json(R"({"command":"${workspaceFolder}/x","args":["${env:T}"],"env":{"K":"${userHome}"},)"
+                                    R"("url":"http://h${/}p","headers":{"H":"${input:i}"},"cwd":"${workspaceFolder}",)"
+                                    R"("envFile":"${workspaceFolder}/.env"})");
+    mcph::config::ExpansionContext context;
+    context.workspace_folder = "/w";
+    context.input = [](std::string_view) { return std::string("ans"); };
+    expand_server_entry(e, e.GetAllocator(), "s", vars({{"T", "t"}, {"HOME", "/h"}}), context);
+    EXPECT_STREQ(e["command"].GetString(), "/w/x");
+    EXPECT_STREQ(e["args"][0].GetString(), "t");
+    EXPECT_STREQ(e["env"]["K"].GetString(), "/h");
+    EXPECT_STREQ(e["url"].GetString(), "http://h/p");
+    EXPECT_STREQ(e["headers"]["H"].GetString(), "ans");
+    EXPECT_STREQ(e["cwd"].GetString(), "/w");
+    EXPECT_STREQ(e["envFile"].GetString(), "/w/.env");
+    // ${env:X} is shown at approval like ${X}; an input's answer is not the environment.
+    EXPECT_EQ(mcph::config::variables_read_by(mcph::parse_json(R"({"command":"${env:GH}","args":["${input:i}"]})")),
+              (std::vector<std::string>{"GH"}));
 }
 
 }  // namespace

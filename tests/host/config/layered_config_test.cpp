@@ -2,6 +2,7 @@
 // on an administrator's broken file, per-file and per-entry problems, nested project files, plugin
 // files, the allow/deny policy and the disabled/enabled lists.
 #include "config/layered_config.hpp"
+#include "config/file_read.hpp"
 
 #include <mcph/json.hpp>
 
@@ -321,12 +322,13 @@ TEST_F(LayeredConfigTest, OneBadEntryCostsOnlyItself) {
     project(R"({"mcpServers":{
         "novalue":{"args":["x"]},
         "token":{"command":"srv","env":{"TOKEN":"${SECRET}"}},
-        "good":{"command":"${TOOL:-default-tool}","cwd":"${NOT_EXPANDED}"}}})");
+        "good":{"command":"${TOOL:-default-tool}","cwd":"${WORK_DIR:-/srv}"}}})");
     auto c = load();
     EXPECT_EQ(names(c), (std::vector<std::string>{"keep", "token", "good"}));
     EXPECT_EQ(command_of(*find(c, "token")), "user-token") << "the lower definition stays when the higher one is broken";
     EXPECT_EQ(command_of(*find(c, "good")), "default-tool") << "expanded before validation";
-    EXPECT_EQ(mcph::parse_json(find(c, "good")->config.config_json)["cwd"].GetString(), std::string("${NOT_EXPANDED}"));
+    EXPECT_EQ(mcph::parse_json(find(c, "good")->config.config_json)["cwd"].GetString(), std::string("/srv"))
+        << "cwd is expanded (VS Code's ${workspaceFolder}/sub)";
     ASSERT_EQ(c.problems.size(), 2u) << problems_text(c);
     const std::string project_file = (loc.project_root / ".mcp.json").string();
     EXPECT_EQ(c.problems[0].origin, project_file);
@@ -559,6 +561,98 @@ TEST_F(LayeredConfigTest, AConfigHomeOthersCanWriteIsNotRead) {
     ASSERT_EQ(c.problems.size(), 1u);
     EXPECT_NE(c.problems[0].message.find("is not used"), std::string::npos) << c.problems[0].message;
     ::chmod(loc.config_home.c_str(), 0700);
+}
+
+// ---- other clients' files: JSONC, VS Code inputs, ${workspaceFolder} ------------------------
+
+const char* kVsCodeDoc = R"({
+  // VS Code's shape, with inputs
+  "inputs": [
+    {"type": "promptString", "id": "api-key", "description": "API key", "password": true},
+    {"type": "promptString", "id": "other", "description": "Unused"},
+    {"type": "command", "id": "cmd"},
+    {"description": "no id"},
+  ],
+  "servers": {
+    "needs-key": {"command": "x", "env": {"KEY": "${input:api-key}"}},
+    "plain": {"command": "${workspaceFolder}/bin/plain",},
+    "unknown-input": {"command": "y", "args": ["${input:nosuch}"]},
+    "bad-type-input": {"command": "z", "args": ["${input:cmd}"]},
+  },
+})";
+
+TEST_F(LayeredConfigTest, InputsAnsweredThroughTheResolverAreAskedOncePerFile) {
+    project(kVsCodeDoc);
+    project(R"({"servers":{"also-key":{"command":"w","args":["${input:api-key}"],"env":{"K":"${input:api-key}"}}},
+                "inputs":[{"type":"promptString","id":"api-key","description":"Sub key"}]})",
+            "sub");
+    std::vector<InputQuestion> asked;
+    const InputResolver resolver = [&](const InputQuestion& q) -> std::optional<std::string> {
+        asked.push_back(q);
+        return "answer-for-" + q.origin.substr(q.origin.size() - 14);
+    };
+    LayeredConfig c = load_layered_config(loc, {}, {}, vars({}), resolver);
+    const ConfiguredServer* s = find(c, "needs-key");
+    ASSERT_NE(s, nullptr) << problems_text(c);
+    EXPECT_NE(mcph::parse_json(s->config.config_json)["env"]["KEY"].GetString(), std::string("${input:api-key}"));
+    ASSERT_EQ(asked.size(), 2u) << "one question per file and input, however many references";
+    EXPECT_EQ(asked[0].input.id, "api-key");
+    EXPECT_TRUE(asked[0].input.password);
+    EXPECT_EQ(asked[0].input.description, "API key");
+    EXPECT_EQ(asked[0].origin, (loc.project_root / ".mcp.json").string());
+    EXPECT_EQ(asked[1].origin, (loc.project_root / "sub/.mcp.json").string()) << "answers are per file";
+    // The bad input entries cost only themselves; the servers using them are problems naming them.
+    const ConfiguredServer* plain = find(c, "plain");
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(command_of(*plain), (loc.project_root / "bin/plain").string()) << "${workspaceFolder} is the project root";
+    EXPECT_EQ(find(c, "unknown-input"), nullptr);
+    EXPECT_EQ(find(c, "bad-type-input"), nullptr);
+    const std::string text = problems_text(c);
+    EXPECT_NE(text.find("unknown-input | server 'unknown-input': args[0]: ${input:nosuch}: no input with that id"), std::string::npos) << text;
+    EXPECT_NE(text.find("inputs[2] has type \"command\""), std::string::npos) << text;
+    EXPECT_NE(text.find("inputs[3] needs a non-empty string \"id\""), std::string::npos) << text;
+}
+
+TEST_F(LayeredConfigTest, AnUnansweredInputCostsOnlyTheServersUsingIt) {
+    project(kVsCodeDoc);
+    for (const bool with_resolver : {false, true}) {
+        SCOPED_TRACE(with_resolver);
+        const InputResolver declines = [](const InputQuestion&) -> std::optional<std::string> { return std::nullopt; };
+        LayeredConfig c = load_layered_config(loc, {}, {}, vars({}), with_resolver ? declines : InputResolver{});
+        EXPECT_EQ(find(c, "needs-key"), nullptr);
+        EXPECT_NE(find(c, "plain"), nullptr) << "the file's other servers load";
+        bool named = false;
+        for (const auto& p : c.problems)
+            if (p.server == "needs-key")
+                named = p.message.find("input 'api-key' (API key) has no answer") != std::string::npos;
+        EXPECT_TRUE(named) << problems_text(c);
+    }
+}
+
+TEST_F(LayeredConfigTest, DynamicDocumentsAreJsoncWithInputsToo) {
+    const InputResolver resolver = [](const InputQuestion& q) -> std::optional<std::string> { return "v-" + q.input.id; };
+    LayeredConfig c = load_dynamic_config(
+        {{"--mcp-config x", R"({"inputs":[{"id":"t"}], /* c */ "servers":{"a":{"command":"${input:t}",},},})"}}, vars({}), resolver);
+    ASSERT_EQ(c.servers.size(), 1u) << problems_text(c);
+    EXPECT_EQ(command_of(c.servers[0]), "v-t");
+}
+
+TEST_F(LayeredConfigTest, MalformedJsoncNamesLineAndColumn) {
+    project("{\n  // ok\n  \"mcpServers\": {\n    \"a\": {\"command\": x}\n  }\n}");
+    LayeredConfig c = load();
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("(line 4, column 22)"), std::string::npos) << c.problems[0].message;
+}
+
+TEST_F(LayeredConfigTest, JsoncFilesKeepTheSizeBound) {
+    // Valid JSONC all the way: a comment that makes the file one byte over the bound.
+    std::string text = "{\"mcpServers\":{\"a\":{\"command\":\"x\",},}} // ";
+    text.append(kMaxConfigFileBytes + 1 - text.size(), 'c');
+    project(text);
+    LayeredConfig c = load();
+    EXPECT_TRUE(c.servers.empty());
+    ASSERT_EQ(c.problems.size(), 1u) << problems_text(c);
+    EXPECT_NE(c.problems[0].message.find("larger than the 16 MiB"), std::string::npos) << c.problems[0].message;
 }
 
 }  // namespace

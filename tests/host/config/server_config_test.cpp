@@ -128,7 +128,7 @@ struct BadDocCase {
 };
 
 const BadDocCase kBadDocs[] = {
-    {"malformed JSON", R"({"mcpServers":{"a":{"command":"x",}}})", "offset"},
+    {"malformed JSON", R"({"mcpServers":{"a":{"command":"x",,}}})", "offset"},
     {"truncated", R"({"mcpServers":)", "offset"},
     {"empty", "", "offset"},
     {"not an object", R"(["a"])", "must be a JSON object"},
@@ -157,6 +157,46 @@ TEST(ServerConfig, MalformedJsonReportsTheOffset) {
         FAIL();
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("offset 15"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ServerConfig, OtherHostsTypeSpellingsFold) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"streamable-http", "http"}, {"streamableHttp", "http"}, {"http", "http"}, {"sse", "sse"},
+        {"ws", "ws"},               {"websocket", "ws"},        {"Http", "Http"},  // not a spelling we fold
+    };
+    for (const auto& [written, type] : cases) {
+        SCOPED_TRACE(written);
+        mcph::Json entry = mcph::parse_json(std::string(R"({"url":"http://127.0.0.1:1/mcp","type":")") + written + "\"}");
+        const auto config = mcph::config::parse_server_config("s", entry);
+        EXPECT_EQ(config.type, type);
+        EXPECT_EQ(mcph::parse_json(config.config_json)["type"].GetString(), std::string(type));  // what the plugin sees
+        EXPECT_FALSE(config.auto_fallback_to_sse);  // an explicit type is taken at its word
+    }
+    mcph::Json stdio = mcph::parse_json(R"({"type":"stdio","command":"x"})");
+    EXPECT_EQ(mcph::config::parse_server_config("s", stdio).type, "stdio");
+}
+
+TEST(ServerConfig, UrlOnlyEntryFallsBackToSse) {
+    mcph::Json url_only = mcph::parse_json(R"({"url":"http://127.0.0.1:1/sse"})");
+    const auto config = mcph::config::parse_server_config("s", url_only);
+    EXPECT_EQ(config.type, "http");
+    EXPECT_TRUE(config.auto_fallback_to_sse);
+    mcph::Json streamable = mcph::parse_json(R"({"url":"http://127.0.0.1:1/mcp","mode":"streamable"})");
+    EXPECT_FALSE(mcph::config::parse_server_config("s", streamable).auto_fallback_to_sse);
+}
+
+TEST(ServerConfig, EnvFileMustBeAPath) {
+    mcph::Json ok = mcph::parse_json(R"({"command":"x","envFile":"${workspaceFolder}/.env"})");
+    EXPECT_NO_THROW(mcph::config::parse_server_config("s", ok));
+    for (const char* bad : {R"({"command":"x","envFile":3})", R"({"command":"x","envFile":""})"}) {
+        mcph::Json entry = mcph::parse_json(bad);
+        try {
+            mcph::config::parse_server_config("s", entry);
+            ADD_FAILURE() << bad;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("envFile"), std::string::npos) << e.what();
+        }
     }
 }
 
