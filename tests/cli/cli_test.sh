@@ -69,7 +69,7 @@ expect zero-timeout 2 "duration must be positive" -- "$MCPH" --timeout 0 tools
 expect negative-timeout 2 "duration must be positive" -- "$MCPH" --timeout -5s tools
 expect json-usage-error 2 '^\{ *"schemaVersion": 1, *"error": \{ *"kind": "usage", *"message": "unknown command' -- bash -o pipefail -c "\"\$0\" --json bogus 2>/dev/null | tr -d '\n'" "$MCPH"
 expect bad-timeout 2 "invalid duration" -- "$MCPH" --timeout soon tools
-expect malformed-config 2 "malformed MCP config at offset" -- "$MCPH" --mcp-config '{bad' tools
+expect malformed-config 2 "malformed JSON at offset" -- "$MCPH" --mcp-config '{bad' tools
 expect missing-config-file 2 "cannot read --mcp-config file" -- "$MCPH" --mcp-config "$WORK/none.json" tools
 truncate -s 1G "$WORK/huge.json"  # sparse: refused by its size, never read
 expect oversized-config-file 2 "huge.json is 1073741824 bytes, larger than the 16 MiB" -- "$MCPH" --mcp-config "$WORK/huge.json" tools
