@@ -32,17 +32,6 @@ struct MCPH_LOCAL Overlay::Impl {
 
 namespace {
 
-const char* source_name(AgentSource source) {
-    switch (source) {
-        case AgentSource::BuiltIn: return "built-in";
-        case AgentSource::Plugin: return "plugin";
-        case AgentSource::Policy: return "policy";
-        case AgentSource::User: return "user";
-        case AgentSource::Project: return "project";
-    }
-    return "?";
-}
-
 bool may_bring_inline_servers(AgentSource source, const governance::PolicySettings& policy) {
     if (!policy.plugin_only_agents) return true;
     return source == AgentSource::BuiltIn || source == AgentSource::Plugin || source == AgentSource::Policy;
@@ -67,7 +56,7 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
         policy = impl_->policy;
         for (const auto& [name, server] : impl_->every_server) names.insert(name);
     }
-    const std::string who = "agent '" + spec.agent + "' (" + source_name(spec.source) +
+    const std::string who = "agent '" + spec.agent + "' (" + agent_source_name(spec.source) +
                             (spec.origin.empty() ? std::string() : ", defined in " + spec.origin) + ")";
     std::vector<config::ConfiguredServer> inline_servers;
     for (const auto& s : spec.servers) {
@@ -225,7 +214,7 @@ std::unique_ptr<Overlay> Host::open_overlay(const std::string& agent_name) {
 void Host::approve_agent(const std::string& agent_name) {
     const AgentDefinition agent = find_agent(agents(), agent_name);
     if (agent.source != AgentSource::Project)
-        throw Error(ErrorKind::Usage, "agent '" + agent.name + "' is a " + source_name(agent.source) + " agent (" + agent.origin +
+        throw Error(ErrorKind::Usage, "agent '" + agent.name + "' is a " + agent_source_name(agent.source) + " agent (" + agent.origin +
                                           "): only project agent files need approval");
     // The bytes approved are the bytes read now, checked to still define this agent: a file
     // changed since agents() was read is approved as it is, never as it was.
