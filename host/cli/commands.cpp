@@ -5,6 +5,7 @@
 #include "config_commands.hpp"
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
+#include "input_prompt.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
 #include "render.hpp"
@@ -463,6 +464,30 @@ int run_agent_command(Host& host, const Options& o) {
 
 }  // namespace
 
+namespace {
+
+// A --mcp-config document. A malformed one (or one with a malformed entry) is refused whole and is
+// a usage error. One whose entries load but some cannot be used (an input nobody could answer, an
+// unset variable) is added all the same — Host::add_config_json then throws the first problem,
+// already recorded in the config report under this origin: the command goes on with the other
+// servers, as a bad entry of a layered config file costs only itself, and says what was left out.
+void add_mcp_config(Host& host, const std::string& text, const std::string& origin) {
+    try {
+        host.add_config_json(text, origin);
+    } catch (const Error&) {
+        bool recorded = false;
+        for (const auto& problem : host.config_report().problems) recorded = recorded || problem.origin == origin;
+        if (!recorded) throw;
+        for (const auto& problem : host.config_report().problems)
+            if (problem.origin == origin)
+                std::cerr << "mcph: warning: " << terminal_safe(origin, LineBreaks::Escape) << ": server '"
+                          << terminal_safe(problem.name, LineBreaks::Escape) << "' left out: "
+                          << terminal_safe(problem.reason, LineBreaks::Escape) << "\n";
+    }
+}
+
+}  // namespace
+
 std::unique_ptr<Host> make_host(const Options& options, const std::string& extra_config_json) {
     HostOptions ho;
     ho.plugin_dirs = options.plugin_dirs;
@@ -473,12 +498,15 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     // A browser sign-in only when someone is there to finish it (or asked for it with `login`):
     // a script meeting a 401 gets "needs-auth, run mcph login" at once instead of a long wait.
     if (interactive || options.command == "login") ho.open_url = open_in_browser;
+    // VS Code `inputs`: asked of a person, once (the library keeps the answer); without a terminal
+    // the server needing one is a config problem naming the input.
+    if (interactive) ho.ask_input = ask_input_on_terminal;
     // Every config layer, unless told to use --mcp-config only; the demo runs on its own config.
     ho.load_layered_config = !options.strict_mcp_config && options.command != "demo";
     auto host = std::make_unique<Host>(std::move(ho));
     if (!extra_config_json.empty()) host->add_config_json(extra_config_json, "demo");
     for (const auto& source : options.mcp_configs)
-        host->add_config_json(load_config_text(source), "--mcp-config " + (source.rfind('{', 0) == 0 ? "(inline)" : source));
+        add_mcp_config(*host, load_config_text(source), "--mcp-config " + (source.rfind('{', 0) == 0 ? "(inline)" : source));
     return host;
 }
 

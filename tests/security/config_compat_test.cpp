@@ -13,6 +13,7 @@
 #include "governance_support.hpp"
 #include "peer_process.hpp"
 #include "test_support.hpp"
+#include "trust_support.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/session.hpp>
@@ -233,6 +234,51 @@ TEST_F(ConfigCompat, AProjectFilesInputIsNotAskedBeforeApproval) {
     host.reload_config();
     EXPECT_EQ(host.connect("p")->instructions(), "pw=answer");
     EXPECT_EQ(asked, 1);
+}
+
+// The CLI on a terminal asks a VS Code input itself (the prompt names the file, the input and the
+// file's description) and the library keeps the answer: the next command, with no terminal, uses it
+// without asking. Without a terminal and without a kept answer the server is a config problem
+// naming the input, and the file's other server still connects.
+TEST_F(ConfigCompat, CliAsksAnInputOnTheTerminalOnceAndAScriptGetsTheKeptAnswer) {
+    if (hello_server_path().empty()) GTEST_SKIP() << "no hello-server target in this build";
+    const fs::path ws = vscode_workspace();
+    const std::string file = (ws / ".vscode" / "mcp.json").string();
+    const std::map<std::string, std::string> env = {{"MCPH_CONFIG_HOME", (dir_ / "config-home").string()},
+                                                    {"MCPH_MANAGED_DIR", (dir_ / "managed").string()},
+                                                    {"HOME", (dir_ / "user-home").string()},
+                                                    {"MCPH_SECRET_STORE", "file"}};
+    const std::vector<std::string> status = {"--strict-mcp-config", "--mcp-config", file, "status", "--json"};
+
+    // No terminal, nothing kept: the input's server is a problem naming the input; hello connects.
+    const CliResult script = run_cli(status, env, ws);
+    const Json before = parse_or_fail(script.out, "status --json without a terminal");
+    std::string problems;
+    if (const JsonValue* list = member_at(before, "configProblems"); list && list->IsArray())
+        for (const JsonValue& p : list->GetArray()) problems += string_at(p, "reason") + "\n";
+    EXPECT_TRUE(contains(problems, "fake-api-key")) << script.describe();
+    const JsonValue* servers = member_at(before, "servers");
+    ASSERT_TRUE(servers && servers->IsArray()) << script.describe();
+    const JsonValue* hello = find_named(servers, "hello");
+    ASSERT_TRUE(hello) << script.describe();
+    EXPECT_EQ(string_at(*hello, "state"), "connected") << script.describe();
+
+    // On a terminal: asked once, the typed answer reaches the server.
+    const CliResult typed = run_cli_on_tty({"--strict-mcp-config", "--mcp-config", file, "tools"}, env, ws, "s3cret\n");
+    ASSERT_FALSE(typed.timed_out) << typed.describe();
+    EXPECT_EQ(typed.exit_code, 0) << typed.describe();
+    EXPECT_TRUE(contains(typed.out, "asks for input 'fake-api-key'")) << typed.out;
+    EXPECT_TRUE(contains(typed.out, "Fake Server API key")) << typed.out;
+    EXPECT_TRUE(contains(typed.out, "value (not shown)")) << "a password input says it is not echoed\n" << typed.out;
+
+    // A script afterwards: the kept answer, no question.
+    const CliResult again = run_cli(status, env, ws);
+    const Json after = parse_or_fail(again.out, "status --json after the answer");
+    const JsonValue* fake = find_named(member_at(after, "servers"), "fake");
+    ASSERT_TRUE(fake) << again.describe();
+    EXPECT_EQ(string_at(*fake, "state"), "connected") << again.describe();
+    EXPECT_EQ(string_at(*fake, "instructions"), "key=s3cret from-env-file=dotenv value mode=from-definition")
+        << again.describe();
 }
 
 }  // namespace
