@@ -1,16 +1,16 @@
-// Agent files are parsed here rather than through frontmatter.hpp: that parser converts a skill's
+// Agent files are read here rather than through frontmatter.hpp: that parser converts a skill's
 // whole frontmatter to JSON without positions and words its errors for SKILL.md, while a bad agent
-// file must be reported at the line of the bad entry. The YAML itself is still yaml-cpp's.
+// file must be reported at the line of the bad entry. The YAML is yaml-cpp's and the YAML-to-JSON
+// rules are the ones skills use (yaml_json.hpp).
 #include "extensions/agent_file.hpp"
 
+#include "extensions/yaml_json.hpp"
 #include "json/json_access.hpp"
 
 #include <mcph/json.hpp>
 
 #include <yaml-cpp/yaml.h>
 
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <set>
 
@@ -23,19 +23,6 @@ struct Problem {
     std::string message;
 };
 
-// One line of `text` from `pos` (without "\n" or "\r\n"); `next` is where the line after starts.
-std::string_view line_at(std::string_view text, std::size_t pos, std::size_t& next) {
-    std::size_t end = text.find('\n', pos);
-    next = end == std::string_view::npos ? text.size() : end + 1;
-    std::string_view line = text.substr(pos, (end == std::string_view::npos ? text.size() : end) - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return line;
-}
-
-bool is_closing_line(std::string_view line) {
-    return line.substr(0, 3) == "---" && line.find_first_not_of(" \t", 3) == std::string_view::npos;
-}
-
 struct Split {
     std::string_view yaml;
     std::string_view body;
@@ -43,8 +30,7 @@ struct Split {
 };
 
 Split split(std::string_view text, const AgentFileLimits& limits) {
-    constexpr std::string_view kBom = "\xEF\xBB\xBF";
-    if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+    text = without_bom(text);
     std::size_t next = 0;
     if (line_at(text, 0, next) != "---") throw Problem{1, "the file does not open with a YAML frontmatter block ('---')"};
     const std::size_t yaml_begin = next;
@@ -52,7 +38,7 @@ Split split(std::string_view text, const AgentFileLimits& limits) {
     for (std::size_t pos = yaml_begin; pos < text.size(); pos = next, ++line) {
         if (pos - yaml_begin > limits.max_frontmatter_bytes)
             throw Problem{line, "the frontmatter is not closed within " + std::to_string(limits.max_frontmatter_bytes) + " bytes"};
-        if (is_closing_line(line_at(text, pos, next))) return {text.substr(yaml_begin, pos - yaml_begin), text.substr(next), line};
+        if (is_closing_frontmatter_line(line_at(text, pos, next))) return {text.substr(yaml_begin, pos - yaml_begin), text.substr(next), line};
     }
     throw Problem{1, "the frontmatter opened at line 1 is not closed (no second '---' line)"};
 }
@@ -61,85 +47,21 @@ Split split(std::string_view text, const AgentFileLimits& limits) {
 int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 2; }
 int line_of(const YAML::Node& node) { return line_of(node.Mark()); }
 
-bool is_core_null(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
-
-// A plain scalar by the YAML 1.2 core schema, as far as a server config needs it: null, booleans,
-// integers and finite decimals; anything else (octal, hex, .inf) stays text. from_chars over the
-// whole text, never a regex (std::regex recurses per character).
-JsonValue resolve_plain(const std::string& s, Json::AllocatorType& a) {
-    if (is_core_null(s)) return JsonValue(rapidjson::kNullType);
-    if (s == "true" || s == "True" || s == "TRUE") return JsonValue(true);
-    if (s == "false" || s == "False" || s == "FALSE") return JsonValue(false);
-    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
-    const char* end = s.data() + s.size();
-    std::int64_t integer = 0;
-    if (auto r = std::from_chars(begin, end, integer); r.ec == std::errc() && r.ptr == end) return JsonValue(integer);
-    const bool numeric_start = (*begin >= '0' && *begin <= '9') || *begin == '-' || *begin == '.';
-    double number = 0;
-    if (auto r = std::from_chars(begin, end, number, std::chars_format::general);
-        numeric_start && r.ec == std::errc() && r.ptr == end && std::isfinite(number))
-        return JsonValue(number);
-    return json::string_value(s, a);
-}
-
-// YAML to JSON for inline server configs, bounded in nodes (aliases expanded) and depth.
-class Converter {
-public:
-    Converter(const AgentFileLimits& limits, Json::AllocatorType& a) : limits_(limits), a_(a) {}
-
-    JsonValue convert(const YAML::Node& node, std::size_t depth) {
-        count(node, depth);
-        switch (node.Type()) {
-            case YAML::NodeType::Null:
-            case YAML::NodeType::Undefined: return JsonValue(rapidjson::kNullType);
-            case YAML::NodeType::Scalar:
-                // "!" marks a quoted scalar: a string whatever it looks like.
-                if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return json::string_value(node.Scalar(), a_);
-                return resolve_plain(node.Scalar(), a_);
-            case YAML::NodeType::Sequence: {
-                JsonValue out(rapidjson::kArrayType);
-                for (const YAML::Node& item : node) out.PushBack(convert(item, depth + 1), a_);
-                return out;
-            }
-            case YAML::NodeType::Map: {
-                JsonValue out(rapidjson::kObjectType);
-                for (const auto& kv : node) {
-                    if (!kv.first.IsScalar()) throw Problem{line_of(kv.first), "a key that is not a scalar"};
-                    const std::string& key = kv.first.Scalar();
-                    if (json::member(out, key.c_str())) throw Problem{line_of(kv.first), "the key '" + key + "' is repeated"};
-                    out.AddMember(json::string_value(key, a_), convert(kv.second, depth + 1), a_);
-                }
-                return out;
-            }
+// YAML to JSON for inline server configs, bounded in nodes (aliases expanded) and depth; a broken
+// bound or key is reported at its line.
+YamlToJson::OnViolation agent_errors(const AgentFileLimits& limits) {
+    return [&limits](YamlToJson::Violation v, const YAML::Node& at, const std::string& key) {
+        switch (v) {
+            case YamlToJson::Violation::TooManyNodes:
+                throw Problem{line_of(at), "the frontmatter has more than " + std::to_string(limits.max_nodes) +
+                                               " nodes (aliases expanded)"};
+            case YamlToJson::Violation::TooDeep:
+                throw Problem{line_of(at), "the frontmatter nests deeper than " + std::to_string(limits.max_depth) + " levels"};
+            case YamlToJson::Violation::NonScalarKey: throw Problem{line_of(at), "a key that is not a scalar"};
+            case YamlToJson::Violation::RepeatedKey: throw Problem{line_of(at), "the key '" + key + "' is repeated"};
         }
-        return JsonValue(rapidjson::kNullType);
-    }
-
-    // Counts a node against the bounds without converting it (the fields read directly).
-    void count(const YAML::Node& node, std::size_t depth) {
-        if (++nodes_ > limits_.max_nodes)
-            throw Problem{line_of(node), "the frontmatter has more than " + std::to_string(limits_.max_nodes) + " nodes (aliases expanded)"};
-        if (depth > limits_.max_depth)
-            throw Problem{line_of(node), "the frontmatter nests deeper than " + std::to_string(limits_.max_depth) + " levels"};
-    }
-
-    // Every node below `node`, for the bounds (a huge alias tree in a field nobody reads).
-    void walk(const YAML::Node& node, std::size_t depth) {
-        count(node, depth);
-        if (node.IsSequence())
-            for (const YAML::Node& item : node) walk(item, depth + 1);
-        if (node.IsMap())
-            for (const auto& kv : node) {
-                walk(kv.first, depth + 1);
-                walk(kv.second, depth + 1);
-            }
-    }
-
-private:
-    const AgentFileLimits& limits_;
-    Json::AllocatorType& a_;
-    std::size_t nodes_ = 0;
-};
+    };
+}
 
 std::string scalar_string(const YAML::Node& node, const std::string& field) {
     if (!node.IsScalar()) throw Problem{line_of(node), "'" + field + "' must be a string"};
@@ -176,7 +98,7 @@ std::vector<std::string> tool_list(const YAML::Node& node) {
 
 class ServerReader {
 public:
-    ServerReader(const AgentFileLimits& limits, Converter& converter, std::vector<OverlayServer>& out)
+    ServerReader(const AgentFileLimits& limits, YamlToJson& converter, std::vector<OverlayServer>& out)
         : limits_(limits), converter_(converter), out_(out) {}
 
     void read(const YAML::Node& node) {
@@ -241,7 +163,7 @@ private:
     }
 
     const AgentFileLimits& limits_;
-    Converter& converter_;
+    YamlToJson& converter_;
     std::vector<OverlayServer>& out_;
     std::set<std::string> names_;
 };
@@ -258,7 +180,7 @@ AgentDefinition parse(std::string_view text, const AgentFileLimits& limits) {
     }
     if (!root.IsMap()) throw Problem{2, "the frontmatter is not a YAML mapping (name: ..., description: ...)"};
     Json scratch;
-    Converter converter(limits, scratch.GetAllocator());
+    YamlToJson converter({limits.max_nodes, limits.max_depth}, scratch.GetAllocator(), agent_errors(limits));
     AgentDefinition agent;
     std::set<std::string> keys;
     bool named = false;

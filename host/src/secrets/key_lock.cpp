@@ -24,25 +24,25 @@ constexpr std::chrono::milliseconds kPollInterval{20};
 
 // The lock folder and files are the user's alone, like the store: another user able to hold
 // them could stall every refresh.
-constexpr config::TrustRule kPrivate{config::Owner::CurrentUser, false};
+constexpr config::TrustRule kLockOwnerRule{config::Owner::CurrentUser, false};
 
-[[noreturn]] void fail(const fs::path& file, const std::string& why) {
+[[noreturn]] void fail_lock(const fs::path& file, const std::string& why) {
     throw Error(ErrorKind::Connection, "secret lock " + file.string() + ": " + why);
 }
 
 // O_NOFOLLOW: a symlink planted in its place must not make mcph create or open another file.
 int open_lock_file(const fs::path& folder, const fs::path& file) {
     config::create_private_directories(folder);
-    if (auto why = config::distrust_reason(folder, kPrivate)) fail(file, *why);
+    if (auto why = config::distrust_reason(folder, kLockOwnerRule)) fail_lock(file, *why);
     int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) fail(file, std::string("cannot open it (a symlink there is refused): ") + std::strerror(errno));
+    if (fd < 0) fail_lock(file, std::string("cannot open it (a symlink there is refused): ") + std::strerror(errno));
     struct stat st {};
     std::optional<std::string> why;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) why = "it is not a regular file";
-    else why = config::distrust_reason(file, st, kPrivate);
+    else why = config::distrust_reason(file, st, kLockOwnerRule);
     if (why) {
         ::close(fd);
-        fail(file, *why);
+        fail_lock(file, *why);
     }
     return fd;
 }
@@ -63,7 +63,7 @@ std::unique_ptr<KeyLock> KeyLock::acquire(const fs::path& folder, const std::str
         if (err == EINTR) continue;
         if (err != EWOULDBLOCK) {
             ::close(fd);
-            fail(file, std::string("cannot lock it: ") + std::strerror(err));
+            fail_lock(file, std::string("cannot lock it: ") + std::strerror(err));
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             ::close(fd);

@@ -1,6 +1,7 @@
 #include "session/param_headers.hpp"
 
 #include "json/json_access.hpp"
+#include "text/ascii.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -30,12 +31,6 @@ std::string pointer(const std::vector<std::string>& path) {
     std::string out;
     for (const std::string& p : path) out += "/" + p;
     return out.empty() ? "(the schema root)" : out;
-}
-
-std::string lower_ascii(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 // Why the header name breaks a syntax rule, or empty.
@@ -134,9 +129,9 @@ private:
         const std::string_view text = json::view(name);
         if (std::string problem = name_problem(text); !problem.empty()) return invalid(where + problem);
         if (std::string problem = type_problem(property); !problem.empty()) return invalid(where + problem);
-        const std::string folded = lower_ascii(text);
+        const std::string folded = text::ascii_lower(text);
         for (const ParamHeader& earlier : result_.headers)
-            if (lower_ascii(earlier.name) == folded)
+            if (text::ascii_lower(earlier.name) == folded)
                 return invalid(where + "must be case-insensitively unique: '" + std::string(text) + "' is also on " +
                                pointer(earlier.path) + " as '" + earlier.name + "'");
         result_.headers.push_back({std::string(text), path});

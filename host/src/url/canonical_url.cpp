@@ -1,5 +1,7 @@
 #include "url/canonical_url.hpp"
 
+#include "text/ascii.hpp"
+
 #include <curl/curl.h>
 #include <idn2.h>
 
@@ -22,13 +24,7 @@ std::optional<std::string> part(CURLU* handle, CURLUPart which, unsigned flags =
     return out;
 }
 
-// ASCII only, whatever the locale: scheme and host names are ASCII case-insensitive.
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
+using text::ascii_lower;
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -160,7 +156,7 @@ std::optional<std::string> to_a_labels(const std::string& name) {
         if (idn2_to_ascii_8z(name.c_str(), &out, flags) == IDN2_OK && out) {
             std::string ascii(out);
             idn2_free(out);
-            return lower(ascii);
+            return ascii_lower(ascii);
         }
     }
     return std::nullopt;
@@ -244,7 +240,7 @@ CanonicalHostResult canonical_host(std::string_view written) {
         // An A-label form can itself spell an address (fullwidth digits map to ASCII ones).
         if (std::optional<std::string> v4 = as_ipv4(host)) return {CanonicalHost{*v4, HostKind::Ipv4}, {}};
     }
-    host = lower(host);
+    host = ascii_lower(host);
     if (!is_valid_name(host, false)) return host_error("the host is not a valid DNS name");
     return {CanonicalHost{host, HostKind::Name}, {}};
 }
@@ -264,7 +260,7 @@ CanonicalUrlResult canonical_url(std::string_view text) {
     std::optional<std::string> host = part(handle.get(), CURLUPART_HOST);
     if (!scheme || !host || host->empty()) return fail("the URL has no host");
     CanonicalUrl out;
-    out.scheme = lower(*scheme);
+    out.scheme = ascii_lower(*scheme);
     CanonicalHostResult h = canonical_host(*host);
     if (!h) return fail(h.error);
     out.host = std::move(*h.host);
@@ -290,7 +286,7 @@ std::optional<std::string> canonical_host_pattern(std::string_view pattern) {
     for (std::string_view label : split_labels(trimmed)) {
         if (!out.empty()) out.push_back('.');
         if (label.find('*') != std::string_view::npos || is_ascii(label)) {
-            out += lower(label);
+            out += ascii_lower(label);
             continue;
         }
         std::optional<std::string> ascii = to_a_labels(std::string(label));
@@ -304,7 +300,7 @@ std::optional<std::string> canonical_host_pattern(std::string_view pattern) {
 std::string canonical_url_pattern(std::string_view pattern) {
     const size_t sep = pattern.find("://");
     if (sep == std::string_view::npos) return std::string(pattern);
-    const std::string scheme = lower(pattern.substr(0, sep));
+    const std::string scheme = ascii_lower(pattern.substr(0, sep));
     const size_t start = sep + 3;
     size_t end = pattern.find_first_of("/?#", start);
     if (end == std::string_view::npos) end = pattern.size();

@@ -1,5 +1,7 @@
 #include "url/redact.hpp"
 
+#include "text/ascii.hpp"
+
 #include <array>
 #include <cctype>
 
@@ -16,17 +18,11 @@ bool ends_url(char c) {
     return std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`';
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // Segments that name the secret that follows them ("/key/<secret>", "/token/<secret>").
 bool names_a_secret(std::string_view segment) {
     static constexpr std::array<std::string_view, 8> kNames = {"key", "apikey", "api_key", "api-key",
                                                                "token", "secret", "password", "auth"};
-    const std::string l = lower(segment);
+    const std::string l = text::ascii_lower(segment);
     for (std::string_view n : kNames)
         if (l == n) return true;
     return false;

@@ -3,6 +3,7 @@
 #include "encoding.hpp"
 #include "errors.hpp"
 #include "issuer.hpp"
+#include "json_fields.hpp"
 #include "loopback_server.hpp"
 #include "pkce.hpp"
 #include "token_store.hpp"
@@ -26,12 +27,6 @@ using oauth::OAuthError;
 using oauth::now_seconds;
 
 namespace {
-
-std::string get_string(const rapidjson::Value& obj, const char* name) {
-    auto it = obj.FindMember(name);
-    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                         : std::string();
-}
 
 std::optional<std::string> optional_string(const rapidjson::Value& obj, const char* name) {
     auto it = obj.FindMember(name);
@@ -75,8 +70,8 @@ IdpEndpoints idp_endpoints(oauth::HttpClient& http, const IdpConfig& idp, bool n
         throw OAuthError(FailureKind::metadata_invalid, "IdP OpenID configuration at " + url + " is not a JSON object");
     // The issuer first: a document naming another issuer (or none) contributes nothing.
     check_metadata_issuer(idp.issuer, optional_string(doc, "issuer"), url);
-    if (ep.token_endpoint.empty()) ep.token_endpoint = get_string(doc, "token_endpoint");
-    ep.authorization_endpoint = get_string(doc, "authorization_endpoint");
+    if (ep.token_endpoint.empty()) ep.token_endpoint = oauth::string_member(doc, "token_endpoint");
+    ep.authorization_endpoint = oauth::string_member(doc, "authorization_endpoint");
     if (auto it = doc.FindMember("authorization_response_iss_parameter_supported");
         it != doc.MemberEnd() && it->value.IsBool())
         ep.iss_parameter_supported = it->value.GetBool();
@@ -104,7 +99,7 @@ std::optional<CachedIdToken> load_id_token(const oauth::TokenStore& store, const
     rapidjson::Document doc;
     if (!json_bounds::parse(doc, *raw) || !doc.IsObject()) return std::nullopt;
     CachedIdToken t;
-    t.id_token = get_string(doc, "id_token");
+    t.id_token = oauth::string_member(doc, "id_token");
     if (auto it = doc.FindMember("expires_at"); it != doc.MemberEnd() && it->value.IsInt64())
         t.expires_at = it->value.GetInt64();
     if (t.id_token.empty()) return std::nullopt;
@@ -191,11 +186,11 @@ CachedIdToken interactive_login(const mcph_host_services* host, oauth::HttpClien
     rapidjson::Document doc;
     json_bounds::parse(doc, r.body);  // require_json above: it parses
     CachedIdToken t;
-    t.id_token = get_string(doc, "id_token");
+    t.id_token = oauth::string_member(doc, "id_token");
     if (r.status != 200 || t.id_token.empty())
         throw OAuthError(FailureKind::token_exchange_failed, "IdP token endpoint at " + r.url + " returned no id_token");
     auto payload = jwt_payload(t.id_token);
-    if (!payload || get_string(*payload, "nonce") != nonce)
+    if (!payload || oauth::string_member(*payload, "nonce") != nonce)
         throw OAuthError(FailureKind::state_mismatch, "the IdP's id_token does not carry this sign-in's nonce");
     check_id_token_iss(idp.issuer, optional_string(*payload, "iss"));
     t.expires_at = jwt_expiry(t.id_token);

@@ -2,6 +2,7 @@
 
 #include "encoding.hpp"
 #include "errors.hpp"
+#include "json_fields.hpp"
 
 #include <mcph/bounded_json.hpp>
 
@@ -14,15 +15,6 @@ namespace mcph::xaa {
 using oauth::FailureKind;
 using oauth::OAuthError;
 
-namespace {
-
-std::string get_string(const rapidjson::Value& obj, const char* name) {
-    auto it = obj.FindMember(name);
-    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                         : std::string();
-}
-
-}  // namespace
 
 Fields token_exchange_fields(const IdpConfig& idp, const std::string& id_token, const std::string& audience,
                              const std::string& resource, const std::string& scope) {
@@ -51,10 +43,10 @@ IdJag parse_token_exchange_response(const oauth::HttpResponse& r) {
     rapidjson::Document doc;
     json_bounds::parse(doc, r.body);  // require_json above: it parses
     IdJag j;
-    j.assertion = get_string(doc, "access_token");
+    j.assertion = oauth::string_member(doc, "access_token");
     if (j.assertion.empty())
         throw OAuthError(FailureKind::token_exchange_failed, what + " at " + r.url + " returned no access_token (ID-JAG)");
-    if (std::string type = get_string(doc, "issued_token_type"); !type.empty() && type != kIdJagType)
+    if (std::string type = oauth::string_member(doc, "issued_token_type"); !type.empty() && type != kIdJagType)
         throw OAuthError(FailureKind::token_exchange_failed, what + " at " + r.url + " issued " + type + ", not an ID-JAG");
     if (auto it = doc.FindMember("expires_in"); it != doc.MemberEnd()) {
         if (it->value.IsInt64()) j.expires_in = it->value.GetInt64();

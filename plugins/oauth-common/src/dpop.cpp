@@ -3,6 +3,7 @@
 #include "encoding.hpp"
 #include "errors.hpp"
 #include "jwt_assertion.hpp"
+#include "openssl_handles.hpp"
 #include "url.hpp"
 
 #include <mcph/plugin_helper.hpp>
@@ -31,13 +32,6 @@ struct DpopKey::Pkey {
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-struct BioFree {
-    void operator()(BIO* b) const noexcept { BIO_free(b); }
-};
-struct BnFree {
-    void operator()(BIGNUM* b) const noexcept { BN_free(b); }
-};
 
 [[noreturn]] void fail(const std::string& what) { throw OAuthError(FailureKind::config_invalid, "DPoP key: " + what); }
 

@@ -2,6 +2,7 @@
 
 #include "encoding.hpp"
 #include "errors.hpp"
+#include "openssl_handles.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -19,19 +20,6 @@
 namespace mcph::oauth {
 
 namespace {
-
-struct BioFree {
-    void operator()(BIO* b) const noexcept { BIO_free(b); }
-};
-struct PkeyFree {
-    void operator()(EVP_PKEY* k) const noexcept { EVP_PKEY_free(k); }
-};
-struct MdCtxFree {
-    void operator()(EVP_MD_CTX* c) const noexcept { EVP_MD_CTX_free(c); }
-};
-struct EcdsaSigFree {
-    void operator()(ECDSA_SIG* s) const noexcept { ECDSA_SIG_free(s); }
-};
 
 [[noreturn]] void key_error(const std::string& what) {
     throw OAuthError(FailureKind::config_invalid, "privateKeyPem: " + what);

@@ -35,17 +35,19 @@ const char* kDonePage =
     "<!doctype html><html><head><meta charset=\"utf-8\"><title>mcph</title></head><body>"
     "<p>Authorization complete. You can close this window.</p></body></html>";
 
-struct Session {
-    explicit Session(tcp::socket s) : stream(std::move(s)) {}
-    beast::tcp_stream stream;
-    beast::flat_buffer buffer;
-    http::request<http::string_body> request;
-    http::response<http::string_body> response;
-};
-
 }  // namespace
 
 struct LoopbackServer::Impl {
+    // One browser connection. A member type, not one of the anonymous namespace: Impl's lambdas
+    // capture it, and a type with external linkage must not hold one with internal linkage.
+    struct Session {
+        explicit Session(tcp::socket s) : stream(std::move(s)) {}
+        beast::tcp_stream stream;
+        beast::flat_buffer buffer;
+        http::request<http::string_body> request;
+        http::response<http::string_body> response;
+    };
+
     asio::io_context io;
     tcp::acceptor acceptor{io};
     std::string path;

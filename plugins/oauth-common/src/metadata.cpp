@@ -1,5 +1,7 @@
 #include "metadata.hpp"
 
+#include "json_fields.hpp"
+
 #include <mcph/bounded_json.hpp>
 
 #include <rapidjson/document.h>
@@ -7,12 +9,6 @@
 namespace mcph::oauth {
 
 namespace {
-
-std::string get_string(const rapidjson::Value& obj, const char* name) {
-    auto it = obj.FindMember(name);
-    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                         : std::string();
-}
 
 std::vector<std::string> get_strings(const rapidjson::Value& obj, const char* name) {
     std::vector<std::string> out;
@@ -42,7 +38,7 @@ std::optional<ProtectedResourceMetadata> parse_protected_resource_metadata(std::
     rapidjson::Document doc;
     if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     ProtectedResourceMetadata m;
-    m.resource = get_string(doc, "resource");
+    m.resource = string_member(doc, "resource");
     m.authorization_servers = get_strings(doc, "authorization_servers");
     m.scopes_supported = get_strings(doc, "scopes_supported");
     return m;
@@ -53,10 +49,10 @@ std::optional<AuthServerMetadata> parse_auth_server_metadata(std::string_view js
     if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     AuthServerMetadata m;
     m.from_document = true;
-    m.issuer = get_string(doc, "issuer");
-    m.authorization_endpoint = get_string(doc, "authorization_endpoint");
-    m.token_endpoint = get_string(doc, "token_endpoint");
-    m.registration_endpoint = get_string(doc, "registration_endpoint");
+    m.issuer = string_member(doc, "issuer");
+    m.authorization_endpoint = string_member(doc, "authorization_endpoint");
+    m.token_endpoint = string_member(doc, "token_endpoint");
+    m.registration_endpoint = string_member(doc, "registration_endpoint");
     m.scopes_supported = get_strings(doc, "scopes_supported");
     m.code_challenge_methods_supported = get_strings(doc, "code_challenge_methods_supported");
     m.token_endpoint_auth_methods_supported = get_strings(doc, "token_endpoint_auth_methods_supported");

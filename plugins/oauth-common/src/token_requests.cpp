@@ -2,6 +2,7 @@
 
 #include "dpop.hpp"
 #include "encoding.hpp"
+#include "json_fields.hpp"
 #include "jwt_assertion.hpp"
 #include "scopes.hpp"
 
@@ -16,12 +17,6 @@
 namespace mcph::oauth {
 
 namespace {
-
-std::string get_string(const rapidjson::Value& obj, const char* name) {
-    auto it = obj.FindMember(name);
-    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                         : std::string();
-}
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -46,12 +41,12 @@ TokenResponse parse_token_response(const HttpResponse& r, std::string_view what,
     rapidjson::Document doc;
     json_bounds::parse(doc, r.body);  // require_json above: it parses
     TokenResponse t;
-    t.access_token = get_string(doc, "access_token");
-    t.refresh_token = get_string(doc, "refresh_token");
-    t.scope = get_string(doc, "scope");
+    t.access_token = string_member(doc, "access_token");
+    t.refresh_token = string_member(doc, "refresh_token");
+    t.scope = string_member(doc, "scope");
     if (t.access_token.empty())
         throw OAuthError(kind, std::string(what) + " at " + r.url + " returned no access_token");
-    std::string type = get_string(doc, "token_type");
+    std::string type = string_member(doc, "token_type");
     if (iequals(type, "dpop")) t.token_type = "DPoP";
     else if (!type.empty() && !iequals(type, "bearer"))
         throw OAuthError(kind, std::string(what) + " at " + r.url + " issued an unsupported token_type " + type);

@@ -1,6 +1,7 @@
 #include "token_store.hpp"
 
 #include "encoding.hpp"
+#include "json_fields.hpp"
 
 #include <mcph/bounded_json.hpp>
 #include <mcph/plugin_helper.hpp>
@@ -20,12 +21,6 @@ void field(Writer& w, const char* name, const std::string& value) {
     w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
-std::string get_string(const rapidjson::Value& obj, const char* name) {
-    auto it = obj.FindMember(name);
-    return it != obj.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString(), it->value.GetStringLength())
-                                                         : std::string();
-}
-
 void write_client(Writer& w, const ClientIdentity& c) {
     w.StartObject();
     field(w, "client_id", c.client_id);
@@ -39,12 +34,12 @@ void write_client(Writer& w, const ClientIdentity& c) {
 
 ClientIdentity read_client(const rapidjson::Value& v) {
     ClientIdentity c;
-    c.client_id = get_string(v, "client_id");
-    c.client_secret = get_string(v, "client_secret");
-    c.auth_method = get_string(v, "auth_method");
-    c.source = get_string(v, "source");
-    c.issuer = get_string(v, "issuer");
-    c.redirect_uri = get_string(v, "redirect_uri");
+    c.client_id = string_member(v, "client_id");
+    c.client_secret = string_member(v, "client_secret");
+    c.auth_method = string_member(v, "auth_method");
+    c.source = string_member(v, "source");
+    c.issuer = string_member(v, "issuer");
+    c.redirect_uri = string_member(v, "redirect_uri");
     return c;
 }
 
@@ -82,16 +77,16 @@ std::optional<StoredTokens> deserialize_tokens(std::string_view json) {
     rapidjson::Document doc;
     if (!json_bounds::parse(doc, json) || !doc.IsObject()) return std::nullopt;
     StoredTokens t;
-    t.access_token = get_string(doc, "access_token");
-    t.refresh_token = get_string(doc, "refresh_token");
-    t.scope = get_string(doc, "scope");
+    t.access_token = string_member(doc, "access_token");
+    t.refresh_token = string_member(doc, "refresh_token");
+    t.scope = string_member(doc, "scope");
     if (auto it = doc.FindMember("expires_at"); it != doc.MemberEnd() && it->value.IsInt64())
         t.expires_at = it->value.GetInt64();
-    t.token_endpoint = get_string(doc, "token_endpoint");
-    t.issuer = get_string(doc, "issuer");
-    t.resource = get_string(doc, "resource");
+    t.token_endpoint = string_member(doc, "token_endpoint");
+    t.issuer = string_member(doc, "issuer");
+    t.resource = string_member(doc, "resource");
     if (auto it = doc.FindMember("client"); it != doc.MemberEnd() && it->value.IsObject()) t.client = read_client(it->value);
-    if (get_string(doc, "token_type") == "DPoP") t.token_type = "DPoP";
+    if (string_member(doc, "token_type") == "DPoP") t.token_type = "DPoP";
     if (t.access_token.empty() && t.refresh_token.empty()) return std::nullopt;
     return t;
 }

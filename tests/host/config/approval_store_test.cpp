@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -28,11 +29,7 @@ using mcph::config::ApprovalStore;
 
 
 
-mode_t mode_of(const fs::path& file) {
-    struct stat st {};
-    EXPECT_EQ(::stat(file.c_str(), &st), 0);
-    return st.st_mode & 07777;
-}
+using host_test::mode_of;
 
 // A project server's key ("" project: a user-scope server of the user's settings file).
 ApprovalKey key(const std::string& project, const std::string& server) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -27,11 +28,7 @@ using mcph::config::WriteStep;
 
 
 
-mode_t mode_of(const fs::path& file) {
-    struct stat st {};
-    EXPECT_EQ(::stat(file.c_str(), &st), 0);
-    return st.st_mode & 07777;
-}
+using host_test::mode_of;
 
 std::vector<std::string> entries(const fs::path& dir) {
     std::vector<std::string> out;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -40,11 +41,7 @@ std::vector<std::string> strings(const mcph::JsonValue& array) {
     return out;
 }
 
-mode_t mode_of(const fs::path& file) {
-    struct stat st {};
-    EXPECT_EQ(::stat(file.c_str(), &st), 0);
-    return st.st_mode & 07777;
-}
+using host_test::mode_of;
 
 void expect_error_naming(const std::function<void()>& edit, const fs::path& file, const char* part) {
     try {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <fstream>
 #include <map>
@@ -20,13 +21,7 @@ using mcph::config::ConfigLocations;
 using mcph::config::VariableLookup;
 
 
-VariableLookup vars(std::map<std::string, std::string> values) {
-    return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
-        auto it = values.find(std::string(name));
-        if (it == values.end()) return std::nullopt;
-        return it->second;
-    };
-}
+using host_test::vars;
 
 struct HomeCase {
     std::map<std::string, std::string> env;

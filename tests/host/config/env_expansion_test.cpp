@@ -1,6 +1,7 @@
 // ${VAR} / ${VAR:-default} expansion: the syntax table, errors naming the variable, and which
 // fields of a server definition are expanded (and which are not).
 #include "config/env_expansion.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
@@ -16,13 +17,7 @@ using mcph::config::expand_server_entry;
 using mcph::config::expand_variables;
 using mcph::config::VariableLookup;
 
-VariableLookup vars(std::map<std::string, std::string> values) {
-    return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
-        auto it = values.find(std::string(name));
-        if (it == values.end()) return std::nullopt;
-        return it->second;
-    };
-}
+using host_test::vars;
 
 const VariableLookup kVars = vars({{"A", "1"}, {"B", "two"}, {"EMPTY", ""}, {"_X9", "x9"}});
 

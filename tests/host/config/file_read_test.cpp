@@ -25,7 +25,7 @@ using mcph::test::ScratchDir;
 namespace fs = std::filesystem;
 using namespace mcph::config;
 
-constexpr TrustRule kRepository{Owner::CurrentUser, true};
+constexpr TrustRule kRepositoryFile{Owner::CurrentUser, true};
 
 // A sparse file of `size` bytes: no real disk use, whatever the size.
 fs::path sparse_file(const ScratchDir& dir, const std::string& name, off_t size) {
@@ -49,7 +49,7 @@ std::string refusal(const std::function<void()>& read) {
 TEST(FileRead, FileJustOverTheBoundIsRefusedNamingFileAndBound) {
     ScratchDir dir;
     const fs::path f = sparse_file(dir, ".mcp.json", static_cast<off_t>(kMaxConfigFileBytes) + 1);
-    for (const std::string& why : {refusal([&] { read_trusted_file(f, kRepository); }),
+    for (const std::string& why : {refusal([&] { read_trusted_file(f, kRepositoryFile); }),
                                    refusal([&] { read_file_if_exists(f); })}) {
         EXPECT_NE(why.find(f.string()), std::string::npos) << why;
         EXPECT_NE(why.find("16 MiB (16777216 bytes)"), std::string::npos) << why;
@@ -60,7 +60,7 @@ TEST(FileRead, FileJustOverTheBoundIsRefusedNamingFileAndBound) {
 TEST(FileRead, FileJustUnderTheBoundIsReadWhole) {
     ScratchDir dir;
     const fs::path f = sparse_file(dir, "settings.json", static_cast<off_t>(kMaxConfigFileBytes) - 1);
-    const auto trusted = read_trusted_file(f, kRepository);
+    const auto trusted = read_trusted_file(f, kRepositoryFile);
     ASSERT_TRUE(trusted);
     EXPECT_EQ(trusted->size(), kMaxConfigFileBytes - 1);
     const auto plain = read_file_if_exists(f);

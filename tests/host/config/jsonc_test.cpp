@@ -15,7 +15,7 @@ namespace {
 using mcph::config::parse_config_json;
 using mcph::config::position_of;
 
-std::string error_of(std::string_view text) {
+std::string jsonc_error_of(std::string_view text) {
     try {
         parse_config_json(text, "file.json");
     } catch (const mcph::Error& e) {
@@ -45,7 +45,7 @@ TEST(Jsonc, CommentsAndTrailingCommasTogether) {
 }
 
 TEST(Jsonc, ErrorsNameLineAndColumn) {
-    const std::string e = error_of("{\n  \"a\": 1,\n  \"b\": @\n}");
+    const std::string e = jsonc_error_of("{\n  \"a\": 1,\n  \"b\": @\n}");
     EXPECT_NE(e.find("file.json"), std::string::npos) << e;
     EXPECT_NE(e.find("line 3, column 8"), std::string::npos) << e;
     EXPECT_NE(e.find("offset 19"), std::string::npos) << e;
@@ -54,7 +54,7 @@ TEST(Jsonc, ErrorsNameLineAndColumn) {
 TEST(Jsonc, StillRejectsWhatIsNotJsonc) {
     for (const char* bad : {"[,]", "{,}", "[1,,]", "{\"a\":1 /* unterminated", "{\"a\": 1} extra", "", "{'a':1}"}) {
         SCOPED_TRACE(bad);
-        EXPECT_NE(error_of(bad).find("malformed JSON"), std::string::npos);
+        EXPECT_NE(jsonc_error_of(bad).find("malformed JSON"), std::string::npos);
     }
 }
 
@@ -63,7 +63,7 @@ TEST(Jsonc, DepthBoundHoldsWithCommentsAndCommas) {
     for (int i = 0; i < 200; ++i) deep += "[ /* c */ ";
     for (int i = 0; i < 200; ++i) deep += "],";
     deep.pop_back();
-    const std::string e = error_of(deep);
+    const std::string e = jsonc_error_of(deep);
     EXPECT_NE(e.find("nested deeper than 128 levels"), std::string::npos) << e;
     std::string ok;
     for (int i = 0; i < 100; ++i) ok += "[1, // c\n";
@@ -71,7 +71,7 @@ TEST(Jsonc, DepthBoundHoldsWithCommentsAndCommas) {
     ok.pop_back();
     EXPECT_NO_THROW(parse_config_json(ok, "ok.json"));
     // A million-level document fails on the bound, without recursing (constant stack).
-    EXPECT_NE(error_of(std::string(1'000'000, '[')).find("nested deeper"), std::string::npos);
+    EXPECT_NE(jsonc_error_of(std::string(1'000'000, '[')).find("nested deeper"), std::string::npos);
 }
 
 TEST(Jsonc, PositionCountsLinesAndBytes) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <fstream>
 #include <map>
@@ -23,13 +24,7 @@ namespace fs = std::filesystem;
 using namespace mcph::config;
 
 
-VariableLookup vars(std::map<std::string, std::string> values) {
-    return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
-        auto it = values.find(std::string(name));
-        if (it == values.end()) return std::nullopt;
-        return it->second;
-    };
-}
+using host_test::vars;
 
 // {"mcpServers":{"<name>":{"command":"<command>"}}}
 std::string servers_doc(const std::map<std::string, std::string>& name_to_command, const char* key = "mcpServers") {

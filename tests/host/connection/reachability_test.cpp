@@ -1,4 +1,5 @@
 #include "connection/reachability.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/error.hpp>
 
@@ -14,7 +15,7 @@ using mcph::connection::check_reachable;
 using std::chrono::milliseconds;
 using tcp = boost::asio::ip::tcp;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using host_test::contains;
 
 // A port that was free a moment ago and now has nobody listening.
 unsigned short closed_port() {

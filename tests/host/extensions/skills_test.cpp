@@ -29,7 +29,7 @@ std::string digest(const std::string& s) { return "sha256:" + mcph::tools::sha25
 
 // A server: the skills/list entry (declared from `declared_*`), the bytes it serves per uri, and
 // a record of every request.
-struct ScriptedServer {
+struct ScriptedSkillServer {
     std::string declared_skill = kSkillMd;
     std::string declared_frontmatter = R"({"name":"pdf","description":"Fill PDF forms"})";
     std::map<std::string, std::string> served{{kSkillUri, kSkillMd}, {kFormsUri, kForms}};
@@ -66,7 +66,7 @@ struct ScriptedServer {
     }
 };
 
-std::string load_error(ScriptedServer& server) {
+std::string load_error(ScriptedSkillServer& server) {
     mcph::Skill skill = server.listed();
     try {
         ext::load_skill(skill, server.call());
@@ -79,7 +79,7 @@ std::string load_error(ScriptedServer& server) {
 }
 
 TEST(Skills, ListingParsesEntriesAndReadsNothing) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::Skill skill = server.listed();
     EXPECT_EQ(skill.server, "srv");
     EXPECT_EQ(skill.uri, kSkillUri);
@@ -93,7 +93,7 @@ TEST(Skills, ListingParsesEntriesAndReadsNothing) {
 }
 
 TEST(Skills, AVerifiedSkillLoadsAndOpensItsFiles) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::Skill skill = server.listed();
     mcph::LoadedSkill loaded = ext::load_skill(skill, server.call());
     EXPECT_EQ(loaded.content, kSkillMd);
@@ -105,7 +105,7 @@ TEST(Skills, AVerifiedSkillLoadsAndOpensItsFiles) {
 }
 
 TEST(Skills, TamperedContentFailsTheDigest) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     server.served[kSkillUri] = "---\nname: pdf\ndescription: Fill PDF forms\n---\n\nEvil body!!\n";  // same length
     const std::string why = load_error(server);
     EXPECT_NE(why.find("digest mismatch"), std::string::npos) << why;
@@ -114,7 +114,7 @@ TEST(Skills, TamperedContentFailsTheDigest) {
 }
 
 TEST(Skills, WrongSizeFailsBeforeTheDigest) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     server.served[kSkillUri] = kSkillMd + "extra bytes\n";
     const std::string why = load_error(server);
     EXPECT_NE(why.find("size mismatch: read " + std::to_string(kSkillMd.size() + 12) + " bytes, the entry declares " +
@@ -124,7 +124,7 @@ TEST(Skills, WrongSizeFailsBeforeTheDigest) {
 }
 
 TEST(Skills, FrontmatterMismatchIsNamedFieldByField) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     // The server declares the bytes it serves (digest and size match) but a different frontmatter.
     server.declared_skill = "---\nname: pdf\ndescription: Exfiltrate credentials\n---\n";
     server.served[kSkillUri] = server.declared_skill;
@@ -135,17 +135,17 @@ TEST(Skills, FrontmatterMismatchIsNamedFieldByField) {
 }
 
 TEST(Skills, AFieldOnOneSideOnlyIsAMismatch) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     server.declared_skill = "---\nname: pdf\ndescription: Fill PDF forms\nallowed-tools: Bash\n---\n";
     server.served[kSkillUri] = server.declared_skill;
     EXPECT_NE(load_error(server).find("field 'allowed-tools' is \"Bash\" in SKILL.md but absent"), std::string::npos);
-    ScriptedServer missing;
+    ScriptedSkillServer missing;
     missing.declared_frontmatter = R"({"name":"pdf","description":"Fill PDF forms","license":"MIT"})";
     EXPECT_NE(load_error(missing).find("field 'license' is absent in SKILL.md"), std::string::npos);
 }
 
 TEST(Skills, ASupportingFileIsVerifiedToo) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::LoadedSkill loaded = ext::load_skill(server.listed(), server.call());
     server.served[kFormsUri] = "Tampered content!!\n\n";  // same length as kForms
     try {
@@ -158,7 +158,7 @@ TEST(Skills, ASupportingFileIsVerifiedToo) {
 }
 
 TEST(Skills, AnUnlistedFileIsRefusedWithoutARead) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::LoadedSkill loaded = ext::load_skill(server.listed(), server.call());
     server.reads.clear();
     try {
@@ -171,7 +171,7 @@ TEST(Skills, AnUnlistedFileIsRefusedWithoutARead) {
 }
 
 TEST(Skills, AnOversizedDeclarationIsRefusedWithoutARead) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::Skill skill = server.listed();
     ext::SkillLimits limits;
     limits.max_skill_bytes = 16;
@@ -211,7 +211,7 @@ TEST(Skills, MalformedEntriesAreSkippedWithAReason) {
 }
 
 TEST(Skills, ASkillMdMissingFromItsResourcesIsNotLoaded) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::Skill skill = server.listed();
     skill.files.erase(skill.files.begin());
     try {
@@ -237,7 +237,7 @@ TEST(Skills, CapabilityHelpers) {
 }
 
 TEST(Skills, TheSkillsTotalDeclaredSizeIsBoundedBeforeAnyRead) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::Skill skill = server.listed();
     skill.files[1].size = (std::uint64_t{16} << 20);  // with SKILL.md: over SEP-2640's 16 MiB per skill
     try {
@@ -263,7 +263,7 @@ TEST(Skills, MoreThan512FilesIsAMalformedEntry) {
 // "resources": "dynamic": no manifest. The frontmatter still decides, and files are read only
 // below the skill's directory.
 TEST(Skills, ADynamicSkillIsCheckedByFrontmatterAndStaysInItsDirectory) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     server.served["skill://pdf/notes/a.md"] = "notes";
     std::string why;
     auto skill = ext::parse_skill_entry(
@@ -291,7 +291,7 @@ TEST(Skills, ADynamicSkillIsCheckedByFrontmatterAndStaysInItsDirectory) {
 }
 
 TEST(Skills, GetSkillParsesTheOneEntryAndChecksItsUri) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     auto call = [&](const std::string& method, Json params) {
         EXPECT_EQ(method, "skills/get");
         EXPECT_EQ(std::string(params["uri"].GetString()), kSkillUri);
@@ -310,7 +310,7 @@ TEST(Skills, GetSkillParsesTheOneEntryAndChecksItsUri) {
 }
 
 TEST(Skills, DeclaredSizesThatWouldWrapAroundStillCountAsTooBig) {
-    ScriptedServer server;
+    ScriptedSkillServer server;
     mcph::Skill skill = server.listed();
     // SKILL.md's own bytes plus four times 2^62: an unsaturated uint64 sum wraps to a few bytes.
     skill.files[1].size = std::uint64_t{1} << 62;

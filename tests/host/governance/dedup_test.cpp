@@ -1,5 +1,6 @@
 // Dedup of servers that reach us from several channels (seed 000 §18.7).
 #include "governance/dedup.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/json.hpp>
 
@@ -26,7 +27,7 @@ std::vector<std::string> names(const std::vector<ConfiguredServer>& servers) {
     return out;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using host_test::contains;
 
 constexpr const char* kSlack = R"({"command":"npx","args":["-y","slack-mcp"],"env":{"TEAM":"t1"}})";
 constexpr const char* kSlackOtherEnvOrder = R"({"env":{"TEAM":"t1"},"args":["-y","slack-mcp"],"command":"npx"})";

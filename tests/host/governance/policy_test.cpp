@@ -1,5 +1,6 @@
 // Allow/deny policy (seed 000 §18.9) and its URL wildcard.
 #include "governance/policy.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
@@ -19,9 +20,7 @@ using mcph::governance::rule_matches;
 using mcph::governance::url_matches_pattern;
 using mcph::governance::UrlMatching;
 
-ServerConfig server(const std::string& name, const std::string& entry) {
-    return mcph::config::parse_server_config(name, mcph::parse_json(entry));
-}
+using host_test::server;
 
 PolicyRule rule(const std::string& json, const std::string& origin = "managed.json") {
     return mcph::governance::parse_policy_rule(mcph::parse_json(json), origin);

@@ -1,5 +1,6 @@
 // Content signatures: which definitions count as the same server (seed 000 §18.7).
 #include "governance/server_signature.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/json.hpp>
 
@@ -13,9 +14,7 @@ using mcph::config::ServerConfig;
 using mcph::governance::server_signature;
 using mcph::governance::unwrap_proxy_url;
 
-ServerConfig server(const std::string& name, const std::string& entry) {
-    return mcph::config::parse_server_config(name, mcph::parse_json(entry));
-}
+using host_test::server;
 
 struct SignatureCase {
     const char* what;

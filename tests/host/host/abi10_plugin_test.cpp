@@ -3,6 +3,7 @@
 // session (handshake, tools/list, tools/call, ping), its text warnings are log lines that never
 // drop the connection, and its close detail in the 1.0 convention still yields the stderr tail.
 #include "test_plugins.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/host.hpp>
 
@@ -19,7 +20,7 @@ using mcph::Error;
 using mcph::ErrorKind;
 using mcph::parse_json;
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+using host_test::contains;
 
 mcph::HostOptions options() {
     mcph::HostOptions o;

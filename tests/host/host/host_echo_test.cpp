@@ -2,6 +2,7 @@
 // server (tests/plugin-api/plugins/echo_transport.cpp), so this drives config → plugin →
 // TransportChannel → SessionCore → RpcEngine and back, on the real threads.
 #include "test_plugins.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/host.hpp>
 
@@ -52,7 +53,7 @@ Error error_of(F&& f) {
     return Error(ErrorKind::Usage, "<none>");
 }
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+using host_test::contains;
 
 class HostEchoTest : public ::testing::Test {
 protected:

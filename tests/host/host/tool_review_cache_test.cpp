@@ -6,6 +6,7 @@
 // so every wait is for an event (the host's on_list_changed), never a sleep.
 #include "governance/tool_scanner.hpp"
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/host.hpp>
 #include <mcph/in_process_server.hpp>
@@ -161,7 +162,7 @@ protected:
 };
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using host_test::contains;
 
 TEST_F(ToolReviewCache, ScannerRunsOncePerChangeNotPerCall) {
     auto server = std::make_shared<ScriptedServer>(kPlainPlusNew);

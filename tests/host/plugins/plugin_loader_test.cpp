@@ -4,6 +4,7 @@
 #include "plugins/plugin_loader.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "test_plugins.hpp"
+#include "test_scratch.hpp"
 
 #include <mcph/host.hpp>
 
@@ -27,42 +28,8 @@ using mcph::test::plugin_case_dir;
 
 const fs::path kGoodFile = plugin_case_dir("good") / "libmcph_test_echo_transport.so";
 
-// Sets (or unsets) an environment variable for one scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value) setenv(name, value, 1);
-        else unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_) setenv(name_.c_str(), old_->c_str(), 1);
-        else unsetenv(name_.c_str());
-    }
-
-private:
-    std::string name_;
-    std::optional<std::string> old_;
-};
-
-// A scratch directory removed at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        path_ = fs::temp_directory_path() /
-                ("mcph-loader-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    static inline int counter_ = 0;
-    fs::path path_;
-};
+using mcph::test::ScopedEnv;
+using TempDir = mcph::test::ScratchDir;
 
 class PluginLoaderTest : public ::testing::Test {
 protected:

@@ -5,6 +5,7 @@
 #include "secrets/store_selection.hpp"
 
 #include "test_scratch.hpp"
+#include "test_helpers.hpp"
 
 #include <mcph/error.hpp>
 
@@ -22,7 +23,7 @@ using namespace std::chrono_literals;
 using mcph::secrets::StoreChoice;
 using mcph::test::ScopedEnv;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using host_test::contains;
 
 auto env_of(std::optional<std::string> value) {
     return [value](std::string_view) { return value; };

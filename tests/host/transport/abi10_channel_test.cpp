@@ -21,7 +21,7 @@ using namespace std::chrono_literals;
 using mcph::transport::Failure;
 using mcph::transport::TransportChannel;
 
-class Listener : public mcph::transport::TransportListener {
+class Abi10Listener : public mcph::transport::TransportListener {
 public:
     void on_transport_message(std::string_view message) override {
         std::lock_guard lock(mutex_);
@@ -75,7 +75,7 @@ TEST_F(Abi10ChannelTest, TheDescriptorSaysOnePointZeroAndTheVtableHasNoV11Fields
 }
 
 TEST_F(Abi10ChannelTest, CarriesMessagesAndTheCloseDetailIsSplit) {
-    Listener listener;
+    Abi10Listener listener;
     TransportChannel channel(plugin, services.table(), R"({"type":"abi10","name":"old"})", &listener);
     // No traits field: a remote-looking type may lose its session, nothing else is assumed.
     EXPECT_EQ(channel.traits(), MCPH_TRAIT_SESSION_CAN_EXPIRE);

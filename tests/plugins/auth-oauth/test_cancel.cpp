@@ -16,8 +16,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string bearer_header(const std::string& prm_url) { return "Bearer resource_metadata=\"" + prm_url + "\""; }
-
 // Waits (bounded) until the host has been asked to open `n` URLs.
 bool wait_for_opened(TestHost& host, size_t n, std::chrono::milliseconds limit = 10s) {
     const auto until = std::chrono::steady_clock::now() + limit;

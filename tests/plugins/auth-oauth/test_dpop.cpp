@@ -18,8 +18,6 @@ using mcph::oauth::DpopKey;
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 std::string header(const std::vector<std::pair<std::string, std::string>>& h, const std::string& name) {
     for (const auto& [n, v] : h)
         if (n == name) return v;

@@ -258,4 +258,10 @@ std::string AuthObject::describe() {
     return out;
 }
 
+std::string all_output(TestHost& host, AuthObject& auth, const Result& r) {
+    std::string all = r.message + "\n" + auth.describe();
+    for (const auto& l : host.logs()) all += "\n" + l;
+    return all;
+}
+
 }  // namespace oauth_test

@@ -101,4 +101,15 @@ private:
     Result created_;
 };
 
+// The 401 challenge of a protected resource: Bearer resource_metadata="<prm_url>"<extra>.
+inline std::string bearer_header(const std::string& prm_url, const std::string& extra = "") {
+    return "Bearer resource_metadata=\"" + prm_url + "\"" + extra;
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Everything the plugin said for a result: the message, describe() and every log line — where a
+// secret must never appear.
+std::string all_output(TestHost& host, AuthObject& auth, const Result& r);
+
 }  // namespace oauth_test

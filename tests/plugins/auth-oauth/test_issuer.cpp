@@ -15,16 +15,6 @@ using namespace oauth_test;
 
 namespace {
 
-std::string bearer_header(const std::string& prm_url) { return "Bearer resource_metadata=\"" + prm_url + "\""; }
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
-std::string all_output(TestHost& host, AuthObject& auth, const Result& r) {
-    std::string all = r.message + "\n" + auth.describe();
-    for (const auto& l : host.logs()) all += "\n" + l;
-    return all;
-}
-
 // The flow stopped before the code reached the token endpoint, and nothing was stored.
 void expect_refused_before_token(FakeAs& as, TestHost& host, AuthObject& auth, const Result& r) {
     EXPECT_NE(r.status, MCPH_OK);

@@ -23,8 +23,6 @@ bool on_path(const char* binary) {
     return std::system(cmd.c_str()) == 0;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 // "name=value" lines of the script's stdout.
 std::map<std::string, std::string> fields(const std::string& out) {
     std::map<std::string, std::string> f;

@@ -14,12 +14,6 @@ using namespace oauth_test;
 
 namespace {
 
-std::string bearer_header(const std::string& prm_url, const std::string& extra = "") {
-    return "Bearer resource_metadata=\"" + prm_url + "\"" + extra;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 // Nothing secret may reach the log or describe().
 void expect_no_secrets(TestHost& host, AuthObject& auth, FakeAs& as) {
     std::string all = auth.describe();

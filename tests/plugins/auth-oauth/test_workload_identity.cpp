@@ -18,10 +18,6 @@ namespace {
 
 constexpr const char* kGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
-std::string bearer_header(const std::string& prm_url) { return "Bearer resource_metadata=\"" + prm_url + "\""; }
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 // An unsigned JWT with this `exp` and a marker that must never be printed.
 std::string workload_jwt(long long exp, const std::string& marker) {
     using mcph::oauth::base64url_encode;
@@ -49,12 +45,6 @@ struct TempDir {
 std::string json_string(const std::string& s) { return "\"" + s + "\""; }
 
 // Everything the plugin said: the result, describe() and the log.
-std::string all_output(TestHost& host, AuthObject& auth, const Result& r) {
-    std::string all = r.message + "\n" + auth.describe();
-    for (const auto& l : host.logs()) all += "\n" + l;
-    return all;
-}
-
 void expect_never_printed(const std::string& all, const std::string& marker) {
     EXPECT_FALSE(contains(all, marker)) << "the workload assertion leaked:\n" << all;
 }

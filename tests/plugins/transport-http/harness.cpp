@@ -64,6 +64,36 @@ std::string json_string(std::string_view s) {
     return out + "\"";
 }
 
+std::string request(int id, const std::string& method) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method + R"("})";
+}
+
+std::string empty_result(int id) { return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{}})"; }
+
+std::string event(const std::string& data, const std::string& id) {
+    return (id.empty() ? "" : "id: " + id + "\n") + "data: " + data + "\n\n";
+}
+
+rapidjson::Document parse(const std::string& text) {
+    rapidjson::Document d;
+    d.Parse(text.c_str());
+    return d;
+}
+
+const rapidjson::Value* error_for(const rapidjson::Document& d, int id) {
+    if (!d.IsObject() || !d.HasMember("id") || !d["id"].IsInt() || d["id"].GetInt() != id) return nullptr;
+    if (!d.HasMember("error") || !d["error"].IsObject()) return nullptr;
+    return &d["error"];
+}
+
+std::string error_message_for(const std::vector<std::string>& messages, int id) {
+    for (const std::string& m : messages) {
+        rapidjson::Document d = parse(m);
+        if (const rapidjson::Value* e = error_for(d, id)) return (*e)["message"].GetString();
+    }
+    return {};
+}
+
 std::string http_config(const std::string& url, const std::string& extra) {
     std::string out = "{\"type\":\"http\",\"name\":\"test\",\"url\":" + json_string(url);
     if (!extra.empty()) out += "," + extra;

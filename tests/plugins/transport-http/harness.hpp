@@ -4,6 +4,8 @@
 
 #include <mcph/plugin_api.h>
 
+#include <rapidjson/document.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +28,18 @@ struct Plugin {
 Plugin& plugin();
 
 std::string json_string(std::string_view s);
+// {"jsonrpc":"2.0","id":<id>,"method":<method>}
+std::string request(int id, const std::string& method = "tools/call");
+// {"jsonrpc":"2.0","id":<id>,"result":{}}
+std::string empty_result(int id);
+// One SSE event carrying `data` (with an `id:` line when `id` is given).
+std::string event(const std::string& data, const std::string& id = "");
+// A message parsed (a parse error leaves the document in error, not an exception).
+rapidjson::Document parse(const std::string& text);
+// The error object answering request `id` in `d`, or null.
+const rapidjson::Value* error_for(const rapidjson::Document& d, int id);
+// The message of the error answering request `id` among `messages`, or "" when there is none.
+std::string error_message_for(const std::vector<std::string>& messages, int id);
 // {"type":"http","name":"test","url":<url>[,extra]}
 std::string http_config(const std::string& url, const std::string& extra = "");
 

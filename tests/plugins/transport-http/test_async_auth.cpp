@@ -14,8 +14,6 @@ namespace {
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
-std::string request(int id) { return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"tools/call"})"; }
-std::string result(int id) { return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{}})"; }
 std::string progress(int n) {
     return R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":)" + std::to_string(n) + "}}";
 }
@@ -36,13 +34,13 @@ protected:
 TEST_F(AsyncAuthTest, PendingHeadersParkOnlyThatRequest) {
     FakeServer server;
     server.on([&](Exchange& ex) {
-        if (carries(ex.request, 2)) return ex.json(result(2));
+        if (carries(ex.request, 2)) return ex.json(empty_result(2));
         ex.sse_begin();
         for (int i = 1; i <= 30; ++i) {
             if (!ex.sse_send("data: " + progress(i) + "\n\n")) return;
             std::this_thread::sleep_for(100ms);
         }
-        ex.sse_send("data: " + result(1) + "\n\n");
+        ex.sse_send("data: " + empty_result(1) + "\n\n");
         ex.sse_end();
     });
     Transport t(http_config(server.url()));
@@ -65,7 +63,7 @@ TEST_F(AsyncAuthTest, PendingHeadersParkOnlyThatRequest) {
     ASSERT_TRUE(t.recorder.complete_pending(MCPH_OK, {{"Authorization", "Bearer two"}}));
     ASSERT_TRUE(t.recorder.wait_messages(before + during + 1, 5s));
     const auto messages = t.recorder.messages();
-    EXPECT_NE(std::find(messages.begin(), messages.end(), result(2)), messages.end());
+    EXPECT_NE(std::find(messages.begin(), messages.end(), empty_result(2)), messages.end());
     for (const Request& r : server.requests("POST")) {
         if (carries(r, 2)) {
             EXPECT_EQ(r.header("authorization"), "Bearer two");
@@ -93,7 +91,7 @@ TEST_F(AsyncAuthTest, PendingChallengeParksTheRetryAndSeesTheWholeResponse) {
                          "Content-Length: 0\r\nConnection: close\r\n\r\n");
             return;
         }
-        ex.json(result(5));
+        ex.json(empty_result(5));
     });
     Transport t(http_config(server.url()));
     t.recorder.enable_async_auth();
@@ -111,7 +109,7 @@ TEST_F(AsyncAuthTest, PendingChallengeParksTheRetryAndSeesTheWholeResponse) {
     EXPECT_EQ(server.requests("POST").size(), 1u) << "retried before the host answered";
     ASSERT_TRUE(t.recorder.complete_pending(MCPH_OK));
     ASSERT_TRUE(t.recorder.wait_messages(1));
-    EXPECT_EQ(t.recorder.messages().back(), result(5));
+    EXPECT_EQ(t.recorder.messages().back(), empty_result(5));
     EXPECT_EQ(server.requests("POST").size(), 2u);
     EXPECT_EQ(t.recorder.auth_calls().size(), 3u) << "the retry asks for headers again";
     t.close();
@@ -140,7 +138,7 @@ TEST_F(AsyncAuthTest, RefusedPendingChallengeClosesWithTheReason) {
 // does) and returns at once; nothing fires after it.
 TEST_F(AsyncAuthTest, CloseWithHeadersPendingReturnsPromptly) {
     FakeServer server;
-    server.on([&](Exchange& ex) { ex.json(result(7)); });
+    server.on([&](Exchange& ex) { ex.json(empty_result(7)); });
     Transport t(http_config(server.url()));
     t.recorder.enable_async_auth();
     t.recorder.async_headers_hook = [](const AuthCall&) -> std::optional<Pairs> { return std::nullopt; };
@@ -158,7 +156,7 @@ TEST_F(AsyncAuthTest, CloseWithHeadersPendingReturnsPromptly) {
 // A failed answer fails that request only (typed host: request_failed), and the next one works.
 TEST_F(AsyncAuthTest, FailedPendingHeadersFailThatRequestOnly) {
     FakeServer server;
-    server.on([&](Exchange& ex) { ex.json(carries(ex.request, 9) ? result(9) : result(8)); });
+    server.on([&](Exchange& ex) { ex.json(carries(ex.request, 9) ? empty_result(9) : empty_result(8)); });
     Transport t(http_config(server.url()), /*typed=*/true);
     t.recorder.enable_async_auth();
     std::atomic<int> calls{0};
@@ -174,7 +172,7 @@ TEST_F(AsyncAuthTest, FailedPendingHeadersFailThatRequestOnly) {
     EXPECT_EQ(t.recorder.request_failures()[0].request_id, "8");
     ASSERT_EQ(t.send(request(9)), MCPH_OK);
     ASSERT_TRUE(t.recorder.wait_messages(1));
-    EXPECT_EQ(t.recorder.messages()[0], result(9));
+    EXPECT_EQ(t.recorder.messages()[0], empty_result(9));
     t.close();
 }
 

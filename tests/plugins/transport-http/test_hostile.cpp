@@ -28,30 +28,6 @@ using mcph_test::rss_kib;
 
 constexpr size_t kLimit = size_t{1} << 20;  // maxMessageBytes in the memory tests
 
-std::string request(int id, const std::string& method = "tools/call") {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method + R"("})";
-}
-
-rapidjson::Document parse(const std::string& text) {
-    rapidjson::Document d;
-    d.Parse(text.c_str());
-    return d;
-}
-
-// The error object answering request `id`, if the messages hold one.
-const rapidjson::Value* error_for(const rapidjson::Document& d, int id) {
-    if (!d.IsObject() || !d.HasMember("id") || !d["id"].IsInt() || d["id"].GetInt() != id) return nullptr;
-    if (!d.HasMember("error") || !d["error"].IsObject()) return nullptr;
-    return &d["error"];
-}
-std::string error_message_for(const std::vector<std::string>& messages, int id) {
-    for (const std::string& m : messages) {
-        rapidjson::Document d = parse(m);
-        if (const rapidjson::Value* e = error_for(d, id)) return (*e)["message"].GetString();
-    }
-    return {};
-}
-
 bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {
     return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
 }

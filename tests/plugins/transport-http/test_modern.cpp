@@ -19,15 +19,13 @@ constexpr const char* kModern = "2026-07-28";
 std::string rpc(int id, const std::string& method, const std::string& params = "{}") {
     return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method + R"(","params":)" + params + "}";
 }
-std::string result(int id) { return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{}})"; }
 std::string notification(const std::string& method) { return R"({"jsonrpc":"2.0","method":")" + method + R"("})"; }
-std::string event(const std::string& data) { return "data: " + data + "\n\n"; }
 
 // The result for the request in `ex` (its id read from the body, which rpc() wrote).
 std::string echo_result(const Exchange& ex) {
     const std::string& b = ex.request.body;
     size_t at = b.find("\"id\":");
-    return result(at == std::string::npos ? 0 : std::atoi(b.c_str() + at + 5));
+    return empty_result(at == std::string::npos ? 0 : std::atoi(b.c_str() + at + 5));
 }
 
 Facts facts(int id, const std::string& method, const std::string& name = "") {
@@ -59,7 +57,7 @@ TEST_F(HttpModernTest, DeclaresItsTraits) {
 
 TEST_F(HttpModernTest, RequestPostCarriesMethodNameParamsAndVersion) {
     FakeServer server;
-    server.on([](Exchange& ex) { ex.json(result(2)); });
+    server.on([](Exchange& ex) { ex.json(empty_result(2)); });
     Transport t(http_config(server.url()), true);
     ASSERT_EQ(t.start(), MCPH_OK);
     ASSERT_EQ(t.set_option("era", "modern"), MCPH_OK);
@@ -91,7 +89,7 @@ TEST_F(HttpModernTest, RequestPostCarriesMethodNameParamsAndVersion) {
 TEST_F(HttpModernTest, NameIsEncodedForResourcesAndPrompts) {
     FakeServer server;
     server.on([](Exchange& ex) {
-        ex.json(ex.request.header("mcp-method") == "resources/read" ? result(3) : result(4));
+        ex.json(ex.request.header("mcp-method") == "resources/read" ? empty_result(3) : empty_result(4));
     });
     Transport t(http_config(server.url()), true);
     ASSERT_EQ(t.start(), MCPH_OK);
@@ -126,7 +124,7 @@ TEST_F(HttpModernTest, NotificationPostCarriesMethodAndExpects202) {
 // The message's own version (its facts) wins over the option; a plain send keeps the option.
 TEST_F(HttpModernTest, MessageVersionOverridesTheOption) {
     FakeServer server;
-    server.on([](Exchange& ex) { ex.json(ex.request.has("mcp-method") ? result(6) : result(7)); });
+    server.on([](Exchange& ex) { ex.json(ex.request.has("mcp-method") ? empty_result(6) : empty_result(7)); });
     Transport t(http_config(server.url()), true);
     ASSERT_EQ(t.start(), MCPH_OK);
     ASSERT_EQ(t.set_option("protocol-version", "2025-11-25"), MCPH_OK);
@@ -143,7 +141,7 @@ TEST_F(HttpModernTest, MessageVersionOverridesTheOption) {
 
 TEST_F(HttpModernTest, UnusableFactsAreRefusedBeforeAnythingIsSent) {
     FakeServer server;
-    server.on([](Exchange& ex) { ex.json(result(8)); });
+    server.on([](Exchange& ex) { ex.json(empty_result(8)); });
     Transport t(http_config(server.url()), true);
     ASSERT_EQ(t.start(), MCPH_OK);
     Facts bad = facts(8, "tools/call", "t");
@@ -177,7 +175,7 @@ std::vector<Request> run_session_scenario(const std::string& era) {
         if (ex.request.method == "GET") return ex.respond(405, "");
         if (ex.request.method == "DELETE") return ex.respond(204, "");
         std::string id = ex.request.header("mcp-method") == "a" ? "1" : ex.request.header("mcp-method") == "b" ? "2" : "3";
-        ex.json(result(std::stoi(id)), {{"Mcp-Session-Id", "session-1"}});
+        ex.json(empty_result(std::stoi(id)), {{"Mcp-Session-Id", "session-1"}});
     });
     Transport t(http_config(server.url()), true);
     EXPECT_EQ(t.start(), MCPH_OK);
@@ -329,7 +327,7 @@ TEST_F(HttpModernTest, ExpiredSessionKeepsItsCloseReasonTyped) {
     FakeServer server;
     server.on([](Exchange& ex) {
         if (ex.request.has("mcp-session-id")) return ex.respond(404, "");
-        ex.json(result(1), {{"Mcp-Session-Id", "s"}});
+        ex.json(empty_result(1), {{"Mcp-Session-Id", "s"}});
     });
     Transport t(http_config(server.url()), true);
     ASSERT_EQ(t.start(), MCPH_OK);
@@ -360,7 +358,7 @@ TEST_F(HttpModernTest, CancelClosesThatRequestsStream) {
     Signal first_event_sent, client_left;
     FakeServer server;
     server.on([&](Exchange& ex) {
-        if (ex.request.header("mcp-method") != "tools/call") return ex.json(result(12));
+        if (ex.request.header("mcp-method") != "tools/call") return ex.json(empty_result(12));
         ex.sse_begin();
         ex.sse_send(event(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}})"));
         first_event_sent.set();

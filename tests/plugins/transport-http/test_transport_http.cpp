@@ -17,30 +17,8 @@ const std::string kInit = R"({"jsonrpc":"2.0","id":1,"method":"initialize","para
 const std::string kInitResult = R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}})";
 const std::string kInitialized = R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
 
-std::string request(int id, const std::string& method = "tools/call") {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method + R"("})";
-}
 std::string result(const std::string& id_json, const std::string& value = "{}") {
     return R"({"jsonrpc":"2.0","id":)" + id_json + R"(,"result":)" + value + "}";
-}
-std::string event(const std::string& data, const std::string& id = "") {
-    return (id.empty() ? "" : "id: " + id + "\n") + "data: " + data + "\n\n";
-}
-
-rapidjson::Document parse(const std::string& text) {
-    rapidjson::Document d;
-    d.Parse(text.c_str());
-    return d;
-}
-
-// The synthesized error for `id`, or "" when `messages` holds none.
-std::string error_message_for(const std::vector<std::string>& messages, int id) {
-    for (const std::string& m : messages) {
-        rapidjson::Document d = parse(m);
-        if (d.IsObject() && d.HasMember("id") && d["id"].IsInt() && d["id"].GetInt() == id && d.HasMember("error"))
-            return d["error"]["message"].GetString();
-    }
-    return {};
 }
 
 long ms_between(Clock::time_point a, Clock::time_point b) {

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -359,6 +360,10 @@ void Transport::close() {
     recorder.cancel_all_pending();  // as the host does (ABI v1.2): before the plugin's close
     plugin().vtable->close(transport_);
     recorder.mark_closed_returned();
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
 }
 
 }  // namespace sse_test

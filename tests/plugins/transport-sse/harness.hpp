@@ -141,4 +141,7 @@ private:
     std::string error_;
 };
 
+// Whether any of `lines` (diagnostics, messages) contains `needle`.
+bool any_contains(const std::vector<std::string>& lines, const std::string& needle);
+
 }  // namespace sse_test

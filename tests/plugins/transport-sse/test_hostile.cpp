@@ -20,10 +20,6 @@ using mcph_test::rss_kib;
 
 constexpr size_t kLimit = size_t{1} << 20;
 
-bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {
-    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
-}
-
 class SseHostileTest : public ::testing::Test {
 protected:
     void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }

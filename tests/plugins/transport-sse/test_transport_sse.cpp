@@ -37,12 +37,6 @@ bool contains(const std::string& haystack, const std::string& needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
-bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {
-    for (const std::string& l : lines)
-        if (contains(l, needle)) return true;
-    return false;
-}
-
 std::string request(int id, const std::string& method = "tools/list") {
     return "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) + ",\"method\":\"" + method + "\"}";
 }

@@ -118,5 +118,9 @@ private:
 };
 
 size_t thread_count();  // entries in /proc/self/task
+// Milliseconds since `start` on the steady clock.
+long ms_since(std::chrono::steady_clock::time_point start);
+// A loopback port nothing listens on: an ephemeral one bound, then released.
+int free_port();
 
 }  // namespace ws_test

@@ -15,10 +15,6 @@ using mcph_test::under_valgrind;
 
 constexpr uint64_t kLimit = uint64_t{1} << 20;  // maxMessageBytes in these tests
 
-long ms_since(Clock::time_point start) {
-    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
-}
-
 std::string limit_config(const std::string& url) {
     return ws_config(url, "\"maxMessageBytes\":" + std::to_string(kLimit));
 }
