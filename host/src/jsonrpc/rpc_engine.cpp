@@ -228,7 +228,7 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     if (settings.on_progress)
         entry.on_progress = std::make_shared<const std::function<void(const Progress&)>>(std::move(settings.on_progress));
 
-    bool was_empty = false;
+    bool sooner = false;
     {
         std::unique_lock lock(mutex_);
         if (closed_error_) {
@@ -237,12 +237,21 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
             fail(entry, Error(error.kind(), entry.method + " failed: " + error.what(), error.code(), error.data_json()));
             return id;
         }
-        // The ticker starts with the first request that can time out (long-lived ones never do).
-        was_empty = !entry.long_lived && pending_.size() == long_lived_;
-        if (entry.long_lived) ++long_lived_;
+        // The owner's timer moves only for a deadline sooner than its wake-up (long-lived requests
+        // have none); a stream of requests with one timeout re-arms it once per firing, not per call.
+        if (entry.long_lived) {
+            ++long_lived_;
+        } else {
+            const Clock::time_point due = entry.due();
+            entry.slot = deadlines_.emplace(due, id);
+            if (due < wake_at_) {
+                wake_at_ = due;
+                sooner = true;
+            }
+        }
         pending_.emplace(id, std::move(entry));
     }
-    if (was_empty && hooks_.arm_timeouts) hooks_.arm_timeouts();
+    if (sooner && hooks_.arm_timeouts) hooks_.arm_timeouts();
 
     settings.facts.id = std::to_string(id);
     settings.facts.method = std::string(method);
@@ -305,6 +314,7 @@ std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
     auto node = pending_.extract(id);
     if (node.empty()) return std::nullopt;
     if (node.mapped().long_lived) --long_lived_;
+    else deadlines_.erase(node.mapped().slot);  // the timer is not moved: it wakes, finds nothing due, re-arms
     return std::move(node.mapped());
 }
 
@@ -442,7 +452,15 @@ void RpcEngine::handle_progress(const JsonValue& params) {
         std::lock_guard lock(mutex_);
         auto it = pending_.find(token->GetInt64());
         if (it == pending_.end()) return;  // progress for a finished request: harmless
-        if (it->second.reset_on_progress) it->second.deadline = Clock::now() + it->second.timeout;
+        if (it->second.reset_on_progress && !it->second.long_lived) {
+            Pending& entry = it->second;
+            entry.deadline = Clock::now() + entry.timeout;
+            // Re-keyed in place (no allocation). It only moves later, so the owner's timer, set
+            // for the old deadline at the latest, wakes in time and re-arms for the new one.
+            auto node = deadlines_.extract(entry.slot);
+            node.key() = entry.due();
+            entry.slot = deadlines_.insert(std::move(node));
+        }
         callback = it->second.on_progress;
     }
     if (!callback) return;
@@ -493,15 +511,15 @@ std::size_t RpcEngine::check_timeouts(Clock::time_point now) {
     std::size_t remaining = 0;
     {
         std::lock_guard lock(mutex_);
-        for (auto it = pending_.begin(); it != pending_.end();) {
-            if (now >= it->second.deadline || now >= it->second.hard_deadline) {
-                expired.emplace_back(it->first, std::move(it->second));
-                it = pending_.erase(it);
-            } else {
-                ++it;
-            }
+        // Only the due prefix of the index is visited: the rest of the table is not scanned.
+        while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+            const std::int64_t id = deadlines_.begin()->second;
+            deadlines_.erase(deadlines_.begin());
+            auto node = pending_.extract(id);
+            expired.emplace_back(id, std::move(node.mapped()));
         }
-        remaining = pending_.size() - long_lived_;
+        remaining = deadlines_.size();
+        wake_at_ = deadlines_.empty() ? Clock::time_point::max() : deadlines_.begin()->first;
     }
     for (auto& [id, entry] : expired) {
         const bool hard = now >= entry.hard_deadline;
@@ -532,6 +550,7 @@ void RpcEngine::fail_all(const Error& error) {
         std::lock_guard lock(mutex_);
         closed_error_ = error;
         failed.swap(pending_);
+        deadlines_.clear();
         long_lived_ = 0;
     }
     for (auto& [id, entry] : failed) {
@@ -556,7 +575,13 @@ void RpcEngine::send_raw(std::string_view message, const transport::MessageFacts
 
 std::size_t RpcEngine::timed_pending_count() const {
     std::lock_guard lock(mutex_);
-    return pending_.size() - long_lived_;
+    return deadlines_.size();
+}
+
+Clock::time_point RpcEngine::next_deadline() {
+    std::lock_guard lock(mutex_);
+    wake_at_ = deadlines_.empty() ? Clock::time_point::max() : deadlines_.begin()->first;
+    return wake_at_;
 }
 
 std::size_t RpcEngine::pending_count() const {

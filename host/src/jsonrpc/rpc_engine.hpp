@@ -4,7 +4,10 @@
 // Threads: requests start on any caller thread and are written straight to the transport.
 // Responses arrive on the transport's thread and complete the waiting future right there, under
 // a short lock around the pending table (never held across I/O or a user callback). Timeouts
-// are found by check_timeouts(), which the owner calls periodically from its event loop.
+// are kept in deadline order (an ordered index beside the table), so the owner needs one timer,
+// armed at next_deadline(): arm_timeouts tells it when a request's deadline is earlier than the
+// one its timer is set for, and check_timeouts(), run when the timer fires, expires what is due
+// and says when to wake next. No periodic scan of the pending table.
 #pragma once
 
 #include "transport/transport.hpp"
@@ -14,10 +17,12 @@
 #include <mcph/session.hpp>
 #include <mcph/types.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -73,7 +78,10 @@ struct EngineHooks {
     std::function<void(const std::string& method, const JsonValue& params)> on_notification;
     // Diagnostics (malformed or unexpected messages): logged, never fatal.
     std::function<void(int level, const std::string& message)> log;  // level: 1 info, 2 warn, 3 error
-    // Called when the pending table goes from empty to non-empty, so the owner can start ticking.
+    // Called when a request's deadline is earlier than the wake-up the owner's timer is set for
+    // (the first timed request, or one with a shorter timeout): the owner re-arms its one timer at
+    // next_deadline(). Not called per request otherwise, so a steady stream of calls costs no
+    // cross-thread wake-up.
     std::function<void()> arm_timeouts;
     // Runs work that writes to the transport off the timer loop: the cancel notice of a timed-out
     // request while another write is stuck (a peer that stopped reading would block it, and the
@@ -92,7 +100,7 @@ struct RequestSettings {
     // the id and the method.
     transport::MessageFacts facts;
     // A request meant to stay open (subscriptions/listen): no timeout, and it does not keep the
-    // owner's timeout ticker running.
+    // owner's deadline timer armed.
     bool long_lived = false;
 };
 
@@ -114,9 +122,14 @@ public:
     // One complete message from the transport (object or batch array).
     void handle_message(std::string_view text);
 
-    // Fails every request past its deadline (Timeout) and notifies the server. Returns the number
-    // still pending.
+    // Fails every request past its deadline (Timeout) and notifies the server, earliest deadline
+    // first. Returns the number of timed requests still pending; next_deadline() is then the time
+    // to check again (the owner arms its timer there).
     std::size_t check_timeouts(Clock::time_point now);
+    // The earliest deadline of a timed pending request (idle or hard, whichever is sooner), or
+    // Clock::time_point::max() when none has one. Also records it as the owner's wake-up, so a
+    // later request with an earlier deadline calls arm_timeouts again.
+    Clock::time_point next_deadline();
     // Fails every pending request with `error` at once; later requests fail immediately with it.
     void fail_all(const Error& error);
     // Accepts requests again after fail_all (a fresh connection).
@@ -128,7 +141,7 @@ public:
     void set_cancel_by_stream(bool on) { cancel_by_stream_ = on; }
 
     std::size_t pending_count() const;
-    // Pending requests that have a deadline (long-lived ones excluded): what the ticker waits for.
+    // Pending requests that have a deadline (long-lived ones excluded): what the deadline timer waits for.
     std::size_t timed_pending_count() const;
     // Server→client requests handed to on_request and not yet answered.
     std::size_t inbound_in_flight() const { return inbound_in_flight_.load(); }
@@ -136,6 +149,9 @@ public:
     void send_raw(std::string_view message, const transport::MessageFacts* facts = nullptr);
 
 private:
+    // Timed requests by deadline (min of idle and hard deadline); long-lived ones are not in it.
+    using DeadlineIndex = std::multimap<Clock::time_point, std::int64_t>;
+
     struct Pending {
         std::promise<Json> promise;  // used when `handler` is empty
         ResponseHandler handler;
@@ -147,6 +163,8 @@ private:
         bool reset_on_progress = false;
         bool long_lived = false;
         std::shared_ptr<const std::function<void(const Progress&)>> on_progress;
+        DeadlineIndex::iterator slot{};  // its entry in deadlines_ (unset when long_lived)
+        Clock::time_point due() const { return std::min(deadline, hard_deadline); }
     };
 
     std::int64_t register_and_send(std::string_view method, Json& params, RequestSettings& settings, Pending entry);
@@ -171,6 +189,10 @@ private:
     mutable std::mutex mutex_;
     std::unordered_map<std::int64_t, Pending> pending_;
     std::size_t long_lived_ = 0;  // entries of pending_ with long_lived set (guarded by mutex_)
+    DeadlineIndex deadlines_;     // one entry per timed request of pending_ (guarded by mutex_)
+    // The time the owner's timer is set to wake (max: not armed), guarded by mutex_: a request due
+    // before it calls arm_timeouts; one due after it needs nothing.
+    Clock::time_point wake_at_ = Clock::time_point::max();
     std::optional<Error> closed_error_;
     std::atomic<std::size_t> inbound_in_flight_{0};
     std::atomic<std::uint64_t> inbound_refused_{0};

@@ -21,7 +21,7 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
       services_(std::move(services)),
       runtime_holder_(std::move(runtime)),
       runtime_(*runtime_holder_),
-      ticker_(runtime_.loop()),
+      deadline_timer_(runtime_.loop()),
       tools_generation_(settings_.tools_generation ? settings_.tools_generation
                                                    : std::make_shared<std::atomic<std::uint64_t>>(0)),
       client_requests_(settings_.server_name, settings_.callbacks,
@@ -427,35 +427,32 @@ void SessionCore::on_transport_failure(const transport::Failure& failure) {
     if (connected_ && settings_.on_transport_problem) settings_.on_transport_problem(failure);
 }
 
+// Called by the engine (any thread) when a request is due before the timer's wake-up: the timer
+// belongs to the loop thread, so it is moved there.
 void SessionCore::arm_timeouts() {
-    if (ticking_.exchange(true)) return;
     std::weak_ptr<SessionCore> weak = weak_from_this();
     runtime_.post([weak] {
-        if (auto self = weak.lock()) {
-            self->idle_ticks_ = 0;
-            self->tick_timeouts();
-        }
+        if (auto self = weak.lock()) self->rearm_deadline_timer();
     });
 }
 
-void SessionCore::tick_timeouts() {
+// One timer per session, at the earliest deadline (loop thread only). Setting it cancels the wait
+// it replaces (that handler sees operation_aborted and does nothing). A request that completes
+// leaves the timer where it is: it wakes once, finds nothing due and re-arms for the next deadline
+// or stops when none is left.
+void SessionCore::rearm_deadline_timer() {
+    const jsonrpc::Clock::time_point due = engine_->next_deadline();
+    if (due == jsonrpc::Clock::time_point::max()) {
+        deadline_timer_.cancel();
+        return;
+    }
+    deadline_timer_.expires_at(due);
     std::weak_ptr<SessionCore> weak = weak_from_this();
-    ticker_.expires_after(kTimeoutTick);
-    ticker_.async_wait([weak](const boost::system::error_code& ec) {
+    deadline_timer_.async_wait([weak](const boost::system::error_code& ec) {
         auto self = weak.lock();
         if (ec || !self) return;
-        const std::size_t remaining = self->engine_->check_timeouts(jsonrpc::Clock::now());
-        self->idle_ticks_ = remaining ? 0 : self->idle_ticks_ + 1;
-        if (self->idle_ticks_ < kIdleTicksBeforeDisarm) {
-            self->tick_timeouts();
-            return;
-        }
-        self->ticking_ = false;
-        // A request may have been added between the check and the store: re-arm if so.
-        if (self->engine_->timed_pending_count() && !self->ticking_.exchange(true)) {
-            self->idle_ticks_ = 0;
-            self->tick_timeouts();
-        }
+        self->engine_->check_timeouts(jsonrpc::Clock::now());
+        self->rearm_deadline_timer();
     });
 }
 

@@ -183,7 +183,7 @@ private:
     void answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder);
     void on_server_notification(const std::string& method, const JsonValue& params);
     void arm_timeouts();
-    void tick_timeouts();
+    void rearm_deadline_timer();
     void log(LogLevel level, const std::string& message) const;
     Error disconnected_error() const;
     jsonrpc::RequestSettings request_settings(const RequestOptions& options) const;
@@ -199,9 +199,7 @@ private:
     std::unique_ptr<transport::Transport> channel_;
     std::timed_mutex reconnect_mutex_;
     std::atomic<std::uint64_t> generation_{0};
-    boost::asio::steady_timer ticker_;
-    std::atomic<bool> ticking_{false};
-    int idle_ticks_ = 0;
+    boost::asio::steady_timer deadline_timer_;  // at the engine's next_deadline() (loop thread only)
 
     std::atomic<bool> connected_{false};
     std::atomic<bool> closing_{false};

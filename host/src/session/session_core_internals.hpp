@@ -15,8 +15,6 @@
 #include <vector>
 
 namespace mcph::detail::core_internal {
-constexpr auto kTimeoutTick = std::chrono::milliseconds(20);
-constexpr int kIdleTicksBeforeDisarm = 50;  // keep ticking ~1 s after the last request finishes
 // Progress may keep a request alive past its timeout, but not forever (the spec says clients
 // SHOULD enforce a maximum): ten timeouts at most unless the caller sets max_total_timeout.
 constexpr int kProgressMaxTotalFactor = 10;
