@@ -171,6 +171,13 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string& v) { set_duration(o.connect_timeout, o, "--connect-timeout", v); }},
         {"--agent", nullptr, "<name>", true, "through a sub-agent (tools, call) or approve its file (approve)",
          [](Options& o, const std::string& v) { o.agent = v; }},
+        {"--output", "-o", "<path>", false, "read: a file (or a directory for several contents); call: a directory for images, audio and blobs",
+         [](Options& o, const std::string& v) { o.output = v; }},
+        {"--force", "-f", nullptr, false, "replace a file that exists (-o)", [](Options& o, const std::string&) { o.force = true; }},
+        {"--prompt", nullptr, "<name>", false, "complete an argument of this prompt",
+         [](Options& o, const std::string& v) { o.complete_prompt = v; }},
+        {"--resource-template", nullptr, "<uri-template>", false, "complete a variable of this resource template",
+         [](Options& o, const std::string& v) { o.complete_template = v; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };
