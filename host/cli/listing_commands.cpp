@@ -26,7 +26,7 @@ namespace {
 // One server that could not answer a listing: typed (kind, exit code), not a sentence to match.
 struct ServerFailure {
     std::string server;
-    std::string kind;  // mcph::to_string(ErrorKind), or "auth" for a server that needs a sign-in
+    std::string kind;  // mcph::to_string(ErrorKind), or "auth-needed" for a server that needs a sign-in
     std::string message;
     int exit_code = kExitFailure;
 };
@@ -39,7 +39,7 @@ struct Listing {
 
 ServerFailure failure_of(Host& host, const std::string& server, const Error& e) {
     if (std::holds_alternative<state::NeedsAuth>(host.state(server)))
-        return {server, "auth", std::string(e.what()) + " (run `mcph login " + server + "`)", kExitAuthNeeded};
+        return {server, "auth-needed", std::string(e.what()) + " (run `mcph login " + server + "`)", kExitAuthNeeded};
     return {server, to_string(e.kind()), e.what(), exit_code_for(e.kind())};
 }
 
@@ -49,7 +49,7 @@ std::optional<ServerFailure> failure_from_state(Host& host, const std::string& s
     const ConnectionState st = host.state(server);
     if (const auto* f = std::get_if<state::Failed>(&st)) return ServerFailure{server, "connection", f->error, kExitFailure};
     if (const auto* n = std::get_if<state::NeedsAuth>(&st))
-        return ServerFailure{server, "auth", n->reason + " (run `mcph login " + server + "`)", kExitAuthNeeded};
+        return ServerFailure{server, "auth-needed", n->reason + " (run `mcph login " + server + "`)", kExitAuthNeeded};
     if (std::holds_alternative<state::Disabled>(st)) return std::nullopt;
     return ServerFailure{server, "connection", "not connected (" + std::string(state_name(st)) + ")", kExitFailure};
 }
