@@ -262,6 +262,15 @@ expect read-o-refused 2 "exists: not replaced \(pass --force" -- "$MCPH" --mcp-c
 echo changed > "$WORK/read2.txt"
 expect read-o-kept 0 "^changed$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' read notes://today h -o '$WORK/read2.txt'; cat '$WORK/read2.txt'" "$MCPH"
 expect read-o-force 0 "^same$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' read notes://today h -o '$WORK/read2.txt' --force >/dev/null && cmp -s '$WORK/notes.txt' '$WORK/read2.txt' && echo same" "$MCPH"
+# -o never follows a symlink, even with --force: the file it points at is left as it was.
+echo target > "$WORK/target.txt"
+ln -s "$WORK/target.txt" "$WORK/link.txt"
+expect read-o-symlink 2 "cannot write '$WORK/link.txt'" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://today h -o "$WORK/link.txt" --force
+expect read-o-symlink-target 0 "^target$" -- cat "$WORK/target.txt"
+# `list` counts a config problem as a failure (exit 3) and names it; the good server is still ✔.
+PROBLEM_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\"},\"p\":{\"command\":\"x\",\"args\":[\"\${input:nope}\"]}}}"
+expect list-problem-line 3 "^✗ p  -  config problem: .*input:nope" -- "$MCPH" --mcp-config "$PROBLEM_CFG" list
+expect list-problem-ok-line 3 "^✔ h  stdio" -- "$MCPH" --mcp-config "$PROBLEM_CFG" list
 # `get` masks secret-named args and URL query values (one rule), and shows a server with a config problem.
 expect get-masks-args 0 "args: --token=<masked, 6 chars> --api-key <masked, 2 chars> --verbose" -- "$MCPH" --mcp-config '{"mcpServers":{"s":{"command":"x","args":["--token=abc123","--api-key","k9","--verbose"]}}}' get s
 expect get-masks-query 0 "url: https://u:<masked, 7 chars>@h.example/mcp\?api_key=<masked, 3 chars>&q=1" -- "$MCPH" --mcp-config '{"mcpServers":{"u":{"type":"http","url":"https://u:hunter2@h.example/mcp?api_key=xyz&q=1"}}}' get u
