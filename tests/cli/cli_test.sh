@@ -250,6 +250,8 @@ if [ -x "$FAKE" ]; then
   expect mix-list-gone-line 3 "^✗ gone  stdio  failed: .*cannot start" -- "$MCPH" --mcp-config "$MIX_CFG" list
   expect mix-list-json 3 '"reason": "failed: .*cannot start' -- "$MCPH" --mcp-config "$MIX_CFG" --json list
   expect list-all-ok 0 "✔ h  stdio" -- "$MCPH" --mcp-config "$HELLO_CFG" list
+  # A server that never answers initialize is reported after the list's bound, not waited for.
+  expect list-timeout 3 "^✗ slow  stdio  failed: .*did not answer initialize within 1000 ms" -- "$MCPH" --mcp-config "{\"mcpServers\":{\"slow\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"no-init\"]}}}" list --timeout 1s
   # Colour only on a terminal: piped output has no escape sequences.
   expect list-no-colour-when-piped 0 "^[^$(printf '\033')]*$" -- "$MCPH" --mcp-config "$HELLO_CFG" list
 fi
