@@ -127,15 +127,18 @@ void print_listing_json(Json items, const char* member, const Listing& l) {
     print_json_document(doc, member);
 }
 
+// The library's messages often start with "server 'X': " already: not twice on X's line.
+std::string without_server_prefix(const std::string& server, const std::string& message) {
+    const std::string prefix = "server '" + server + "': ";
+    return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+}
+
 // The lines after the list: a server without the capability, and each failure.
 void print_listing_notes(const Listing& l, const char* noun) {
     for (const auto& w : l.without) std::cout << "server '" << one_line(w) << "': no " << noun << "\n";
-    for (const auto& f : l.failures) {
-        // The library's messages often start with the server's name already: not twice.
-        const std::string prefix = "server '" + f.server + "': ";
-        const std::string message = f.message.rfind(prefix, 0) == 0 ? f.message.substr(prefix.size()) : f.message;
-        std::cout << "server '" << one_line(f.server) << "': " << one_line(first_line_of(message, 300).line) << "\n";
-    }
+    for (const auto& f : l.failures)
+        std::cout << "server '" << one_line(f.server) << "': "
+                  << one_line(first_line_of(without_server_prefix(f.server, f.message), 300).line) << "\n";
 }
 
 // ---- mcph list ---------------------------------------------------------------------------------
@@ -156,7 +159,7 @@ struct HealthRow {
     int exit_code = kExitOk;  // what this row contributes to the exit code (0: not a failure)
 };
 
-HealthRow row_of(Host& host, const ServerStatus& s, const std::vector<Tool>& tools) {
+HealthRow row_of(const ServerStatus& s, const std::vector<Tool>& tools) {
     HealthRow r{s.name, s.type, false, s.state, {}, 0, kExitOk};
     if (std::holds_alternative<state::Connected>(s.connection)) {
         for (const auto& t : tools) r.tools += t.server == s.name;
@@ -168,13 +171,12 @@ HealthRow row_of(Host& host, const ServerStatus& s, const std::vector<Tool>& too
     } else if (const auto* d = std::get_if<state::Disabled>(&s.connection)) {
         r.detail = "disabled: " + d->reason;
     } else if (const auto* f = std::get_if<state::Failed>(&s.connection)) {
-        r.detail = "failed: " + f->error;
+        r.detail = "failed: " + without_server_prefix(s.name, f->error);
         r.exit_code = kExitFailure;
     } else {
         r.detail = "did not connect in time" + (s.error.empty() ? std::string() : ": " + s.error);
         r.exit_code = kExitFailure;
     }
-    (void)host;
     return r;
 }
 
@@ -182,7 +184,7 @@ std::vector<HealthRow> health_rows(Host& host) {
     host.connect_all();
     const std::vector<Tool> tools = host.tools();
     std::vector<HealthRow> rows;
-    for (const auto& s : host.status()) rows.push_back(row_of(host, s, tools));
+    for (const auto& s : host.status()) rows.push_back(row_of(s, tools));
     // The servers left out of the connection set, each with why; policy and duplicates are
     // decisions, not failures; a config problem or a pending approval needs the user.
     const ConfigReport report = host.config_report();
