@@ -19,11 +19,11 @@ const std::vector<CommandSpec>& table() {
         {"tools", "mcph tools [--brief|--full] [--json] [server]",
          "Connects and lists tools (mapped names: mcp__{server}__{tool}) with their whole descriptions, wrapped\n"
          "to the terminal, and their parameters (name, type, required, description), with the tool scanner's\n"
-         "warnings. --brief: one line per tool. --full: also the input schemas and every finding.",
-         "  mcph tools\n  mcph tools github --brief\n  mcph tools --json\n"
+         "warnings. --brief: one line per tool. --full: also the input schemas and every finding.\n"
          "Each server is asked on its own: one that fails is a line \"server X: <reason>\" (--json: \"errors\") and\n"
          "the others are shown. Exit 0 when at least one server answered; a single named server that failed\n"
-         "exits with its error's code (3 connection, 4 auth needed); an unknown name exits 2.\n",
+         "exits with its error's code (3 connection, 4 auth needed); an unknown name exits 2.",
+         "  mcph tools\n  mcph tools github --brief\n  mcph tools --json\n",
          {MCPH_CONNECTING, "--full", "--brief", "--agent"}},
         {"call", "mcph call <tool> [json-args] [-o DIR]",
          "Calls a tool by mapped name (mcp__server__tool) or server/tool; arguments as a JSON object.\n"
