@@ -19,23 +19,40 @@ const std::vector<CommandSpec>& table() {
         {"tools", "mcph tools [--brief|--full] [--json] [server]",
          "Connects and lists tools (mapped names: mcp__{server}__{tool}) with their whole descriptions, wrapped\n"
          "to the terminal, and their parameters (name, type, required, description), with the tool scanner's\n"
-         "warnings. --brief: one line per tool. --full: also the input schemas and every finding.",
+         "warnings. --brief: one line per tool. --full: also the input schemas and every finding.\n"
+         "Each server is asked on its own: one that fails is a line \"server X: <reason>\" (--json: \"errors\") and\n"
+         "the others are shown. Exit 0 when at least one server answered; a single named server that failed\n"
+         "exits with its error's code (3 connection, 4 auth needed); an unknown name exits 2.",
          "  mcph tools\n  mcph tools github --brief\n  mcph tools --json\n",
          {MCPH_CONNECTING, "--full", "--brief", "--agent"}},
-        {"call", "mcph call <tool> [json-args]",
+        {"call", "mcph call <tool> [json-args] [-o DIR]",
          "Calls a tool by mapped name (mcp__server__tool) or server/tool; arguments as a JSON object.\n"
-         "Exit 1 when the tool reports an error (isError) or the server answers with a JSON-RPC error.",
-         "  mcph call mcp__h__add '{\"a\":2,\"b\":3}'\n  mcph call h/add '{\"a\":2,\"b\":3}' --timeout 30s\n",
-         {MCPH_CONNECTING, "--agent"}},
-        {"resources", "mcph resources [--json]", "Lists the resources of every server.", "  mcph resources\n",
-         {MCPH_CONNECTING}},
-        {"read", "mcph read <uri> [server]", "Reads a resource (from the server named, else the first that has it).",
-         "  mcph read notes://today\n  mcph read file:///tmp/x fs --json\n", {MCPH_CONNECTING}},
+         "Exit 1 when the tool reports an error (isError) or the server answers with a JSON-RPC error.\n"
+         "-o DIR: image, audio and blob content is saved to DIR as <n>.<ext> (n: the item's position, ext from\n"
+         "its mimeType), each path printed; an existing file is kept (exit 2) unless --force. Text is printed.",
+         "  mcph call mcp__h__add '{\"a\":2,\"b\":3}'\n  mcph call h/add '{\"a\":2,\"b\":3}' --timeout 30s\n"
+         "  mcph call every/get-tiny-image -o ./out\n",
+         {MCPH_CONNECTING, "--agent", "--output", "--force"}},
+        {"resources", "mcph resources [--json] [server]",
+         "Lists the resources of every server, or of the one named. Each server is asked on its own: one that\n"
+         "fails is a line \"server X: <reason>\" (--json: \"errors\") and the others are shown; a server without\n"
+         "the capability is \"no resources\". Exit 0 when at least one server answered; a single named server\n"
+         "that failed exits with its error's code (1 a JSON-RPC error, 3 connection, 4 auth); unknown name: 2.",
+         "  mcph resources\n  mcph resources git --json\n", {MCPH_CONNECTING}},
+        {"read", "mcph read <uri> [server] [-o FILE|DIR] [--force]",
+         "Reads a resource (from the server named, else the first that has it).\n"
+         "-o FILE: its content is written to FILE (text as UTF-8, a blob base64-decoded); an existing file is\n"
+         "kept (exit 2) unless --force. A resource with several contents needs -o DIR (an existing directory):\n"
+         "each is written there as <n>.<ext> (n from 1, ext from its mimeType). The paths are printed.",
+         "  mcph read notes://today\n  mcph read file:///tmp/x fs --json\n  mcph read demo://resource/static/document/2 every -o doc.bin\n",
+         {MCPH_CONNECTING, "--output", "--force"}},
         {"skills", "mcph skills [server] | mcph skills load <server> <skill>",
          "Lists skills (io.modelcontextprotocol/skills): name, uri, file count; nothing of a skill is fetched.\n"
          "`skills load` loads one and prints its SKILL.md, verified against the list entry.",
          "  mcph skills\n  mcph skills load docs release-notes\n", {MCPH_CONNECTING}},
-        {"prompts", "mcph prompts [--json]", "Lists the prompts of every server.", "  mcph prompts\n", {MCPH_CONNECTING}},
+        {"prompts", "mcph prompts [--json] [server]",
+         "Lists the prompts of every server, or of the one named; each server is asked on its own (as `resources`).",
+         "  mcph prompts\n  mcph prompts every\n", {MCPH_CONNECTING}},
         {"prompt", "mcph prompt <name|server/name> [json-args]", "Renders a prompt.",
          "  mcph prompt review-code '{\"code\":\"x = 1\"}'\n", {MCPH_CONNECTING}},
         {"status", "mcph status [--json]",
@@ -78,6 +95,28 @@ const std::vector<CommandSpec>& table() {
         {"login", "mcph login <server>", "Signs in to a server that needs auth (opens the browser).", "",
          {MCPH_CONNECTING}},
         {"logout", "mcph logout <server>", "Forgets a server's stored credentials.", "", {"--json"}},
+        {"list", "mcph list [--json] [--timeout D]",
+         "Health check: connects every configured server (at most 5s each unless --timeout or --connect-timeout\n"
+         "says otherwise) and prints one line per server: \"✔ name  transport  (N tools)\" or \"✗ name  transport\n"
+         "reason\" (failed, needs authentication, disabled, a config problem, awaiting approval, denied by\n"
+         "policy). Exit 0 when every server connected (disabled and policy-denied ones do not count), 4 when\n"
+         "the only failures need authentication, else 3. Colour only on a terminal, never with NO_COLOR.",
+         "  mcph list\n  mcph list --json --timeout 2s\n", {MCPH_CONNECTING}},
+        {"templates", "mcph templates [--json] [server]",
+         "Lists the resource templates (resources/templates/list) of every server, or of the one named; each\n"
+         "server is asked on its own (as `resources`).",
+         "  mcph templates\n  mcph templates every --json\n", {MCPH_CONNECTING}},
+        {"complete", "mcph complete <server> (--prompt NAME | --resource-template URI) <argument> [value]",
+         "Asks the server for completions (completion/complete) of a prompt's argument or a resource\n"
+         "template's variable, given what is typed so far (default: empty); prints one value per line\n"
+         "(--json: the values with hasMore and total).",
+         "  mcph complete every --prompt complex-prompt temperature 1\n"
+         "  mcph complete every --resource-template 'demo://resource/dynamic/text/{resourceId}' resourceId 1\n",
+         {MCPH_CONNECTING, "--prompt", "--resource-template"}},
+        {"log-level", "mcph log-level <server> <level>",
+         "Sets the server's logging level (logging/setLevel): debug, info, notice, warning, error, critical,\n"
+         "alert or emergency (anything else exits 2). Log lines the server sends are printed on stderr.",
+         "  mcph log-level every debug\n", {MCPH_CONNECTING}},
     };
     return commands;
 }

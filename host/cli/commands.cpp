@@ -3,11 +3,13 @@
 #include "browser.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
+#include "content_output.hpp"
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "input_prompt.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
+#include "listing_commands.hpp"
 #include "render.hpp"
 
 #include <mcph/error.hpp>
@@ -53,12 +55,6 @@ void connect_all_reporting(Host& host) {
         if (s.state == "failed") std::cerr << "mcph: server '" << one_line(s.name) << "' failed: " << terminal_safe(s.error) << "\n";
 }
 
-void require_servers(Host& host) {
-    if (host.server_names().empty())
-        throw Error(ErrorKind::Usage, "no servers configured: pass --mcp-config '{\"mcpServers\":{...}}', add one with "
-                                      "`mcph add`, or try `mcph demo` (`mcph status` shows servers left out and why)");
-}
-
 std::vector<std::shared_ptr<ClientSession>> live_sessions(Host& host) {
     std::vector<std::shared_ptr<ClientSession>> out;
     for (const auto& name : host.server_names())
@@ -77,16 +73,6 @@ std::vector<std::string> candidate_servers(Host& host, const std::string& tool) 
         if (tool.rfind("mcp__" + sanitized.substr(0, 40), 0) == 0 || tool.rfind(name + "/", 0) == 0) out.push_back(name);
     }
     return out;
-}
-
-// host.connect, with "did you mean" when there is no server of that name.
-std::shared_ptr<ClientSession> connect_named(Host& host, const std::string& name) {
-    try {
-        return host.connect(name);
-    } catch (const Error& e) {
-        if (e.kind() != ErrorKind::NotFound) throw;
-        throw Error(ErrorKind::NotFound, e.what() + did_you_mean(name, host.server_names()));
-    }
 }
 
 // A tool named after a server ("nosuch/read", "mcp__nosuch__read") that no configured server
@@ -112,6 +98,11 @@ std::vector<std::string> tool_names(Host& host) {
         out.push_back(t.server + "/" + t.name);
     }
     return out;
+}
+
+// Where -o saved content: on stdout, or on stderr when stdout carries the --json document.
+void print_saved(const std::vector<std::string>& paths, bool json) {
+    for (const auto& p : paths) (json ? std::cerr : std::cout) << "saved " << one_line(p) << "\n";
 }
 
 int cmd_servers(Host& host, const Options& o) {
@@ -159,31 +150,6 @@ ToolDetail tool_detail(const Options& o) {
     return o.full ? ToolDetail::Full : o.brief ? ToolDetail::Summary : ToolDetail::Described;
 }
 
-int cmd_tools(Host& host, const Options& o) {
-    require_servers(host);
-    std::vector<Tool> tools;
-    if (!o.args.empty()) {
-        connect_named(host, o.args[0]);
-        for (auto& t : host.tools())
-            if (t.server == o.args[0]) tools.push_back(std::move(t));
-    } else {
-        connect_all_reporting(host);
-        live_sessions(host);
-        tools = host.tools();
-    }
-    if (o.json) {
-        print_json(tools_json(tools), "tools");
-        return 0;
-    }
-    const ToolDetail detail = tool_detail(o);
-    print_tools(std::cout, tools, detail, terminal_width());
-    std::vector<ServerStatus> considered;
-    for (auto& s : host.status())
-        if (o.args.empty() || s.name == o.args[0]) considered.push_back(std::move(s));
-    print_withheld(std::cout, considered, detail);
-    return 0;
-}
-
 int cmd_call(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph call <tool> [json-args]");
     require_servers(host);
@@ -216,19 +182,8 @@ int cmd_call(Host& host, const Options& o) {
     if (ro.on_progress) std::cerr << "\n";
     if (o.json) print_json(result.raw);
     else print_call_result(std::cout, result);
+    if (!o.output.empty()) print_saved(save_call_content(result.raw, o.output, o.force), o.json);
     return result.is_error ? 1 : 0;
-}
-
-int cmd_resources(Host& host, const Options& o) {
-    require_servers(host);
-    connect_all_reporting(host);
-    std::vector<Resource> all;
-    for (auto& s : live_sessions(host))
-        if (s->has_capability("resources"))
-            for (auto& r : s->list_resources()) all.push_back(std::move(r));
-    if (o.json) print_json(resources_json(all), "resources");
-    else print_resources(std::cout, all);
-    return 0;
 }
 
 int cmd_read(Host& host, const Options& o) {
@@ -246,6 +201,11 @@ int cmd_read(Host& host, const Options& o) {
         if (!s->has_capability("resources")) continue;
         try {
             Json result = s->read_resource(uri);
+            if (!o.output.empty()) {
+                print_saved(save_read_result(result, o.output, o.force), o.json);
+                if (o.json) print_done(true, "saved the resource '" + uri + "' to " + o.output);
+                return 0;
+            }
             if (o.json) print_json(result);
             else print_read_result(std::cout, result);
             return 0;
@@ -293,18 +253,6 @@ int cmd_skills(Host& host, const Options& o) {
             for (auto& skill : s->list_skills()) all.push_back(std::move(skill));
     if (o.json) print_json(skills_json(all), "skills");
     else print_skills(std::cout, all);
-    return 0;
-}
-
-int cmd_prompts(Host& host, const Options& o) {
-    require_servers(host);
-    connect_all_reporting(host);
-    std::vector<Prompt> all;
-    for (auto& s : live_sessions(host))
-        if (s->has_capability("prompts"))
-            for (auto& p : s->list_prompts()) all.push_back(std::move(p));
-    if (o.json) print_json(prompts_json(all), "prompts");
-    else print_prompts(std::cout, all);
     return 0;
 }
 
@@ -493,6 +441,10 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     ho.plugin_dirs = options.plugin_dirs;
     if (options.timeout) ho.request_timeout = *options.timeout;
     if (options.connect_timeout) ho.connect_timeout = *options.connect_timeout;
+    // `list` is a health check: a server that has not connected in a few seconds is reported
+    // rather than waited for (--timeout or --connect-timeout set the bound).
+    if (options.command == "list" && !options.connect_timeout)
+        ho.connect_timeout = options.timeout.value_or(std::chrono::milliseconds(5000));
     const bool interactive = stdin_is_tty() && stderr_is_tty();
     ho.callbacks = make_cli_callbacks(interactive);
     // A browser sign-in only when someone is there to finish it (or asked for it with `login`):
@@ -519,6 +471,7 @@ int run_command(const Options& o) {
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
+        {"list", cmd_list},           {"templates", cmd_templates}, {"complete", cmd_complete}, {"log-level", cmd_log_level},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);

@@ -1,5 +1,6 @@
 // `mcph get <name>`: one server's definition as written (${VAR} unexpanded), where it came from, and
-// its type; the values of env entries and headers are masked, since they are where tokens live.
+// its type; the values of env entries and headers are masked, since they are where tokens live, and
+// so are secret-named args (--token=...) and URL query parameters (?api_key=...).
 #include "config_commands.hpp"
 #include "did_you_mean.hpp"
 #include "json_output.hpp"
@@ -8,6 +9,7 @@
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
+#include <cctype>
 #include <iostream>
 
 namespace mcph::cli {
@@ -29,6 +31,98 @@ std::string masked(const std::string& value) {
     for (const char* scheme : {"Bearer ", "Basic ", "Token ", "token "})
         if (literal == scheme) literal.clear();
     return literal.empty() ? value : "<masked, " + std::to_string(value.size()) + " chars>";
+}
+
+// The one rule for which names carry secrets, for args (--token=..., --api-key ...) and URL query
+// parameters (?api_key=...): a name with one of these words in it, in any case or spelling
+// (api_key, apiKey, X-Api-Key, access-token, client_secret, passwd).
+bool secret_name(std::string name) {
+    std::string folded;
+    for (char c : name)
+        if (std::isalnum(static_cast<unsigned char>(c))) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    for (const char* word : {"token", "secret", "password", "passwd", "pwd", "apikey", "key", "auth", "credential", "signature", "sig", "session", "cookie"})
+        if (folded.find(word) != std::string::npos) return true;
+    return false;
+}
+
+// "--token=abc" -> "--token=<masked>", and the word after a bare "--token" is masked too.
+void mask_args(JsonValue& entry, Json::AllocatorType& a) {
+    if (!entry.HasMember("args") || !entry["args"].IsArray()) return;
+    bool mask_next = false;
+    for (auto& arg : entry["args"].GetArray()) {
+        if (!arg.IsString()) continue;
+        std::string text = arg.GetString();
+        std::string shown = text;
+        if (mask_next && text.rfind("-", 0) != 0) shown = masked(text);
+        mask_next = false;
+        if (text.rfind("-", 0) == 0) {
+            const auto eq = text.find('=');
+            const std::string name = text.substr(0, eq);
+            if (secret_name(name)) {
+                if (eq == std::string::npos) mask_next = true;
+                else shown = text.substr(0, eq + 1) + masked(text.substr(eq + 1));
+            }
+        }
+        if (shown != text) arg.SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
+    }
+}
+
+// The URL's user-info password and the values of secret-named query parameters.
+std::string masked_url(const std::string& url) {
+    std::string out = url;
+    const auto scheme = out.find("://");
+    if (scheme != std::string::npos) {
+        const auto authority_end = out.find_first_of("/?#", scheme + 3);
+        const auto at = out.rfind('@', authority_end == std::string::npos ? out.size() : authority_end);
+        if (at != std::string::npos && at > scheme) {
+            const auto colon = out.find(':', scheme + 3);
+            if (colon != std::string::npos && colon < at)
+                out = out.substr(0, colon + 1) + masked(out.substr(colon + 1, at - colon - 1)) + out.substr(at);
+        }
+    }
+    const auto query = out.find('?');
+    if (query == std::string::npos) return out;
+    const auto fragment = out.find('#', query);
+    const std::string tail = fragment == std::string::npos ? "" : out.substr(fragment);
+    std::string params = out.substr(query + 1, fragment == std::string::npos ? std::string::npos : fragment - query - 1);
+    std::string rebuilt;
+    for (std::size_t start = 0; start <= params.size();) {
+        auto end = params.find('&', start);
+        if (end == std::string::npos) end = params.size();
+        std::string part = params.substr(start, end - start);
+        const auto eq = part.find('=');
+        if (eq != std::string::npos && secret_name(part.substr(0, eq))) part = part.substr(0, eq + 1) + masked(part.substr(eq + 1));
+        rebuilt += (rebuilt.empty() ? "" : "&") + part;
+        start = end + 1;
+    }
+    return out.substr(0, query + 1) + rebuilt + tail;
+}
+
+void mask_url(JsonValue& entry, Json::AllocatorType& a) {
+    if (!entry.HasMember("url") || !entry["url"].IsString()) return;
+    const std::string shown = masked_url(entry["url"].GetString());
+    entry["url"].SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
+}
+
+// A server that is configured but could not be used: what the config report knows of it (where
+// and why). Its raw definition is not part of the library's API, so it is not shown.
+int print_problem(const ExcludedServer& p, bool json) {
+    if (json) {
+        Json doc(rapidjson::kObjectType);
+        auto& a = doc.GetAllocator();
+        JsonValue server(rapidjson::kObjectType);
+        server.AddMember("name", JsonValue(p.name.c_str(), a), a);
+        server.AddMember("scope", JsonValue(p.scope.c_str(), a), a);
+        server.AddMember("origin", JsonValue(p.origin.c_str(), a), a);
+        server.AddMember("problem", JsonValue(p.reason.c_str(), a), a);
+        doc.AddMember("server", server, a);
+        print_json_document(doc, "server");
+        return 0;
+    }
+    std::cout << one_line(p.name) << ":\n";
+    if (!p.scope.empty()) std::cout << "  scope: " << one_line(p.scope) << "\n";
+    std::cout << "  origin: " << one_line(p.origin) << "\n  problem: " << one_line(p.reason) << "\n";
+    return 0;
 }
 
 void mask_members(JsonValue& entry, const char* member, Json::AllocatorType& a) {
@@ -62,12 +156,16 @@ int cmd_get(Host& host, const Options& o) {
         d = host.definition(o.args[0]);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::NotFound) throw;
+        for (const auto& p : host.config_report().problems)
+            if (p.name == o.args[0]) return print_problem(p, o.json);
         throw Error(ErrorKind::NotFound, e.what() + did_you_mean(o.args[0], host.server_names()));
     }
     Json entry = parse_json(d.definition_json, "server definition");
     if (!entry.IsObject()) throw Error(ErrorKind::Protocol, "the definition of '" + d.name + "' is not a JSON object");
     mask_members(entry, "env", entry.GetAllocator());
     mask_members(entry, "headers", entry.GetAllocator());
+    mask_args(entry, entry.GetAllocator());
+    mask_url(entry, entry.GetAllocator());
     const std::string type = type_of(entry);
     if (o.json) {
         Json doc(rapidjson::kObjectType);

@@ -19,15 +19,24 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
   servers                   list configured servers
   tools [server]            connect and list tools (mapped names: mcp__{server}__{tool}) with
                             the tool scanner's warnings; --full: whole descriptions and schemas
-  call <tool> [json-args]   call a tool by mapped name (or server/tool); args as a JSON object
-  resources                 list resources of every server
-  read <uri> [server]       read a resource
+  call <tool> [json-args]   call a tool by mapped name (or server/tool); args as a JSON object;
+                            -o DIR saves image, audio and blob content there
+  list                      health check: connect every server (5s each) and print ✔/✗ with the
+                            reason; exit 0 only when all connected (3 failed, 4 needs auth only)
+  resources [server]        list resources (each server asked on its own: a failing one is a line)
+  templates [server]        list resource templates
+  read <uri> [server] [-o FILE|DIR] [--force]
+                            read a resource; -o writes its content (a blob decoded) to FILE
   skills [server]           list skills (io.modelcontextprotocol/skills): name, uri, file count;
                             nothing of a skill is fetched
   skills load <server> <skill>
                             load a skill (name or uri) and print its SKILL.md, verified against the
                             list entry (size, sha256 digest, frontmatter)
-  prompts                   list prompts
+  prompts [server]          list prompts
+  complete <server> (--prompt NAME | --resource-template URI) <argument> [value]
+                            completion values for a prompt argument or template variable
+  log-level <server> <level>
+                            set a server's logging level (debug ... emergency, RFC 5424)
   prompt <name> [json-args] render a prompt (name or server/name)
   status                    connect everything and show the status view (the "/mcp" view)
   add [-s scope] [--transport t] [-e K=V]... [-H 'Name: value']... <name> <command-or-url> [args...]
@@ -73,6 +82,8 @@ Exit codes: 0 ok; 1 the tool or the server reported an error (a result with isEr
             error: unknown tool, unknown resource, bad prompt argument); 2 usage (bad arguments,
             unknown command, server, tool or option); 3 connection or protocol failure (also
             `status` when a server failed); 4 a server needs authentication (`mcph login <server>`).
+            tools/resources/prompts/templates exit 0 when at least one server answered (each failure
+            a line "server X: <reason>", --json "errors"); with one server named, its error's code.
 --json: every command prints one JSON document on stdout with "schemaVersion": 1; an error is
         {"schemaVersion":1,"error":{"kind":..,"message":..,"exitCode":..}} (docs/cli-json.schema.json).
 Config: /etc/mcph/managed-mcp.json (enterprise, exclusive), /etc/mcph/managed-settings.json,
@@ -171,6 +182,13 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string& v) { set_duration(o.connect_timeout, o, "--connect-timeout", v); }},
         {"--agent", nullptr, "<name>", true, "through a sub-agent (tools, call) or approve its file (approve)",
          [](Options& o, const std::string& v) { o.agent = v; }},
+        {"--output", "-o", "<path>", false, "read: a file (or a directory for several contents); call: a directory for images, audio and blobs",
+         [](Options& o, const std::string& v) { o.output = v; }},
+        {"--force", "-f", nullptr, false, "replace a file that exists (-o)", [](Options& o, const std::string&) { o.force = true; }},
+        {"--prompt", nullptr, "<name>", false, "complete an argument of this prompt",
+         [](Options& o, const std::string& v) { o.complete_prompt = v; }},
+        {"--resource-template", nullptr, "<uri-template>", false, "complete a variable of this resource template",
+         [](Options& o, const std::string& v) { o.complete_template = v; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

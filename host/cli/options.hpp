@@ -32,6 +32,12 @@ struct Options {
     std::vector<std::string> headers;
     bool dash_dash = false;  // add: `--` was given (what follows is the server's command line)
     std::vector<std::string> warnings;  // said on stderr before the command runs (e.g. a bare duration)
+    // read -o FILE|DIR, call -o DIR: where content is saved; --force: an existing file is replaced.
+    std::string output;
+    bool force = false;
+    // complete: what the argument belongs to (exactly one of them).
+    std::string complete_prompt;
+    std::string complete_template;
 };
 
 // Throws mcph::Error(Usage) with a message that names the option or argument and the help to read.

@@ -326,6 +326,14 @@ void print_read_result(std::ostream& out, const JsonValue& result) {
     }
 }
 
+void print_templates(std::ostream& out, const std::vector<ResourceTemplate>& templates) {
+    for (const ResourceTemplate& t : templates) {
+        out << one_line(t.uri_template) << "  " << one_line(t.title.empty() ? t.name : t.title) << "  (" << one_line(t.server)
+            << ")\n";
+        print_findings(out, scan_server_text(t.description, FindingField::ResourceDescription), "    ", kSummaryFindings);
+    }
+}
+
 void print_prompts(std::ostream& out, const std::vector<Prompt>& prompts) {
     if (prompts.empty()) out << "(no prompts)\n";
     for (const Prompt& p : prompts) {
@@ -377,6 +385,8 @@ void print_server(std::ostream& out, const JsonValue& s) {
     out << shown(s, "name") << "  [" << shown(s, "type") << ", " << shown(s, "scope") << "]  " << shown(s, "state");
     if (s.HasMember("attempt") && s["attempt"].IsInt() && s["attempt"].GetInt() > 0)
         out << " (reconnecting " << s["attempt"].GetInt() << "/" << s["maxAttempts"].GetInt() << ")";
+    // A webapp connector from the cached list: the service did not answer this time.
+    if (s.HasMember("stale") && s["stale"].IsBool() && s["stale"].GetBool()) out << "  (stale: from the cached connector list)";
     out << "\n";
     if (!member(s, "pluginSource").empty()) out << "    from plugin: " << shown(s, "pluginSource") << "\n";
     if (s.HasMember("serverInfo"))
@@ -447,6 +457,13 @@ void print_status(std::ostream& out, const JsonValue& status) {
     print_excluded(out, status, "suppressed", "suppressed duplicates");
     print_excluded(out, status, "configProblems", "config problems");
     print_excluded(out, status, "shadowed", "replaced by another scope's definition");
+    if (status.HasMember("webapp") && status["webapp"].IsObject()) {  // where the webapp connectors come from
+        const JsonValue& w = status["webapp"];
+        const bool stale = w.HasMember("stale") && w["stale"].IsBool() && w["stale"].GetBool();
+        out << "webapp connectors: " << shown(w, "origin")
+            << (stale ? "  (stale: the service did not answer, the cached list is used)" : "") << "\n";
+        if (!member(w, "error").empty()) out << "    error: " << shown(w, "error") << "\n";
+    }
     if (status.HasMember("secretStore") && status["secretStore"].IsObject())
         out << "credentials: " << shown(status["secretStore"], "kind") << " — " << shown(status["secretStore"], "detail") << "\n";
     out << "plugins:\n";
@@ -515,6 +532,22 @@ Json resources_json(const std::vector<Resource>& resources) {
         o.AddMember("server", str(r.server, a), a);
         if (!r.mime_type.empty()) o.AddMember("mimeType", str(r.mime_type, a), a);
         doc.PushBack(o, a);
+    }
+    return doc;
+}
+
+Json templates_json(const std::vector<ResourceTemplate>& templates) {
+    Json doc(rapidjson::kArrayType);
+    auto& a = doc.GetAllocator();
+    for (const ResourceTemplate& t : templates) {
+        JsonValue v(rapidjson::kObjectType);
+        v.AddMember("server", str(t.server, a), a);
+        v.AddMember("uriTemplate", str(t.uri_template, a), a);
+        v.AddMember("name", str(t.name, a), a);
+        if (!t.title.empty()) v.AddMember("title", str(t.title, a), a);
+        if (!t.description.empty()) v.AddMember("description", str(t.description, a), a);
+        if (!t.mime_type.empty()) v.AddMember("mimeType", str(t.mime_type, a), a);
+        doc.PushBack(v, a);
     }
     return doc;
 }

@@ -31,6 +31,7 @@ void print_call_result(std::ostream& out, const CallToolResult& result);
 void print_resources(std::ostream& out, const std::vector<Resource>& resources);
 void print_read_result(std::ostream& out, const JsonValue& result);
 void print_prompts(std::ostream& out, const std::vector<Prompt>& prompts);
+void print_templates(std::ostream& out, const std::vector<ResourceTemplate>& templates);
 // `mcph skills`: one line per skill (name, uri, how many files, server) and its description's first line.
 void print_skills(std::ostream& out, const std::vector<Skill>& skills);
 void print_prompt_result(std::ostream& out, const JsonValue& result);
@@ -52,6 +53,7 @@ FirstLine first_line_of(std::string_view text, std::size_t max_bytes = 100);
 Json tools_json(const std::vector<Tool>& tools);
 Json resources_json(const std::vector<Resource>& resources);
 Json prompts_json(const std::vector<Prompt>& prompts);
+Json templates_json(const std::vector<ResourceTemplate>& templates);
 Json skills_json(const std::vector<Skill>& skills);
 // {"name","uri","server","content"}: a skill after verification.
 Json loaded_skill_json(const LoadedSkill& skill);

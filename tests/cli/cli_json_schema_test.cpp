@@ -88,8 +88,20 @@ protected:
             EXPECT_NE(run.exit_code, 0) << line;
             EXPECT_EQ(doc["error"]["exitCode"].GetInt(), run.exit_code) << line;
         }
+        last_.Swap(doc);
         return run.exit_code;
     }
+
+    // The names under last_[member] ("server" or "name" of each entry).
+    std::vector<std::string> names_in(const char* member, const char* key) const {
+        std::vector<std::string> out;
+        if (!last_.IsObject() || !last_.HasMember(member) || !last_[member].IsArray()) return out;
+        for (const auto& e : last_[member].GetArray())
+            if (e.IsObject() && e.HasMember(key) && e[key].IsString()) out.emplace_back(e[key].GetString());
+        return out;
+    }
+
+    mcph::Json last_;  // the document of the last expect_valid
 
     fs::path dir_;
     std::shared_ptr<const mcph::schema::CompiledSchema> schema_;
@@ -135,6 +147,45 @@ TEST_F(CliJsonSchema, EveryCommandPrintsOneValidDocument) {
     std::ofstream(dir_ / "proj" / ".mcp.json") << "{\"mcpServers\":{\"p\":{\"command\":\"" << MCPH_TEST_HELLO << "\"}}}";
     EXPECT_EQ(expect_valid({"approve", "--json", "p"}), 0);
     EXPECT_EQ(expect_valid({"migrate-local", "--json"}), 2);
+}
+
+// One bad server among good ones: the listing commands show the good one's items and the bad ones
+// as "errors" entries, and exit 0; a single named bad server exits with its error's code; `list`
+// gives one check per server and exits 3; complete, log-level, get of a problem and read -o too.
+TEST_F(CliJsonSchema, ListingCommandsIsolateServersAndValidate) {
+    const std::string cfg = std::string("{\"mcpServers\":{\"h\":{\"command\":\"") + MCPH_TEST_HELLO + "\",\"args\":[\"--notes\",\"" +
+                            (dir_ / "notes.txt").string() + "\"]},\"bad\":{\"command\":\"" + MCPH_TEST_FAKE +
+                            "\",\"args\":[\"--mode\",\"unlisted-features\"]},\"gone\":{\"command\":\"/nonexistent/mcph-x\"}}}";
+    auto cmd = [&](std::vector<std::string> rest) {
+        std::vector<std::string> args = {"--mcp-config", cfg, "--json"};
+        args.insert(args.end(), rest.begin(), rest.end());
+        return args;
+    };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(expect_valid(cmd({"resources"})), 0);
+    EXPECT_EQ(names_in("resources", "server"), V({"h"}));
+    EXPECT_EQ(names_in("errors", "server"), V({"bad", "gone"}));
+    EXPECT_EQ(expect_valid(cmd({"prompts"})), 0);
+    EXPECT_EQ(names_in("errors", "server"), V({"bad", "gone"}));
+    EXPECT_EQ(expect_valid(cmd({"templates"})), 0);
+    EXPECT_EQ(names_in("errors", "server"), V({"bad", "gone"}));
+    EXPECT_EQ(expect_valid(cmd({"tools"})), 0);
+    EXPECT_EQ(names_in("errors", "server"), V({"gone"}));
+    EXPECT_EQ(expect_valid(cmd({"resources", "h"})), 0);
+    EXPECT_TRUE(names_in("errors", "server").empty());
+    EXPECT_EQ(expect_valid(cmd({"resources", "bad"})), 1);  // its JSON-RPC error: Method not found
+    EXPECT_EQ(expect_valid(cmd({"resources", "gone"})), 3);
+    EXPECT_EQ(expect_valid(cmd({"resources", "hh"})), 2);   // unknown: did you mean
+    EXPECT_EQ(expect_valid(cmd({"list"})), 3);
+    EXPECT_EQ(names_in("checks", "name"), V({"h", "bad", "gone"}));
+    EXPECT_EQ(expect_valid(cmd({"log-level", "h", "loud"})), 2);
+    EXPECT_EQ(expect_valid(cmd({"complete", "h"})), 2);
+    std::ofstream(dir_ / "proj" / "old.txt") << "keep";
+    EXPECT_EQ(expect_valid(cmd({"read", "notes://today", "h", "-o", (dir_ / "proj" / "old.txt").string()})), 2);
+    EXPECT_EQ(expect_valid(cmd({"read", "notes://today", "h", "-o", (dir_ / "proj" / "new.txt").string()})), 0);
+    EXPECT_EQ(expect_valid({"--mcp-config", R"({"mcpServers":{"p":{"command":"x","args":["${input:nope}"]}}})", "get", "--json", "p"}), 0);
+    EXPECT_EQ(expect_valid({"--mcp-config", R"({"mcpServers":{"ok":{"command":"/nonexistent/y"}}})", "--json", "list"}), 3);
+    EXPECT_EQ(expect_valid({"--mcp-config", "{\"mcpServers\":{\"h\":{\"command\":\"" + std::string(MCPH_TEST_HELLO) + "\"}}}", "--json", "list"}), 0);
 }
 
 // The schema is not a rubber stamp: documents of the wrong shape are refused.

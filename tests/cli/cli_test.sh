@@ -223,7 +223,60 @@ if start_peer always401 "$AUTH_PORT" python3 "$WORK/always401.py" "$AUTH_PORT"; 
   expect auth-status 4 "needs-auth" -- "$MCPH" --mcp-config "$AUTH_CFG" status
   expect auth-tools 4 "requires authentication.*|sign in with \`mcph login" -- "$MCPH" --mcp-config "$AUTH_CFG" tools a
   expect auth-call-json 4 '"kind": "auth-needed"' -- sh -c "\"\$0\" --mcp-config '$AUTH_CFG' --json call a/x 2>/dev/null" "$MCPH"
+  # `list`: the only failure needs authentication: exit 4, the line says why.
+  expect auth-list 4 "✗ a  http  needs authentication" -- "$MCPH" --mcp-config "$AUTH_CFG" list
 fi
+# One bad server among good ones (fake-mcp-server advertises resources and prompts and answers their
+# lists with Method not found; another server cannot start): the listing commands show hello's
+# items, one line per bad server, and exit 0; a single named bad server exits with its error's code.
+FAKE="$(dirname "$MCPH")/fake-mcp-server"
+if [ -x "$FAKE" ]; then
+  MIX_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\",\"args\":[\"--notes\",\"$WORK/notes.txt\"]},\"bad\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"unlisted-features\"]},\"gone\":{\"command\":\"/nonexistent/mcph-x\"}}}"
+  expect mix-resources 0 "notes://today.*\(h\)" -- "$MCPH" --mcp-config "$MIX_CFG" resources
+  expect mix-resources-bad-line 0 "server 'bad': resources/list: method not found" -- "$MCPH" --mcp-config "$MIX_CFG" resources
+  expect mix-resources-gone-line 0 "server 'gone': cannot start" -- "$MCPH" --mcp-config "$MIX_CFG" resources
+  expect mix-prompts 0 "^review-code  \(h\)" -- "$MCPH" --mcp-config "$MIX_CFG" prompts
+  expect mix-prompts-bad-line 0 "^server 'bad': prompts/list: method not found" -- "$MCPH" --mcp-config "$MIX_CFG" prompts
+  expect mix-templates 0 "server 'bad': resources/templates/list: method not found" -- "$MCPH" --mcp-config "$MIX_CFG" templates
+  expect mix-tools 0 "^mcp__h__add" -- "$MCPH" --mcp-config "$MIX_CFG" tools --brief
+  expect mix-tools-gone-line 0 "^server 'gone': cannot start" -- "$MCPH" --mcp-config "$MIX_CFG" tools --brief
+  expect mix-resources-named-bad 1 "method not found" -- "$MCPH" --mcp-config "$MIX_CFG" resources bad
+  expect mix-resources-named-gone 3 "cannot start" -- "$MCPH" --mcp-config "$MIX_CFG" resources gone
+  expect mix-resources-unknown 2 "did you mean 'h'" -- "$MCPH" --mcp-config "$MIX_CFG" resources hx
+  # `resources h` restricts to h: no line about the others.
+  expect mix-resources-restricted 0 "^notes://today[^|]*$" -- sh -c "\"\$0\" --mcp-config '$MIX_CFG' resources h 2>&1 | tr '\n' '|' | sed 's/|$//'" "$MCPH"
+  expect mix-list-ok-line 3 "^✔ h  stdio  \([0-9]+ tools\)$" -- "$MCPH" --mcp-config "$MIX_CFG" list
+  expect mix-list-bad-line 3 "^✔ bad  stdio  \(1 tool\)$" -- "$MCPH" --mcp-config "$MIX_CFG" list
+  expect mix-list-gone-line 3 "^✗ gone  stdio  failed: .*cannot start" -- "$MCPH" --mcp-config "$MIX_CFG" list
+  expect mix-list-json 3 '"reason": "failed: .*cannot start' -- "$MCPH" --mcp-config "$MIX_CFG" --json list
+  expect list-all-ok 0 "✔ h  stdio" -- "$MCPH" --mcp-config "$HELLO_CFG" list
+  # A server that never answers initialize is reported after the list's bound, not waited for.
+  expect list-timeout 3 "^✗ slow  stdio  failed: .*did not answer initialize within 1000 ms" -- "$MCPH" --mcp-config "{\"mcpServers\":{\"slow\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"no-init\"]}}}" list --timeout 1s
+  # Colour only on a terminal: piped output has no escape sequences.
+  expect list-no-colour-when-piped 0 "^[^$(printf '\033')]*$" -- "$MCPH" --mcp-config "$HELLO_CFG" list
+fi
+expect log-level-bad 2 "invalid log level 'loud'.*debug, info, notice" -- "$MCPH" --mcp-config "$HELLO_CFG" log-level h loud
+expect complete-needs-ref 2 "usage: mcph complete" -- "$MCPH" --mcp-config "$HELLO_CFG" complete h arg
+# `read -o`: the text written as is; an existing file is kept unless --force.
+expect read-o 0 "saved $WORK/read.txt" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://today h -o "$WORK/read.txt"
+expect read-o-bytes 0 "^same$" -- sh -c "cmp -s '$WORK/notes.txt' '$WORK/read.txt' && echo same"
+expect read-o-refused 2 "exists: not replaced \(pass --force" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://today h -o "$WORK/read.txt"
+echo changed > "$WORK/read2.txt"
+expect read-o-kept 0 "^changed$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' read notes://today h -o '$WORK/read2.txt'; cat '$WORK/read2.txt'" "$MCPH"
+expect read-o-force 0 "^same$" -- sh -c "\"\$0\" --mcp-config '$HELLO_CFG' read notes://today h -o '$WORK/read2.txt' --force >/dev/null && cmp -s '$WORK/notes.txt' '$WORK/read2.txt' && echo same" "$MCPH"
+# -o never follows a symlink, even with --force: the file it points at is left as it was.
+echo target > "$WORK/target.txt"
+ln -s "$WORK/target.txt" "$WORK/link.txt"
+expect read-o-symlink 2 "cannot write '$WORK/link.txt'" -- "$MCPH" --mcp-config "$HELLO_CFG" read notes://today h -o "$WORK/link.txt" --force
+expect read-o-symlink-target 0 "^target$" -- cat "$WORK/target.txt"
+# `list` counts a config problem as a failure (exit 3) and names it; the good server is still ✔.
+PROBLEM_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\"},\"p\":{\"command\":\"x\",\"args\":[\"\${input:nope}\"]}}}"
+expect list-problem-line 3 "^✗ p  -  config problem: .*input:nope" -- "$MCPH" --mcp-config "$PROBLEM_CFG" list
+expect list-problem-ok-line 3 "^✔ h  stdio" -- "$MCPH" --mcp-config "$PROBLEM_CFG" list
+# `get` masks secret-named args and URL query values (one rule), and shows a server with a config problem.
+expect get-masks-args 0 "args: --token=<masked, 6 chars> --api-key <masked, 2 chars> --verbose" -- "$MCPH" --mcp-config '{"mcpServers":{"s":{"command":"x","args":["--token=abc123","--api-key","k9","--verbose"]}}}' get s
+expect get-masks-query 0 "url: https://u:<masked, 7 chars>@h.example/mcp\?api_key=<masked, 3 chars>&q=1" -- "$MCPH" --mcp-config '{"mcpServers":{"u":{"type":"http","url":"https://u:hunter2@h.example/mcp?api_key=xyz&q=1"}}}' get u
+expect get-problem 0 "problem: .*input:nope" -- "$MCPH" --mcp-config '{"mcpServers":{"p":{"command":"x","args":["${input:nope}"]}}}' get p
 CLOSED_PORT="$(free_port)"
 expect http-refused 3 "'x'" -- "$MCPH" --mcp-config "$(remote_cfg x http "http://127.0.0.1:$CLOSED_PORT/mcp")" tools x
 
@@ -248,6 +301,21 @@ else
        --outputTransport ws --port "$W_PORT" --messagePath /message; then
     expect everything-ws-tools 0 "mcp__e__get-sum" -- "$MCPH" --mcp-config "$(remote_cfg e ws "ws://127.0.0.1:$W_PORT/message")" tools
   fi
+  # server-everything over stdio: templates, completion, logging, a blob read to a file, an image saved.
+  EV_CFG="{\"mcpServers\":{\"every\":{\"command\":\"$NODE\",\"args\":[\"$EVERYTHING\",\"stdio\"]}}}"
+  expect everything-templates 0 "demo://resource/dynamic/blob/\{resourceId\}" -- "$MCPH" --mcp-config "$EV_CFG" templates every
+  expect everything-complete 0 "^Engineering$" -- "$MCPH" --mcp-config "$EV_CFG" complete every --prompt completable-prompt department E
+  expect everything-complete-json 0 '"values": \[' -- "$MCPH" --mcp-config "$EV_CFG" --json complete every --resource-template 'demo://resource/dynamic/text/{resourceId}' resourceId 1
+  expect everything-log-level 0 "logs at level debug" -- "$MCPH" --mcp-config "$EV_CFG" log-level every debug
+  BLOB_URI="demo://resource/dynamic/blob/1"
+  "$MCPH" --mcp-config "$EV_CFG" --json read "$BLOB_URI" every 2>/dev/null \
+    | python3 -c 'import json,sys,base64; sys.stdout.buffer.write(base64.b64decode(json.load(sys.stdin)["contents"][0]["blob"]))' > "$WORK/blob.expected"
+  expect everything-read-o-blob 0 "saved $WORK/blob.bin" -- "$MCPH" --mcp-config "$EV_CFG" read "$BLOB_URI" every -o "$WORK/blob.bin"
+  # The blob says when it was made ("created at 10:26:27 PM"): equal bytes but for that time.
+  expect everything-read-o-blob-bytes 0 "^same$" -- sh -c "[ -s '$WORK/blob.expected' ] && grep -q '^Resource 1: This is a base64 blob' '$WORK/blob.bin' && [ \"\$(sed -E 's/[0-9:]+ [AP]M//' '$WORK/blob.expected')\" = \"\$(sed -E 's/[0-9:]+ [AP]M//' '$WORK/blob.bin')\" ] && echo same"
+  expect everything-call-o-image 0 "saved $WORK/img/2.png" -- "$MCPH" --mcp-config "$EV_CFG" call every/get-tiny-image -o "$WORK/img"
+  expect everything-call-o-png 0 "PNG" -- sh -c "head -c 4 '$WORK/img/2.png' | od -c | tr -d ' '"
+  expect everything-call-o-refused 2 "2.png' exists: not replaced" -- "$MCPH" --mcp-config "$EV_CFG" call every/get-tiny-image -o "$WORK/img"
 fi
 
 echo "$passed passed, $failed failed"

@@ -179,3 +179,18 @@ TEST(PrintCallResult, StructuredContentOnlyWithoutText) {
     mcph::cli::print_call_result(pretty, structured_only);
     EXPECT_NE(pretty.str().find("\"sum\": 5"), std::string::npos) << pretty.str();
 }
+
+// `mcph status` text says when the webapp connectors are the cached list (the service did not
+// answer), on the connector's line and in the webapp summary.
+TEST(PrintStatus, ShowsTheStaleMarkerOfWebappConnectors) {
+    mcph::Json status = mcph::parse_json(
+        R"({"servers":[{"name":"c1","type":"http","scope":"webapp","state":"connected","stale":true}],
+            "plugins":[],"webapp":{"origin":"https://connectors.example/api","stale":true,"error":"HTTP 503"}})",
+        "status");
+    std::ostringstream out;
+    mcph::cli::print_status(out, status);
+    EXPECT_NE(out.str().find("c1  [http, webapp]  connected  (stale: from the cached connector list)"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("webapp connectors: https://connectors.example/api  (stale: the service did not answer"), std::string::npos)
+        << out.str();
+    EXPECT_NE(out.str().find("error: HTTP 503"), std::string::npos) << out.str();
+}

@@ -23,7 +23,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
     {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
     {"silent-discover", Mode::SilentDiscover}, {"modern-only-init", Mode::ModernOnlyInit},
-    {"listen-unacked", Mode::ListenUnacked},
+    {"listen-unacked", Mode::ListenUnacked}, {"unlisted-features", Mode::UnlistedFeatures},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -129,7 +129,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
-           "progress-forever silent-discover modern-only-init listen-unacked";
+           "progress-forever silent-discover modern-only-init listen-unacked unlisted-features";
 }
 
 void FakeServer::on_start() {
@@ -204,7 +204,11 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
     if (mode_ == Mode::ListChanged || mode_ == Mode::ListFlood || !options_.tools_file.empty())
         tools.AddMember("listChanged", true, a);
     caps.AddMember("tools", tools, a);
-    if (!options_.prompts_file.empty()) caps.AddMember("prompts", Value(rapidjson::kObjectType), a);
+    if (!options_.prompts_file.empty() || mode_ == Mode::UnlistedFeatures)
+        caps.AddMember("prompts", Value(rapidjson::kObjectType), a);
+    // unlisted-features: the list methods fall through to -32601 below (a server that says it has
+    // resources and prompts but answers "Method not found": one bad server among good ones).
+    if (mode_ == Mode::UnlistedFeatures) caps.AddMember("resources", Value(rapidjson::kObjectType), a);
     if (!options_.skills_file.empty()) {
         caps.AddMember("resources", Value(rapidjson::kObjectType), a);
         Value extensions(rapidjson::kObjectType);

@@ -38,6 +38,7 @@ enum class Mode {
     SilentDiscover,   // server/discover: read and never answered (a legacy server ignoring it); the rest behaves
     ModernOnlyInit,   // server/discover: -32601; initialize: -32022 with data.supported ["2026-07-28"]
     ListenUnacked,    // a modern server (discover: tools.listChanged) that never acknowledges subscriptions/listen
+    UnlistedFeatures, // advertises resources and prompts, then answers their list methods with -32601
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
