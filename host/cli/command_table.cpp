@@ -78,6 +78,14 @@ const std::vector<CommandSpec>& table() {
         {"login", "mcph login <server>", "Signs in to a server that needs auth (opens the browser).", "",
          {MCPH_CONNECTING}},
         {"logout", "mcph logout <server>", "Forgets a server's stored credentials.", "", {"--json"}},
+        {"shell", "mcph shell",
+         "An interactive session over one long-lived host: servers stay connected, so the state they keep in\n"
+         "memory survives between commands. Type the CLI's commands without `mcph` (help works), `exit [N]`\n"
+         "or `quit`. On a terminal: history (<config home>/shell_history), Tab completes commands, servers\n"
+         "and tools, server log and list-change lines appear above the prompt, Ctrl-C cancels a running\n"
+         "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Without a\n"
+         "terminal it reads one command per line and exits with the last command's status (130: cancelled).",
+         "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n", {"--timeout", "--connect-timeout"}},
     };
     return commands;
 }

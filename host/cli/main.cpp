@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
         Options options = parse_options(argc, argv);
         json = options.json;  // parsed: `add s cmd --json` passes --json to the server, not to mcph
         for (const auto& w : options.warnings) std::cerr << "mcph: warning: " << w << "\n";
+        // --debug is MCPH_LOG_LEVEL=trace: the host's debug lines and the wire trace. Set here, before
+        // the host (and any thread) exists; stdio servers do not inherit it (their allow-list).
+        if (options.debug) ::setenv("MCPH_LOG_LEVEL", "trace", 1);
         if (options.version) {
             // The library's version: the CLI is a thin front end over the libmcph it runs with.
             std::cout << "mcph " << mcph::version() << " (MCP 2025-11-25; plugin ABI 1)\n";
