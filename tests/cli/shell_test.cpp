@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -123,6 +125,45 @@ TEST_F(CliShell, TwoCallsShareTheServersMemoryAndAListChangeArrivesLive) {
     const CliResult once = run_cli({"--strict-mcp-config", "--mcp-config", config_, "call", "mem/recall", "{\"key\":\"alpha\"}"},
                                    env_, dir_.path(), 20s);
     EXPECT_NE(once.out.find("nothing remembered under alpha"), std::string::npos) << once.describe();
+}
+
+// A server line that arrives while a person is typing is printed above the prompt, and the
+// half-typed line is redrawn and stays whole. The server: a small sh script speaking MCP that sends
+// a log notification when the test says so (the file `go`), so it arrives mid-line for certain.
+TEST_F(CliShell, ALiveLineArrivesAboveThePromptWithoutCorruptingTheTypedLine) {
+    const fs::path go = dir_ / "go";
+    write_file(dir_ / "ticker.sh",
+               "while IFS= read -r line; do\n"
+               "  id=$(printf '%s' \"$line\" | sed -n 's/.*\"id\":\\([0-9]*\\).*/\\1/p')\n"
+               "  case \"$line\" in\n"
+               "    *server/discover*) printf '{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"no\"}}\\n' \"$id\" ;;\n"
+               "    *'\"initialize\"'*) printf '{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"logging\":{}},\"serverInfo\":{\"name\":\"ticker\",\"version\":\"1\"}}}\\n' \"$id\" ;;\n"
+               "    *notifications/initialized*) ( while [ ! -f '" + go.string() + "' ]; do sleep 0.05; done;\n"
+               "        printf '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"logger\":\"bg\",\"data\":\"tick\"}}\\n' ) & ;;\n"
+               "    *'\"id\"'*) printf '{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\\n' \"$id\" ;;\n"
+               "  esac\n"
+               "done\n");
+    const std::string config = (dir_ / "ticker.json").string();
+    write_file(config, "{\"mcpServers\":{\"ticker\":{\"command\":\"/bin/sh\",\"args\":[" +
+                           json_quote((dir_ / "ticker.sh").string()) + "],\"shutdownGraceMs\":200}}}");
+    PtySession shell({"--strict-mcp-config", "--mcp-config", config, "shell"}, env_, dir_.path());
+    auto at = shell.wait_for("mcph> ");
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("sta");
+    at = shell.wait_for("sta", *at);
+    ASSERT_TRUE(at) << shell.output();
+    write_file(go, "");
+    at = shell.wait_for("[ticker/bg info] tick", *at);
+    ASSERT_TRUE(at) << shell.output();
+    // Redrawn below the line: the prompt and what was typed.
+    at = shell.wait_for("mcph> sta", *at);
+    ASSERT_TRUE(at) << "the typed line was not redrawn\n" << shell.output();
+    shell.type("tus\r");
+    at = shell.wait_for("ticker  [stdio", *at);
+    ASSERT_TRUE(at) << "the line did not stay `status`\n" << shell.output();
+    if (std::getenv("MCPH_TEST_SHOW")) std::cout << shell.output() << std::endl;
+    shell.type("exit\r");
+    EXPECT_EQ(shell.wait_exit(), 0) << shell.output();
 }
 
 TEST_F(CliShell, CtrlCCancelsARunningCallAndTheShellStaysUp) {
