@@ -195,6 +195,12 @@ TEST_F(CliShell, CtrlCCancelsARunningCallAndTheShellStaysUp) {
     shell.type("exit 5\r");
     EXPECT_EQ(shell.wait_exit(), 5) << shell.output();
     EXPECT_EQ(shell.output().find("unknown command 'garbageexit'"), std::string::npos) << shell.output();
+
+    // The history is kept in the config home, readable by the user only (lines hold arguments).
+    const fs::path history = dir_ / "config-home" / "shell_history";
+    ASSERT_TRUE(fs::exists(history)) << shell.output();
+    EXPECT_EQ(fs::status(history).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_NE(read_text(history).find("call"), std::string::npos) << read_text(history);
 }
 
 TEST_F(CliShell, WithoutATerminalItRunsTheScriptAndExitsWithTheLastStatus) {
