@@ -49,7 +49,7 @@ const char* hint_for(mcph::ErrorKind kind, bool auth) {
 // line follows the same MCPH_LOG_LEVEL rule and format.
 void debug_log(const std::string& message) {
     const char* level = std::getenv("MCPH_LOG_LEVEL");
-    if (level && std::strcmp(level, "debug") == 0) std::cerr << "mcph: [debug] cli: " << message << std::endl;
+    if (level && (std::strcmp(level, "debug") == 0 || std::strcmp(level, "trace") == 0)) std::cerr << "mcph: [debug] cli: " << message << std::endl;
 }
 
 // Whether --json was asked for, read before parsing so that a usage error is JSON too.

@@ -56,11 +56,10 @@ void drain(int fd) {
     }
 }
 
-// A candidate libedit may insert: no control characters (a server's tool name is its text).
+// A candidate libedit may insert into the line: one that the terminal escaper leaves as it is (no
+// control, bidi or invalid bytes: a server's tool name is its text) and no space (one word).
 bool insertable(const std::string& word) {
-    return !word.empty() && std::none_of(word.begin(), word.end(), [](char c) {
-        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ';
-    });
+    return !word.empty() && word.find(' ') == std::string::npos && terminal_safe(word, LineBreaks::Escape) == word;
 }
 
 }  // namespace
