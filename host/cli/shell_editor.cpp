@@ -219,9 +219,11 @@ LineEditor::LineEditor(std::filesystem::path history_file, Completer completer) 
     el_set(impl_->el, EL_PROMPT, &Impl::prompt_of);
     el_set(impl_->el, EL_HIST, history, impl_->hist);
     el_set(impl_->el, EL_GETCFN, &Impl::read_char);
-    el_set(impl_->el, EL_ADDFN, "mcph-complete", "complete a command, server or tool", &Impl::complete);
-    el_set(impl_->el, EL_ADDFN, "mcph-redraw", "redraw after lines printed above", &Impl::redraw);
-    el_set(impl_->el, EL_ADDFN, "mcph-clear", "clear the line (Ctrl-C)", &Impl::clear);
+    // The wide-character call: libedit keeps the name and help pointers as given (static literals),
+    // where its narrow wrapper would copy them and never free the copies.
+    el_wset(impl_->el, EL_ADDFN, L"mcph-complete", L"complete a command, server or tool", &Impl::complete);
+    el_wset(impl_->el, EL_ADDFN, L"mcph-redraw", L"redraw after lines printed above", &Impl::redraw);
+    el_wset(impl_->el, EL_ADDFN, L"mcph-clear", L"clear the line (Ctrl-C)", &Impl::clear);
     el_set(impl_->el, EL_BIND, "^I", "mcph-complete", nullptr);
     el_set(impl_->el, EL_BIND, "^]", "mcph-redraw", nullptr);
     el_set(impl_->el, EL_BIND, "^^", "mcph-clear", nullptr);
