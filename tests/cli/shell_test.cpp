@@ -118,7 +118,13 @@ TEST_F(CliShell, TwoCallsShareTheServersMemoryAndAListChangeArrivesLive) {
     at = shell.wait_for("mcph> ", *at);
     ASSERT_TRUE(at) << shell.output();
 
-    shell.type("\x04");  // Ctrl-D on an empty line
+    // Ctrl-D on an empty line. Typed once the editor reads keys itself (Tab on an empty line lists
+    // the commands only then): between commands the terminal is in cooked mode, where the kernel
+    // would take a ^D as its own end-of-line and the editor would never see it.
+    shell.type("\t");
+    at = shell.wait_for("servers", *at);
+    ASSERT_TRUE(at) << "Tab on an empty line did not list the commands\n" << shell.output();
+    shell.type("\x04");
     EXPECT_EQ(shell.wait_exit(), 0) << shell.output();
 
     // A one-shot command starts a server of its own: nothing is remembered there.
