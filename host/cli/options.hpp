@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct Options {
     std::vector<std::string> env;
     std::vector<std::string> headers;
     bool dash_dash = false;  // add: `--` was given (what follows is the server's command line)
+    // The shell: polled while a tool call runs; true cancels it (Ctrl-C). Unset outside the shell.
+    std::function<bool()> is_cancelled;
+    bool debug = false;  // --debug: the wire trace and the debug log on stderr (MCPH_LOG_LEVEL=trace)
     std::vector<std::string> warnings;  // said on stderr before the command runs (e.g. a bare duration)
     // read -o FILE|DIR, call -o DIR: where content is saved; --force: an existing file is replaced.
     std::string output;

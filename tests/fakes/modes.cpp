@@ -23,7 +23,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"bad-cursor", Mode::BadCursor},   {"deep-line", Mode::DeepLine},       {"deep-schema", Mode::DeepSchema},
     {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
     {"silent-discover", Mode::SilentDiscover}, {"modern-only-init", Mode::ModernOnlyInit},
-    {"listen-unacked", Mode::ListenUnacked}, {"unlisted-features", Mode::UnlistedFeatures},
+    {"listen-unacked", Mode::ListenUnacked}, {"unlisted-features", Mode::UnlistedFeatures}, {"memory", Mode::Memory},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -129,7 +129,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
-           "progress-forever silent-discover modern-only-init listen-unacked unlisted-features";
+           "progress-forever silent-discover modern-only-init listen-unacked unlisted-features memory";
 }
 
 void FakeServer::on_start() {
@@ -326,6 +326,7 @@ void FakeServer::on_prompts_list(const Value& id) {
 }
 
 bool FakeServer::knows_tool(std::string_view name) const {
+    if (options_.tools_file.empty() && mode_ == Mode::Memory) return name == "remember" || name == "recall";
     if (options_.tools_file.empty()) return name == "work" || mode_ == Mode::ListChanged || mode_ == Mode::ListFlood;
     Json tools;
     std::string error;
@@ -365,6 +366,8 @@ void FakeServer::on_tools_list(const Value& id, const Value& params) {
             return wire_.respond_error(id, -32602, "invalid cursor '" + std::string(cursor) + "'");
         case Mode::BadCursor:
             return wire_.respond(id, tools_page({"work"}, "stuck"));
+        case Mode::Memory:
+            return wire_.respond(id, tools_page({"remember", "recall"}, ""));
         case Mode::ListChanged:
         case Mode::ListFlood:
             if (tools_changed_) return wire_.respond(id, tools_page({"work", "fresh-tool"}, ""));
@@ -441,6 +444,16 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
     if (!options_.text_file.empty() && mode_ != Mode::ExitMidCall) return answer_hostile_text(id, params);
     if (answer_structured(id, name)) return;
     switch (mode_) {
+        case Mode::Memory: {
+            const Value* args = member(params, "arguments");
+            const std::string key(args ? string_member(*args, "key") : std::string_view());
+            if (name == "remember") {
+                memory_[key] = std::string(args ? string_member(*args, "value") : std::string_view());
+                return answer_work(id, "remembered " + key);
+            }
+            auto it = memory_.find(key);
+            return answer_work(id, it == memory_.end() ? "nothing remembered under " + key : key + " = " + it->second);
+        }
         case Mode::InvalidJson:
             wire_.write_raw("this is not JSON at all");
             wire_.write_raw("]]]");

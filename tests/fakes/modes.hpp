@@ -7,6 +7,8 @@
 #include "wire.hpp"
 
 #include <atomic>
+#include <map>
+#include <string>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -39,6 +41,7 @@ enum class Mode {
     ModernOnlyInit,   // server/discover: -32601; initialize: -32022 with data.supported ["2026-07-28"]
     ListenUnacked,    // a modern server (discover: tools.listChanged) that never acknowledges subscriptions/listen
     UnlistedFeatures, // advertises resources and prompts, then answers their list methods with -32601
+    Memory,           // tools remember {key,value} / recall {key}: state kept only in this process's memory
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
@@ -85,7 +88,8 @@ private:
     Wire& wire_;
     const Options& options_;
     Trace& trace_;
-    std::atomic<bool> tools_changed_{false};  // list-changed, list-flood: the list after the first call
+    std::atomic<bool> tools_changed_{false};
+    std::map<std::string, std::string> memory_;  // memory: what `remember` stored (main loop only)  // list-changed, list-flood: the list after the first call
     std::vector<std::thread> background_;
     bool crash_scheduled_ = false;  // --exit-after-init-ms: the timer runs once
 };

@@ -48,6 +48,9 @@ struct InputRequest {
     std::vector<std::string> options;  // "pickString": the choices
 };
 
+// Which way a JSON-RPC message went on the wire (HostOptions::wire_trace).
+enum class WireDirection { Out, In };
+
 struct HostOptions {
     // Plugin search order: $MCPH_PLUGIN_PATH (':'-separated), these dirs, then the defaults:
     // <libmcph's own directory>/mcph/plugins (relocatable), the install directory compiled into the
@@ -120,6 +123,13 @@ struct HostOptions {
 
     // Called on every state change of every server, on a host thread; must be quick.
     std::function<void(const std::string& server, const ConnectionState& state)> on_state_change;
+
+    // The wire trace: every JSON-RPC message written to or read from every server, as the text
+    // on the wire (a whole message or batch), on the thread that writes or reads it; must be
+    // quick. The text is the server's and the host's as they are: secrets (tokens in arguments,
+    // results) and terminal control characters included — the receiver redacts and escapes (the
+    // CLI's --debug does). Unset: one branch per message, nothing copied.
+    std::function<void(const std::string& server, WireDirection direction, std::string_view message)> wire_trace;
 };
 
 // A tool the host holds back. The rug-pull guard: its definition changed since the user approved

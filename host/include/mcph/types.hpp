@@ -95,8 +95,9 @@ struct RequestOptions {
     // tools/call): the most the whole task may take, creation to result (unset: max_total_timeout,
     // else ten request timeouts). When it passes, tasks/cancel is sent and the call fails Timeout.
     std::optional<std::chrono::milliseconds> task_timeout;
-    // Polled while a task runs (from the calling thread): returning true sends tasks/cancel and
-    // the call fails Cancelled.
+    // Polled while the request or its task runs (from the calling thread, every 50 ms): returning
+    // true cancels it — notifications/cancelled, or tasks/cancel for a task — and the call fails
+    // Cancelled.
     std::function<bool()> is_cancelled;
     // 2025-11-25: call a tool whose execution.taskSupport is "optional" as a task too ("required"
     // tools always are).

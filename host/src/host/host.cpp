@@ -42,7 +42,7 @@ std::function<void(LogLevel, std::string_view, std::string_view)> default_logger
     LogLevel threshold = LogLevel::Warn;
     if (const char* env = std::getenv("MCPH_LOG_LEVEL")) {
         std::string v = env;
-        if (v == "debug") threshold = LogLevel::Debug;
+        if (v == "debug" || v == "trace") threshold = LogLevel::Debug;  // trace: debug lines and the wire trace (the CLI's)
         else if (v == "info") threshold = LogLevel::Info;
         else if (v == "error") threshold = LogLevel::Error;
     }
@@ -199,6 +199,7 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     settings.on_transport_problem = std::move(hooks.on_transport_problem);
     settings.tools_generation = review_generation;
     settings.response_cache = response_cache;
+    settings.wire_trace = options.wire_trace;
     return std::make_shared<detail::SessionCore>(std::move(settings), transport_factory(config), services, runtime);
 }
 

@@ -78,6 +78,7 @@ void SessionCore::create_engine() {
         // Shared: many senders at once; a reconnect swaps the transport under the exclusive lock.
         std::shared_lock lock(channel_mutex_);
         if (!channel_) throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' is not connected");
+        if (settings_.wire_trace) settings_.wire_trace(settings_.server_name, WireDirection::Out, message);
         channel_->send(message, facts);
     };
     hooks.cancel_stream = [this](std::string_view id_json) {
@@ -371,7 +372,10 @@ Error SessionCore::disconnected_error() const {
     return Error(ErrorKind::Connection, "server '" + settings_.server_name + "' is not connected");
 }
 
-void SessionCore::on_transport_message(std::string_view message) { engine_->handle_message(message); }
+void SessionCore::on_transport_message(std::string_view message) {
+    if (settings_.wire_trace) settings_.wire_trace(settings_.server_name, WireDirection::In, message);
+    engine_->handle_message(message);
+}
 
 void SessionCore::on_transport_request_failed(std::string_view request_id, const transport::Failure& failure) {
     if (engine_) engine_->fail_request(request_id, request_failure_error(failure));

@@ -72,6 +72,8 @@ struct SessionSettings {
     // Modern era: results cached by their ttlMs / cacheScope (shared by the host's sessions).
     // Null: the session keeps one of its own.
     std::shared_ptr<session::ResponseCache> response_cache;
+    // HostOptions::wire_trace, called with server_name for every message out and in.
+    std::function<void(const std::string& server, WireDirection direction, std::string_view message)> wire_trace;
 };
 
 // What a server said about itself at the last connect. Published whole (a new object per

@@ -12,6 +12,24 @@ namespace mcph::detail {
 
 using namespace core_internal;
 
+namespace {
+
+// Waits for a request's answer. With RequestOptions::is_cancelled the wait is polled, so a person's
+// Ctrl-C (the shell) cancels a plain request as it cancels a task: notifications/cancelled is sent
+// and the call fails Cancelled. Without it: a plain wait, nothing polled.
+Json await_answer(PendingRequest pending, const RequestOptions& options) {
+    if (!options.is_cancelled) return pending.get();
+    constexpr auto kPoll = std::chrono::milliseconds(50);
+    while (pending.future().wait_for(kPoll) != std::future_status::ready) {
+        if (!options.is_cancelled()) continue;
+        pending.cancel("cancelled by the user");
+        break;
+    }
+    return pending.get();
+}
+
+}  // namespace
+
 PendingRequest SessionCore::request(const std::string& method, Json params, const RequestOptions& options) {
     if (!engine_) {
         std::promise<Json> failed;
@@ -115,7 +133,7 @@ Json SessionCore::call(const std::string& method, Json params, const RequestOpti
 
 Json SessionCore::exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds) {
     if (modern()) return modern_exchange(method, std::move(params), options, input_rounds);
-    Json result = request(method, std::move(params), options).get();
+    Json result = await_answer(request(method, std::move(params), options), options);
     // Earlier servers omit resultType (= complete); one that says otherwise is not followed.
     if (result.IsObject() && session::result_type(result, method + " from '" + settings_.server_name + "'") !=
                                  session::ResultType::Complete)
@@ -143,7 +161,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
         const auto f = facts();
         Json result;
         try {
-            result = send_request(method, std::move(sent), options, f->protocol_version).get();
+            result = await_answer(send_request(method, std::move(sent), options, f->protocol_version), options);
         } catch (const Error& e) {
             if (auto refused = session::unsupported_version(e)) {
                 auto mutual = session::mutual_modern_version(refused->supported);

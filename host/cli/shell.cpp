@@ -1,0 +1,206 @@
+#include "shell.hpp"
+
+#include "command_table.hpp"
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "interactive.hpp"
+#include "shell_editor.hpp"
+#include "shell_events.hpp"
+
+#include <mcph/error.hpp>
+#include <mcph/text.hpp>
+
+#include <histedit.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace mcph::cli {
+namespace {
+
+constexpr const char* kShellHelp =
+    "\nIn the shell: the commands above without `mcph` (e.g. `tools`, `call mem/recall '{\"key\":\"a\"}'`,\n"
+    "`status`), `help <command>`, and `exit [N]` / `quit`. Servers stay connected between commands.\n"
+    "Tab completes commands, servers and tools; Ctrl-C cancels a running call or clears the line;\n"
+    "Ctrl-D ends. Global options (--mcp-config, --plugin-dir, --strict-mcp-config) are given to\n"
+    "`mcph shell` itself.\n";
+
+// The history file: <config home>/shell_history, the config home as the library finds it
+// ($MCPH_CONFIG_HOME, else $XDG_CONFIG_HOME/mcph, else ~/.config/mcph). Empty: no history file.
+std::filesystem::path history_file() {
+    const auto env = [](const char* name) -> std::string {
+        const char* v = std::getenv(name);
+        return v ? v : "";
+    };
+    if (!env("MCPH_CONFIG_HOME").empty()) return std::filesystem::path(env("MCPH_CONFIG_HOME")) / "shell_history";
+    if (!env("XDG_CONFIG_HOME").empty()) return std::filesystem::path(env("XDG_CONFIG_HOME")) / "mcph" / "shell_history";
+    if (!env("HOME").empty()) return std::filesystem::path(env("HOME")) / ".config" / "mcph" / "shell_history";
+    return {};
+}
+
+// A server's log line, as the one-shot CLI prints it (every part the server's: escaped, one line).
+void print_log(const std::string& server, const std::string& level, const std::string& logger, const JsonValue& data) {
+    const std::string text = data.IsString() ? std::string(data.GetString(), data.GetStringLength()) : to_json(data);
+    print_console_line("[" + terminal_safe(server, LineBreaks::Escape) +
+                       (logger.empty() ? "" : "/" + terminal_safe(logger, LineBreaks::Escape)) + " " +
+                       terminal_safe(level, LineBreaks::Escape) + "] " + terminal_safe(text, LineBreaks::Escape));
+}
+
+// Live lines go through the console, so they never cut into the line being typed.
+void route_live_lines(HostOptions& ho) {
+    ho.callbacks.on_log = print_log;
+    ho.callbacks.on_list_changed = [](const std::string& server, const std::string& list) {
+        print_console_line("mcph: " + terminal_safe(list, LineBreaks::Escape) + " of " +
+                           terminal_safe(server, LineBreaks::Escape) + " changed");
+    };
+}
+
+std::vector<std::string> completions(Host& host, bool first) {
+    std::vector<std::string> out;
+    if (first) {
+        out = command_names();
+        for (const char* extra : {"exit", "quit", "help"}) out.emplace_back(extra);
+        return out;
+    }
+    out = host.server_names();
+    for (const auto& t : host.tools()) {
+        out.push_back(t.mapped_name);
+        out.push_back(t.server + "/" + t.name);
+    }
+    return out;
+}
+
+void say_error(const std::string& message) { std::cerr << "mcph: error: " << terminal_safe(message) << "\n" << std::flush; }
+
+// One command line, already split into words: its exit status.
+int execute(Host& host, const Options& shell, const std::vector<std::string>& words) {
+    std::vector<std::string> argv_s = {"mcph"};
+    argv_s.insert(argv_s.end(), words.begin(), words.end());
+    std::vector<char*> argv;
+    for (auto& w : argv_s) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    try {
+        Options o = parse_options(static_cast<int>(argv_s.size()), argv.data());
+        for (const auto& w : o.warnings) std::cerr << "mcph: warning: " << w << "\n";
+        if (!o.mcp_configs.empty() || !o.plugin_dirs.empty() || o.strict_mcp_config)
+            throw Error(ErrorKind::Usage, "--mcp-config, --plugin-dir and --strict-mcp-config are options of `mcph shell` "
+                                          "itself: the shell's host is made once");
+        if (o.help && !o.command.empty()) {
+            std::cout << command_help(*find_command(o.command)) << std::flush;
+            return kExitOk;
+        }
+        if (o.help || o.command.empty()) {
+            std::cout << usage_text() << kShellHelp << std::flush;
+            return o.help ? kExitOk : kExitUsage;
+        }
+        if (!o.timeout) o.timeout = shell.timeout;
+        o.debug = shell.debug;
+        o.is_cancelled = [] { return LineEditor::interrupted(); };
+        const int status = run_on_host(host, o);
+        std::cout << std::flush;
+        return status;
+    } catch (const AuthNeeded& e) {
+        say_error(std::string(e.what()) + " (sign in with `login " + e.server() + "`)");
+        return kExitAuthNeeded;
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Cancelled) {
+            std::cerr << "mcph: cancelled (the server was sent notifications/cancelled)\n" << std::flush;
+            return kExitCancelled;
+        }
+        say_error(e.what());
+        return exit_code_for(e.kind());
+    } catch (const std::exception& e) {
+        say_error(std::string("internal error: ") + e.what());
+        return kExitFailure;
+    }
+}
+
+// Splits a line into words as sh does (quotes, backslashes) with libedit's tokenizer, rather
+// than a parser of our own. nullopt (and a message) for an unmatched quote.
+std::optional<std::vector<std::string>> split_words(Tokenizer* tok, const std::string& line) {
+    int argc = 0;
+    const char** argv = nullptr;
+    const int rc = tok_str(tok, line.c_str(), &argc, &argv);
+    std::optional<std::vector<std::string>> out;
+    if (rc == 0) out.emplace(argv, argv + argc);
+    tok_reset(tok);
+    if (!out) say_error(rc > 0 ? "unmatched quote in the line" : "cannot split the line into words");
+    return out;
+}
+
+// Without a terminal: one line from stdin, bounded. nullopt at the end of input.
+std::optional<std::string> read_script_line(bool& too_long) {
+    std::string line;
+    too_long = false;
+    int c = 0;
+    bool any = false;
+    while ((c = std::getchar()) != EOF) {
+        any = true;
+        if (c == '\n') return line;
+        if (line.size() < kMaxShellLineBytes) line.push_back(static_cast<char>(c));
+        else too_long = true;
+    }
+    if (!any) return std::nullopt;
+    return line;
+}
+
+// `exit [N]` / `quit`: the status to exit with, or nullopt when the line is not one.
+std::optional<int> exit_request(const std::vector<std::string>& words, int last) {
+    if (words.empty() || (words[0] != "exit" && words[0] != "quit")) return std::nullopt;
+    if (words.size() == 1) return last;
+    try {
+        return std::stoi(words[1]) & 0xff;
+    } catch (const std::exception&) {
+        say_error("exit takes a number, not '" + words[1] + "'");
+        return kExitUsage;
+    }
+}
+
+}  // namespace
+
+int run_shell(const Options& options) {
+    if (!options.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph shell (commands are typed in it)");
+    auto host = make_host(options, {}, route_live_lines);
+    const bool terminal = stdin_is_tty();
+    host->connect_all();  // once: every command after it finds its servers live
+    for (const auto& s : host->status())
+        if (s.state == "failed")
+            print_console_line("mcph: server '" + terminal_safe(s.name, LineBreaks::Escape) +
+                               "' failed: " + terminal_safe(s.error, LineBreaks::Escape));
+    std::unique_ptr<Tokenizer, void (*)(Tokenizer*)> tok(tok_init(nullptr), tok_end);
+    std::unique_ptr<LineEditor> editor;
+    if (terminal) {
+        editor = std::make_unique<LineEditor>(history_file(), [&host](bool first) { return completions(*host, first); });
+        std::size_t live = 0;
+        for (const auto& name : host->server_names()) live += host->session(name) ? 1 : 0;
+        std::cerr << "mcph shell: " << live << " of " << host->server_names().size()
+                  << " servers connected. `help` lists the commands; Tab completes; Ctrl-D or `exit` ends.\n";
+    }
+    int last = kExitOk;
+    for (;;) {
+        std::optional<std::string> line;
+        bool too_long = false;
+        if (editor) line = editor->read_line("mcph> ");
+        else line = read_script_line(too_long);
+        if (!line) break;
+        if (too_long) {
+            say_error("a line longer than " + std::to_string(kMaxShellLineBytes) + " bytes was not run");
+            last = kExitUsage;
+            continue;
+        }
+        auto words = split_words(tok.get(), *line);
+        if (!words) {
+            last = kExitUsage;
+            continue;
+        }
+        if (words->empty() || (*words)[0].rfind('#', 0) == 0) continue;  // blank lines and comments
+        if (auto code = exit_request(*words, last)) return *code;
+        LineEditor::take_interrupt();  // a Ctrl-C typed before the command does not cancel it
+        last = execute(*host, options, *words);
+    }
+    if (editor) std::cerr << "\n";
+    return last;
+}
+
+}  // namespace mcph::cli
