@@ -78,6 +78,16 @@ const std::vector<CommandSpec>& table() {
         {"login", "mcph login <server>", "Signs in to a server that needs auth (opens the browser).", "",
          {MCPH_CONNECTING}},
         {"logout", "mcph logout <server>", "Forgets a server's stored credentials.", "", {"--json"}},
+        {"completion", "mcph completion bash|zsh|fish",
+         "Prints a shell completion script for mcph (commands, each command's options, server names).\n"
+         "Server names are looked up with `mcph completion servers`, which reads the config and connects\n"
+         "nothing; tool names are not completed (that would start every server), `call` completes `server/`.",
+         "  mcph completion bash > ~/.local/share/bash-completion/completions/mcph\n"
+         "  mcph completion zsh > \"${fpath[1]}/_mcph\"\n"
+         "  mcph completion fish > ~/.config/fish/completions/mcph.fish\n",
+         {}},
+        {"man", "mcph man", "Prints mcph's manual page (roff), generated from this help.",
+         "  mcph man | man -l -\n  mcph man > mcph.1\n", {}},
     };
     return commands;
 }

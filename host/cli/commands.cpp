@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "browser.hpp"
+#include "completion_scripts.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
 #include "did_you_mean.hpp"
@@ -8,6 +9,7 @@
 #include "input_prompt.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
+#include "man_page.hpp"
 #include "render.hpp"
 
 #include <mcph/error.hpp>
@@ -521,6 +523,9 @@ int run_command(const Options& o) {
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
     };
     if (o.command == "demo") return run_demo(o);
+    // Generated from the command table; nothing to connect (`completion servers` reads the config).
+    if (o.command == "completion") return run_completion(o);
+    if (o.command == "man") return print_man_page();
     auto it = kCommands.find(o.command);
     if (it == kCommands.end()) throw Error(ErrorKind::Usage, "unknown command '" + o.command + "' (see mcph --help)");
     auto host = make_host(o);

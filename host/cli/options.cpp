@@ -51,6 +51,8 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
   approve --agent <name>    approve a project agent file as it is now (again after any change)
   login <server>            sign in to a server that needs auth (opens the browser)
   logout <server>           forget a server's stored credentials
+  completion bash|zsh|fish  print a shell completion script (commands, options, server names)
+  man                       print the manual page (roff): `mcph man | man -l -`
 
 Global options (before the command; a command's own options follow its name):
   --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins
@@ -285,4 +287,14 @@ Options parse_options(int argc, char** argv) {
     return o;
 }
 
+}  // namespace mcph::cli
+
+namespace mcph::cli {
+std::vector<OptionInfo> option_infos() {
+    std::vector<OptionInfo> out;
+    for (const auto& spec : option_table())
+        out.push_back({spec.long_name, spec.short_name ? spec.short_name : "", spec.value_name ? spec.value_name : "",
+                       spec.global, spec.help});
+    return out;
+}
 }  // namespace mcph::cli
