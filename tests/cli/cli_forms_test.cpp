@@ -160,6 +160,20 @@ TEST_F(CliForms, UrlModeIsShownAndOpenedOnlyWithConsent) {
     EXPECT_EQ(url, "https://auth.example.com/connect?state=1");
 }
 
+// Without a terminal nobody can answer: the request is declined at once (a script never hangs).
+TEST_F(CliForms, WithoutATerminalTheFormIsDeclinedAtOnce) {
+    const fs::path file = dir_ / "elicit.json";
+    write_file(file, kForm);
+    const std::string config = "{\"mcpServers\":{\"fake\":{\"command\":" + json_quote(fake_server_path().string()) +
+                               ",\"args\":[\"--elicit-file\"," + json_quote(file.string()) + "]}}}";
+    const CliResult r = run_cli({"--strict-mcp-config", "--mcp-config", config, "call", "fake/work", "--timeout", "15s"}, env_,
+                                dir_.path(), std::chrono::seconds(20));
+    ASSERT_FALSE(r.timed_out) << r.describe();
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_TRUE(contains(r.out, R"({"action":"decline"})")) << r.describe();
+    EXPECT_FALSE(contains(r.err, "Colour")) << "nothing is asked without a terminal\n" << r.err;
+}
+
 // server-everything's own form (13 fields of every kind), answered through the terminal; its tool
 // prints the raw result it received.
 TEST_F(CliForms, ServerEverythingReceivesTheFormAsTyped) {

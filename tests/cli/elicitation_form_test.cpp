@@ -89,6 +89,17 @@ TEST(ElicitationForm, UnaskableSchemasAreRefusedNamingTheField) {
     EXPECT_NE(error.find("'deep'"), std::string::npos) << error;
 }
 
+TEST(ElicitationForm, AFormTooLongToReadIsRefusedNamingTheBound) {
+    std::string schema = R"({"type":"object","properties":{)";
+    for (int i = 0; i < 101; ++i) schema += (i ? "," : "") + std::string("\"f") + std::to_string(i) + "\":{\"type\":\"string\"}";
+    schema += "}}";
+    Json doc;
+    doc.Parse(schema.c_str());
+    std::string error;
+    EXPECT_TRUE(read_form_fields(doc, error).empty());
+    EXPECT_NE(error.find("101 fields (at most 100)"), std::string::npos) << error;
+}
+
 ElicitationResponse run(const char* schema_json, std::deque<std::string> lines, std::string* shown = nullptr) {
     ElicitationRequest request;
     request.server = "s";
