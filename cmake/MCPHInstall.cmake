@@ -47,6 +47,20 @@ if(TARGET mcph_cli)
   set_target_properties(mcph_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/${_mcph_bin_to_lib}")
   install(TARGETS mcph_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 endif()
+# The man page, mcph.1: written at build time by the binary itself (`mcph man`, generated from the
+# same command and option tables as its help, host/cli/man_page.cpp), so it cannot drift from what
+# the binary accepts; not when cross-compiling (the binary cannot run here).
+if(TARGET mcph_cli AND NOT CMAKE_CROSSCOMPILING)
+  set(_mcph_man_page "${PROJECT_BINARY_DIR}/share/man/man1/mcph.1")
+  add_custom_command(OUTPUT "${_mcph_man_page}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${PROJECT_BINARY_DIR}/share/man/man1"
+    COMMAND sh -c "\"$0\" man > \"$1\"" "$<TARGET_FILE:mcph_cli>" "${_mcph_man_page}"
+    DEPENDS mcph_cli
+    COMMENT "Generating mcph.1 (mcph man)"
+    VERBATIM)
+  add_custom_target(mcph_man ALL DEPENDS "${_mcph_man_page}")
+  install(FILES "${_mcph_man_page}" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT runtime)
+endif()
 # `mcph demo` starts the hello-server found in <prefix>/libexec/mcph (host/cli/demo.cpp): a helper
 # of the demo, not a command, so not in bin/ under a generic name.
 if(TARGET hello-server)

@@ -125,6 +125,16 @@ const std::vector<CommandSpec>& table() {
          "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Without a\n"
          "terminal it reads one command per line and exits with the last command's status (130: cancelled).",
          "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n", {"--timeout", "--connect-timeout"}},
+        {"completion", "mcph completion bash|zsh|fish",
+         "Prints a shell completion script for mcph (commands, each command's options, server names).\n"
+         "Server names are looked up with `mcph completion servers`, which reads the config and connects\n"
+         "nothing; tool names are not completed (that would start every server), `call` completes `server/`.",
+         "  mcph completion bash > ~/.local/share/bash-completion/completions/mcph\n"
+         "  mcph completion zsh > \"${fpath[1]}/_mcph\"\n"
+         "  mcph completion fish > ~/.config/fish/completions/mcph.fish\n",
+         {}},
+        {"man", "mcph man", "Prints mcph's manual page (roff), generated from this help.",
+         "  mcph man | man -l -\n  mcph man > mcph.1\n", {}},
     };
     return commands;
 }

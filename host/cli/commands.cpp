@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "browser.hpp"
+#include "completion_scripts.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
 #include "content_output.hpp"
@@ -10,6 +11,7 @@
 #include "interactive.hpp"
 #include "json_output.hpp"
 #include "listing_commands.hpp"
+#include "man_page.hpp"
 #include "render.hpp"
 #include "shell.hpp"
 #include "shell_events.hpp"
@@ -519,6 +521,9 @@ int run_on_host(Host& host, const Options& o) {
 int run_command(const Options& o) {
     if (o.command == "demo") return run_demo(o);
     if (o.command == "shell") return run_shell(o);
+    // Generated from the command table; nothing to connect (`completion servers` reads the config).
+    if (o.command == "completion") return run_completion(o);
+    if (o.command == "man") return print_man_page();
     const Handler handler = handler_for(o.command);
     auto host = make_host(o);
     if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());

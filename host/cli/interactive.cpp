@@ -1,5 +1,8 @@
 #include "interactive.hpp"
 
+#include "browser.hpp"
+#include "elicitation_form.hpp"
+
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
@@ -8,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -61,50 +65,18 @@ Json sample_on_terminal(const std::string& server, const JsonValue& params) {
     return result;
 }
 
-// Reads one property value typed by the person; empty input leaves it unset (defaults apply).
-bool read_property(const std::string& name, const JsonValue& schema, Json& content) {
-    const std::string type = string_member(schema, "type");
-    std::string prompt = "  " + terminal_safe(name, LineBreaks::Escape) + " (" +
-                         (type.empty() ? "string" : terminal_safe(type, LineBreaks::Escape)) + ")";
-    if (schema.IsObject() && schema.HasMember("default"))
-        prompt += " [default: " + terminal_safe(to_json(schema["default"]), LineBreaks::Escape) + "]";
-    std::string answer = ask(prompt + ": ");
-    if (answer.empty()) return true;
-    auto& a = content.GetAllocator();
-    JsonValue key(name.c_str(), a);
-    if (type == "number" || type == "integer") {
-        try {
-            double v = std::stod(answer);
-            if (type == "integer") content.AddMember(key, JsonValue(static_cast<int64_t>(v)), a);
-            else content.AddMember(key, JsonValue(v), a);
-        } catch (const std::exception&) {
-            std::cerr << "  not a number\n";
-            return false;
-        }
-    } else if (type == "boolean") {
-        content.AddMember(key, JsonValue(answer == "y" || answer == "yes" || answer == "true"), a);
-    } else {
-        content.AddMember(key, JsonValue(answer.c_str(), a), a);
-    }
-    return true;
+std::optional<std::string> read_terminal_line() {
+    std::string line;
+    if (!std::getline(std::cin, line)) return std::nullopt;  // Ctrl-D / end of input: cancel
+    return line;
 }
 
+// Form mode: the fields asked and checked one by one (elicitation_form.cpp). URL mode: the URL is
+// shown, and opened only when the person says so.
 ElicitationResponse elicit_on_terminal(const ElicitationRequest& request) {
     std::lock_guard lock(console_mutex());
-    std::cerr << "\n[" << terminal_safe(request.server, LineBreaks::Escape) << "] asks: " << terminal_safe(request.message)
-              << "\n";
-    ElicitationResponse response;
-    response.content.SetObject();
-    if (request.requested_schema.IsObject() && request.requested_schema.HasMember("properties") &&
-        request.requested_schema["properties"].IsObject()) {
-        for (const auto& p : request.requested_schema["properties"].GetObject()) {
-            while (!read_property(std::string(p.name.GetString(), p.name.GetStringLength()), p.value, response.content)) {
-            }
-        }
-    }
-    std::string confirm = ask("Send this answer? [y = accept, n = decline, c = cancel]: ");
-    response.action = confirm == "y" || confirm == "yes" ? "accept" : confirm == "c" ? "cancel" : "decline";
-    return response;
+    if (request.mode == "url") return ask_url(request, read_terminal_line, std::cerr, open_in_browser);
+    return ask_form(request, read_terminal_line, std::cerr);
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
   logout <server>           forget a server's stored credentials
   shell                     an interactive session over one long-lived host: servers stay connected
                             (state kept between calls), history, completion, live server events
+  completion bash|zsh|fish  print a shell completion script (commands, options, server names)
+  man                       print the manual page (roff): `mcph man | man -l -`
 
 Global options (before the command; a command's own options follow its name):
   --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins
@@ -310,4 +312,14 @@ Options parse_options(int argc, char** argv) {
     return o;
 }
 
+}  // namespace mcph::cli
+
+namespace mcph::cli {
+std::vector<OptionInfo> option_infos() {
+    std::vector<OptionInfo> out;
+    for (const auto& spec : option_table())
+        out.push_back({spec.long_name, spec.short_name ? spec.short_name : "", spec.value_name ? spec.value_name : "",
+                       spec.global, spec.help});
+    return out;
+}
 }  // namespace mcph::cli

@@ -59,3 +59,15 @@ namespace mcph::cli {
 // "  -s, --scope <scope>   add/remove/get: ..." for a command's help; empty for an unknown name.
 std::string option_help(const std::string& long_name);
 }  // namespace mcph::cli
+
+namespace mcph::cli {
+// The option table as data, for the generated shell completion scripts and man page.
+struct OptionInfo {
+    std::string long_name;   // "--scope"
+    std::string short_name;  // "-s", or empty
+    std::string value_name;  // "<scope>", or empty for a switch
+    bool global = false;     // also accepted before the command
+    std::string help;
+};
+std::vector<OptionInfo> option_infos();
+}  // namespace mcph::cli

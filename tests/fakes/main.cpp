@@ -16,7 +16,8 @@ constexpr const char* kUsage =
     "usage: fake-mcp-server [--mode MODE] [--log FILE] [--tools-file FILE] [--init-delay-ms N]\n"
     "                       [--trace FILE] [--exit-after-init-ms N] [--instructions TEXT]\n"
     "                       [--text-file FILE]\n"
-    "                       [--instructions-file FILE] [--prompts-file FILE] [--skills-file FILE]\n";
+    "                       [--instructions-file FILE] [--prompts-file FILE] [--skills-file FILE]\n"
+    "                       [--elicit-file FILE]\n";
 
 // A non-negative millisecond count, or nullopt.
 std::optional<int> parse_ms(const std::string& text) {
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
             options.prompts_file = argv[++i];
         } else if (arg == "--skills-file" && has_value) {
             options.skills_file = argv[++i];
+        } else if (arg == "--elicit-file" && has_value) {
+            options.elicit_file = argv[++i];
         } else if ((arg == "--init-delay-ms" || arg == "--exit-after-init-ms") && has_value) {
             const auto ms = parse_ms(argv[++i]);
             if (!ms) {

@@ -143,6 +143,7 @@ void FakeServer::handle(const Json& message) {
     static const Value kEmpty(rapidjson::kObjectType);
     const Value* params = member(message, "params");
     if (!params) params = &kEmpty;
+    if (method.empty() && id && id->IsString() && std::string_view(id->GetString()) == "elicit") return on_elicitation_answer(message);
     if (method.empty() || !id || id->IsNull()) return;  // a notification, or a response to us: nothing to do
 
     if (method == "server/discover" && mode_ == Mode::SilentDiscover) return;  // read, never answered
@@ -437,11 +438,38 @@ void FakeServer::answer_hostile_text(const Value& id, const Value& params) {
     answer_work(id, bytes);
 }
 
+void FakeServer::ask_elicitation(const Value& id) {
+    std::ifstream in(options_.elicit_file, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    Json params;
+    if (!in || !parse(content.str(), params) || !params.IsObject())
+        return wire_.respond_error(id, -32603, "elicit file '" + options_.elicit_file + "' must hold a JSON object");
+    pending_elicitation_call_.CopyFrom(id, pending_elicitation_call_.GetAllocator());
+    Json request(rapidjson::kObjectType);
+    auto& a = request.GetAllocator();
+    request.AddMember("jsonrpc", "2.0", a);
+    request.AddMember("id", "elicit", a);
+    request.AddMember("method", "elicitation/create", a);
+    request.AddMember("params", Value(params, a), a);
+    wire_.write(request);
+}
+
+void FakeServer::on_elicitation_answer(const Json& message) {
+    if (pending_elicitation_call_.IsNull()) return;
+    const Value* answer = member(message, "result");
+    if (!answer) answer = member(message, "error");
+    static const Value kNull;
+    answer_work(pending_elicitation_call_, to_json(answer ? *answer : kNull));
+    pending_elicitation_call_.SetNull();
+}
+
 void FakeServer::on_tools_call(const Value& id, const Value& params) {
     const std::string name(string_member(params, "name"));
     if (!knows_tool(name))
         return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
     if (!options_.text_file.empty() && mode_ != Mode::ExitMidCall) return answer_hostile_text(id, params);
+    if (!options_.elicit_file.empty()) return ask_elicitation(id);
     if (answer_structured(id, name)) return;
     switch (mode_) {
         case Mode::Memory: {

@@ -68,6 +68,10 @@ private:
     // --skills-file: skills/list answers its "skills", resources/read its "files" (read afresh).
     void on_skills_request(const Value& id, std::string_view method, const Value& params);
     void answer_work(const Value& id, std::string_view text);
+    // --elicit-file: sends elicitation/create with the file's params; the client's answer to it
+    // (result or error, compact JSON) becomes the pending call's text (on_elicitation_answer).
+    void ask_elicitation(const Value& id);
+    void on_elicitation_answer(const Json& message);
     // tools/call of a tools-file entry with a `structuredContent` member: answered with it.
     bool answer_structured(const Value& id, const std::string& name);
     // --text-file: the file's bytes as a log notification, a progress message, a stderr line and
@@ -91,7 +95,8 @@ private:
     std::atomic<bool> tools_changed_{false};
     std::map<std::string, std::string> memory_;  // memory: what `remember` stored (main loop only)  // list-changed, list-flood: the list after the first call
     std::vector<std::thread> background_;
-    bool crash_scheduled_ = false;  // --exit-after-init-ms: the timer runs once
+    bool crash_scheduled_ = false;
+    Json pending_elicitation_call_;  // --elicit-file: the id of the tools/call waiting for the answer  // --exit-after-init-ms: the timer runs once
 };
 
 }  // namespace fake

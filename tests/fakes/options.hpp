@@ -17,6 +17,7 @@ struct Options {
     std::string instructions_file;            // --instructions-file: the same, read at each initialize
     std::string prompts_file;                 // --prompts-file: prompts/list answers this file's array
     std::string skills_file;                  // --skills-file: the skills extension (skills/list, resources/read)
+    std::string elicit_file;                  // --elicit-file: tools/call asks elicitation/create with these params
 };
 
 // Appends "<event> <pid> <CLOCK_MONOTONIC ms>\n" to the trace file with a single write() on an
