@@ -3,6 +3,7 @@
 #include "browser.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
+#include "import_command.hpp"
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "input_prompt.hpp"
@@ -519,6 +520,7 @@ int run_command(const Options& o) {
         {"add", cmd_add},             {"remove", cmd_remove}, {"enable", cmd_enable}, {"disable", cmd_disable},
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
+        {"import", cmd_import},
     };
     if (o.command == "demo") return run_demo(o);
     auto it = kCommands.find(o.command);

@@ -171,6 +171,10 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string& v) { set_duration(o.connect_timeout, o, "--connect-timeout", v); }},
         {"--agent", nullptr, "<name>", true, "through a sub-agent (tools, call) or approve its file (approve)",
          [](Options& o, const std::string& v) { o.agent = v; }},
+        {"--dry-run", nullptr, nullptr, false, "show what would be written; write nothing",
+         [](Options& o, const std::string&) { o.dry_run = true; }},
+        {"--force", nullptr, nullptr, false, "replace a server of the same name in the scope",
+         [](Options& o, const std::string&) { o.force = true; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

@@ -31,6 +31,8 @@ struct Options {
     std::vector<std::string> env;
     std::vector<std::string> headers;
     bool dash_dash = false;  // add: `--` was given (what follows is the server's command line)
+    bool dry_run = false;  // import: show what would be written, write nothing
+    bool force = false;    // import: replace a server of the same name in the scope
     std::vector<std::string> warnings;  // said on stderr before the command runs (e.g. a bare duration)
 };
 
