@@ -36,6 +36,8 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
   add-json <name> '<json>'  save a server definition given as a JSON entry
   get <name>                show a server's definition: scope, origin, type, command or URL
                             (secret values masked)
+  import <claude-desktop|claude-code|vscode|cursor|FILE> [-s scope] [--dry-run] [--force] [names...]
+                            copy other clients' server definitions into a scope (nothing is run)
   remove [-s scope] <name>  delete a saved definition (from the scope, else the file defining it)
   enable <name> / disable <name>
                             switch a server on or off for this project (your local settings)
