@@ -135,6 +135,17 @@ const std::vector<CommandSpec>& table() {
          {}},
         {"man", "mcph man", "Prints mcph's manual page (roff), generated from this help.",
          "  mcph man | man -l -\n  mcph man > mcph.1\n", {}},
+        {"import", "mcph import <claude-desktop|claude-code|vscode|cursor|FILE> [-s scope] [--dry-run] [--force] [names...]",
+         "Copies other clients' server definitions into a scope (default local); nothing is connected or run.\n"
+         "claude-desktop: ~/.config/Claude/claude_desktop_config.json; claude-code: ~/.claude.json and ./.mcp.json;\n"
+         "vscode: ~/.config/Code/User/settings.json (mcp.servers) and ./.vscode/mcp.json; cursor: ~/.cursor/mcp.json\n"
+         "and ./.cursor/mcp.json; or any FILE with mcpServers/servers. Each entry is checked like `mcph add`; a\n"
+         "bad one is refused (named, with why) and the rest imported. A name already in the scope is skipped\n"
+         "unless --force. Entries using VS Code ${input:...} are refused (inputs do not travel). Exit 0 when all\n"
+         "were imported, 1 when some were skipped or refused, 2 for a bad source or a malformed file (nothing\n"
+         "written).",
+         "  mcph import claude-desktop --dry-run\n  mcph import cursor -s user github\n  mcph import ./mcp.json --force\n",
+         {"--scope", "--dry-run", "--force", "--json"}},
     };
     return commands;
 }

@@ -5,6 +5,7 @@
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
 #include "content_output.hpp"
+#include "import_command.hpp"
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "input_prompt.hpp"
@@ -485,6 +486,7 @@ const std::map<std::string, Handler>& command_handlers() {
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
         {"list", cmd_list},           {"templates", cmd_templates}, {"complete", cmd_complete}, {"log-level", cmd_log_level},
+        {"import", cmd_import},
     };
     return kCommands;
 }

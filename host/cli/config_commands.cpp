@@ -23,6 +23,8 @@ bool looks_like_url(const std::string& s) {
     return false;
 }
 
+}  // namespace
+
 // What `mcph add` refuses before anything is written: a name that would be read as an option or
 // could not be typed back, K=V without a valid name, a header that is not "Name: value".
 void check_server_name(const std::string& name) {
@@ -35,6 +37,8 @@ void check_server_name(const std::string& name) {
                                           "': use 1 to 64 letters, digits, '_', '-' or '.', not starting with '-'"
                                           " (nothing was saved)");
 }
+
+namespace {
 
 std::pair<std::string, std::string> split_env(const std::string& kv) {
     const auto eq = kv.find('=');
@@ -108,7 +112,14 @@ std::string with_defaults(const std::string& text) {
     for (std::size_t i = 0; i < text.size();) {
         const auto close = text.compare(i, 2, "${") == 0 ? text.find('}', i) : std::string::npos;
         const auto inner = close == std::string::npos ? std::string() : text.substr(i + 2, close - i - 2);
-        if (close == std::string::npos || inner.find_first_of(":${") != std::string::npos) {
+        // Only ${NAME} of the environment: ${/}, ${workspaceFolder}, ${userHome}, ${pathSeparator}
+        // and ${env:...}/${input:...} have meanings of their own and are left as written.
+        const bool env_name = !inner.empty() && !std::isdigit(static_cast<unsigned char>(inner[0])) &&
+                              std::all_of(inner.begin(), inner.end(), [](char c) {
+                                  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                              }) &&
+                              inner != "workspaceFolder" && inner != "userHome" && inner != "pathSeparator";
+        if (close == std::string::npos || !env_name) {
             out.push_back(text[i++]);
             continue;
         }
@@ -131,6 +142,8 @@ void add_defaults(JsonValue& v, Json::AllocatorType& a, bool is_url) {
     }
 }
 
+}  // namespace
+
 // An entry is checked by the host's own config reader (the one every config file goes through),
 // in a host of its own that reads no file and connects nothing: what it refuses is never saved.
 void check_entry(const std::string& name, const JsonValue& entry) {
@@ -151,6 +164,8 @@ void check_entry(const std::string& name, const JsonValue& entry) {
         throw Error(ErrorKind::Usage, std::string(e.what()) + " (nothing was saved)");
     }
 }
+
+namespace {
 
 // What `approve` shows: every definition it pinned, in full, with the scanner's findings — the
 // person approving reads what the model will read. (Kept apart from what approve records.)

@@ -7,6 +7,11 @@
 
 namespace mcph::cli {
 
+// The checks `add` makes before saving (also used by `import`): a name that can be typed back and
+// is not an option; an entry the host's own config reader accepts. Throw mcph::Error(Usage).
+void check_server_name(const std::string& name);
+void check_entry(const std::string& name, const JsonValue& entry);
+
 int cmd_add(Host& host, const Options& o);
 int cmd_add_json(Host& host, const Options& o);
 // `mcph get <name>` (get_command.cpp): a definition with its secrets masked.

@@ -45,6 +45,8 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
   add-json <name> '<json>'  save a server definition given as a JSON entry
   get <name>                show a server's definition: scope, origin, type, command or URL
                             (secret values masked)
+  import <claude-desktop|claude-code|vscode|cursor|FILE> [-s scope] [--dry-run] [--force] [names...]
+                            copy other clients' server definitions into a scope (nothing is run)
   remove [-s scope] <name>  delete a saved definition (from the scope, else the file defining it)
   enable <name> / disable <name>
                             switch a server on or off for this project (your local settings)
@@ -190,7 +192,7 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string& v) { o.agent = v; }},
         {"--output", "-o", "<path>", false, "read: a file (or a directory for several contents); call: a directory for images, audio and blobs",
          [](Options& o, const std::string& v) { o.output = v; }},
-        {"--force", "-f", nullptr, false, "replace a file that exists (-o)", [](Options& o, const std::string&) { o.force = true; }},
+        {"--force", "-f", nullptr, false, "replace what exists: a file (read/call -o), a server of the same name in the scope (import)", [](Options& o, const std::string&) { o.force = true; }},
         {"--prompt", nullptr, "<name>", false, "complete an argument of this prompt",
          [](Options& o, const std::string& v) { o.complete_prompt = v; }},
         {"--resource-template", nullptr, "<uri-template>", false, "complete a variable of this resource template",
@@ -198,6 +200,8 @@ const std::vector<OptionSpec>& option_table() {
         {"--debug", nullptr, nullptr, true,
          "every JSON-RPC message in and out, per server, on stderr (secrets redacted), and the debug log",
          [](Options& o, const std::string&) { o.debug = true; }},
+        {"--dry-run", nullptr, nullptr, false, "show what would be written; write nothing",
+         [](Options& o, const std::string&) { o.dry_run = true; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

@@ -35,6 +35,7 @@ struct Options {
     // The shell: polled while a tool call runs; true cancels it (Ctrl-C). Unset outside the shell.
     std::function<bool()> is_cancelled;
     bool debug = false;  // --debug: the wire trace and the debug log on stderr (MCPH_LOG_LEVEL=trace)
+    bool dry_run = false;  // import: show what would be written, write nothing
     std::vector<std::string> warnings;  // said on stderr before the command runs (e.g. a bare duration)
     // read -o FILE|DIR, call -o DIR: where content is saved; --force: an existing file is replaced.
     std::string output;

@@ -147,6 +147,12 @@ TEST_F(CliJsonSchema, EveryCommandPrintsOneValidDocument) {
     std::ofstream(dir_ / "proj" / ".mcp.json") << "{\"mcpServers\":{\"p\":{\"command\":\"" << MCPH_TEST_HELLO << "\"}}}";
     EXPECT_EQ(expect_valid({"approve", "--json", "p"}), 0);
     EXPECT_EQ(expect_valid({"migrate-local", "--json"}), 2);
+    // import: all written, some refused, a malformed file.
+    std::ofstream(dir_ / "import.json") << "{\"mcpServers\":{\"i1\":{\"command\":\"x\"},\"-bad\":{\"command\":\"x\"}}}";
+    std::ofstream(dir_ / "import-bad.json") << "{\"mcpServers\":{,}}";
+    EXPECT_EQ(expect_valid({"import", "--json", (dir_ / "import.json").string(), "i1"}), 0);
+    EXPECT_EQ(expect_valid({"import", "--json", "--dry-run", (dir_ / "import.json").string()}), 1);
+    EXPECT_EQ(expect_valid({"import", "--json", (dir_ / "import-bad.json").string()}), 2);
 }
 
 // One bad server among good ones: the listing commands show the good one's items and the bad ones

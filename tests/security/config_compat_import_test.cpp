@@ -1,0 +1,184 @@
+// `mcph import` (issue #14): other clients' config files, as those editors write them
+// (tests/fixtures/editor-configs/), copied into one of mcph's scopes by the real `mcph` binary.
+// Each case checks the files on disk: what was written, and that a refused import wrote nothing.
+//  - Claude Desktop's file (found at ~/.config/Claude/) imports, and the imported servers connect;
+//  - a second import skips the names already in the scope (exit 1, each named); --force replaces;
+//  - --dry-run writes nothing;
+//  - a malformed file is refused whole, naming line and column (exit 2, no file created);
+//  - a bad name, an entry that does not validate and a VS Code ${input:} entry are each refused
+//    with the reason while the rest are imported (exit 1);
+//  - an unknown source, a missing file, or a name the file does not have: exit 2, nothing written.
+#include "governance_support.hpp"
+#include "peer_process.hpp"
+#include "test_support.hpp"
+
+#include <mcph/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace mcph::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+fs::path fixtures() { return peers_dir().parent_path() / "fixtures" / "editor-configs"; }
+
+bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
+
+class ConfigCompatImport : public ::testing::Test {
+protected:
+    ConfigCompatImport() : dir_("config-import") {
+        where_ = {.repo = dir_ / "repo", .config_home = dir_ / "config-home", .managed = dir_ / "managed", .home = dir_ / "home"};
+        where_.create();
+        env_ = where_.env();
+        env_["XDG_CONFIG_HOME"] = "";  // unset: the Claude Desktop file is under $HOME/.config
+    }
+
+    CliResult mcph(std::vector<std::string> args) {
+        args.insert(args.begin(), {"--plugin-dir", plugin_dir().string()});
+        return run_cli(args, env_, where_.repo, 20s);
+    }
+
+    // Every regular file under the config home (where local and user scope write).
+    std::vector<fs::path> written() const {
+        std::vector<fs::path> out;
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it(where_.config_home, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_regular_file()) out.push_back(it->path());
+        return out;
+    }
+
+    void claude_desktop_file() {
+        fs::create_directories(where_.home / ".config" / "Claude");
+        fs::copy_file(fixtures() / "claude_desktop_config.json", where_.home / ".config" / "Claude" / "claude_desktop_config.json");
+    }
+
+    TempDir dir_;
+    CliLocations where_;
+    std::map<std::string, std::string> env_;
+};
+
+TEST_F(ConfigCompatImport, ClaudeDesktopEntriesArriveInLocalScopeAndConnect) {
+    if (hello_server_path().empty()) GTEST_SKIP() << "no hello-server target in this build";
+    claude_desktop_file();
+    const CliResult r = mcph({"import", "claude-desktop", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    Json doc = parse_or_fail(r.out, "import --json");
+    EXPECT_EQ(doc["schemaVersion"].GetInt(), 1);
+    EXPECT_EQ(string_at(doc, "scope"), "local");
+    EXPECT_EQ(names_in(member_at(doc, "imported")), (std::vector<std::string>{"hello", "fake"}));
+    EXPECT_TRUE(doc["skipped"].Empty() && doc["refused"].Empty()) << r.out;
+    // Written as the entries were (${VAR} kept, not expanded), in the local settings file.
+    const std::vector<fs::path> files = written();
+    ASSERT_EQ(files.size(), 1u) << r.describe();
+    EXPECT_EQ(files[0].filename(), "settings.local.json");
+    Json saved = parse_or_fail(read_file(files[0]), "local settings");
+    EXPECT_EQ(string_at(saved["mcpServers"]["hello"], "command"), "${MCPH_FIXTURE_HELLO_SERVER}");
+    EXPECT_FALSE(saved.HasMember("globalShortcut")) << "only servers are imported";
+    // Nothing ran during the import; now the imported servers connect.
+    env_["MCPH_FIXTURE_HELLO_SERVER"] = hello_server_path().string();
+    env_["MCPH_FIXTURE_FAKE_SERVER"] = fake_server_path().string();
+    const CliResult status = mcph({"status", "--json"});
+    EXPECT_EQ(status.exit_code, 0) << status.describe();
+    Json view = parse_or_fail(status.out, "status --json");
+    for (const char* name : {"hello", "fake"}) {
+        const JsonValue* s = find_named(member_at(view, "servers"), name);
+        ASSERT_NE(s, nullptr) << name << ": " << status.out;
+        EXPECT_EQ(string_at(*s, "state"), "connected") << name << ": " << status.out;
+    }
+}
+
+TEST_F(ConfigCompatImport, NamesAlreadyInTheScopeAreSkippedUnlessForced) {
+    claude_desktop_file();
+    ASSERT_EQ(mcph({"import", "claude-desktop"}).exit_code, 0);
+    const fs::path local = written().at(0);
+    const std::string first = read_file(local);
+    const CliResult again = mcph({"import", "claude-desktop"});
+    EXPECT_EQ(again.exit_code, 1) << "some entries did not arrive: " << again.describe();
+    EXPECT_TRUE(contains(again.out, "skipped 'hello': a server of that name is already configured")) << again.describe();
+    EXPECT_TRUE(contains(again.out, "skipped 'fake'")) << again.describe();
+    EXPECT_EQ(read_file(local), first) << "a skipped entry is not written";
+    // --force replaces in place, one name only when named.
+    write_file(where_.home / "other.json", R"({"mcpServers":{"fake":{"command":"/bin/true","args":["x"]}}})");
+    const CliResult forced = mcph({"import", (where_.home / "other.json").string(), "--force", "fake"});
+    EXPECT_EQ(forced.exit_code, 0) << forced.describe();
+    Json saved = parse_or_fail(read_file(local), "local settings");
+    EXPECT_EQ(string_at(saved["mcpServers"]["fake"], "command"), "/bin/true");
+    EXPECT_EQ(string_at(saved["mcpServers"]["hello"], "command"), "${MCPH_FIXTURE_HELLO_SERVER}");
+}
+
+TEST_F(ConfigCompatImport, DryRunWritesNothing) {
+    claude_desktop_file();
+    const CliResult r = mcph({"import", "claude-desktop", "--dry-run"});
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_TRUE(contains(r.out, "would import 'hello'")) << r.describe();
+    EXPECT_TRUE(contains(r.out, "nothing written")) << r.describe();
+    EXPECT_TRUE(written().empty()) << "a dry run wrote " << written().at(0);
+}
+
+TEST_F(ConfigCompatImport, AMalformedFileIsRefusedWholeNamingLineAndColumn) {
+    write_file(where_.home / "bad.json", "{\"mcpServers\": {\n  \"ok\": {\"command\": \"x\"},\n  \"a\": {\"command\": \"x\",,}}}");
+    const CliResult r = mcph({"import", (where_.home / "bad.json").string()});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_TRUE(contains(r.err, "line 3, column")) << r.describe();
+    EXPECT_TRUE(contains(r.err, "nothing was written")) << r.describe();
+    EXPECT_TRUE(written().empty()) << "not even the good entry: " << written().at(0);
+    // A document that is not an object, or whose servers are not an object: also whole.
+    write_file(where_.home / "list.json", R"({"mcpServers": ["x"]})");
+    const CliResult list = mcph({"import", (where_.home / "list.json").string()});
+    EXPECT_EQ(list.exit_code, 2) << list.describe();
+    EXPECT_TRUE(written().empty());
+}
+
+TEST_F(ConfigCompatImport, BadEntriesAreRefusedOneByOneAndTheRestImported) {
+    write_file(where_.home / "mixed.json",
+               R"({"mcpServers": {"good": {"command": "/bin/true"}, "-e": {"command": "x"}, "has space": {"command": "x"},
+                   "typed": {"command": 3}, "remote": {"type": "http"}, "also-good": {"type": "streamable-http", "url": "https://example.com/mcp"}}})");
+    const CliResult r = mcph({"import", (where_.home / "mixed.json").string(), "-s", "user", "--json"});
+    EXPECT_EQ(r.exit_code, 1) << r.describe();
+    Json doc = parse_or_fail(r.out, "import --json");
+    EXPECT_EQ(names_in(member_at(doc, "imported")), (std::vector<std::string>{"good", "also-good"}));
+    EXPECT_EQ(names_in(member_at(doc, "refused")), (std::vector<std::string>{"-e", "has space", "typed", "remote"}));
+    EXPECT_TRUE(contains(string_at(*find_named(member_at(doc, "refused"), "-e"), "reason"), "invalid server name")) << r.out;
+    EXPECT_TRUE(contains(string_at(*find_named(member_at(doc, "refused"), "typed"), "reason"), "command")) << r.out;
+    EXPECT_TRUE(contains(string_at(*find_named(member_at(doc, "refused"), "remote"), "reason"), "url")) << r.out;
+    Json saved = parse_or_fail(read_file(where_.config_home / "settings.json"), "user settings");
+    EXPECT_TRUE(saved["mcpServers"].HasMember("good") && saved["mcpServers"].HasMember("also-good"));
+    EXPECT_EQ(saved["mcpServers"].MemberCount(), 2u) << read_file(where_.config_home / "settings.json");
+}
+
+TEST_F(ConfigCompatImport, VsCodeEntryUsingAnInputIsRefusedNamingIt) {
+    fs::create_directories(where_.repo / ".vscode");
+    fs::copy_file(fixtures() / "vscode" / ".vscode" / "mcp.json", where_.repo / ".vscode" / "mcp.json");
+    const CliResult r = mcph({"import", "vscode", "-s", "project"});
+    EXPECT_EQ(r.exit_code, 1) << r.describe();
+    EXPECT_TRUE(contains(r.out, "imported 'hello'")) << r.describe();
+    EXPECT_TRUE(contains(r.out, "refused 'fake': it uses the VS Code input ${input:fake-api-key}")) << r.describe();
+    // The JSONC source's comments are gone; the entry keeps its ${workspaceFolder}/${/} references.
+    Json saved = parse_or_fail(read_file(where_.repo / ".mcp.json"), ".mcp.json");
+    EXPECT_EQ(string_at(saved["mcpServers"]["hello"], "command"), "${workspaceFolder}${/}bin${/}hello-server");
+    EXPECT_FALSE(saved["mcpServers"].HasMember("fake"));
+}
+
+TEST_F(ConfigCompatImport, BadSourcesAreUsageErrorsAndWriteNothing) {
+    const CliResult none = mcph({"import", "claude-desktop"});
+    EXPECT_EQ(none.exit_code, 2) << none.describe();
+    EXPECT_TRUE(contains(none.err, "claude_desktop_config.json")) << "names where it looked: " << none.describe();
+    const CliResult missing = mcph({"import", (where_.home / "nope.json").string()});
+    EXPECT_EQ(missing.exit_code, 2) << missing.describe();
+    claude_desktop_file();
+    const CliResult unknown_name = mcph({"import", "claude-desktop", "hello", "nosuch"});
+    EXPECT_EQ(unknown_name.exit_code, 2) << unknown_name.describe();
+    EXPECT_TRUE(contains(unknown_name.err, "no server named 'nosuch'")) << unknown_name.describe();
+    const CliResult no_args = mcph({"import"});
+    EXPECT_EQ(no_args.exit_code, 2) << no_args.describe();
+    const CliResult bad_option = mcph({"import", "claude-desktop", "--transport", "stdio"});
+    EXPECT_EQ(bad_option.exit_code, 2) << bad_option.describe();
+    EXPECT_TRUE(written().empty()) << written().at(0);
+}
+
+}  // namespace
+}  // namespace mcph::test
