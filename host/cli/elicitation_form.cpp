@@ -46,7 +46,7 @@ std::optional<std::size_t> count(const JsonValue& v, const char* key) {
     return static_cast<std::size_t>(*n);
 }
 
-std::string one_line(const std::string& s) { return terminal_safe(s, LineBreaks::Escape); }
+std::string form_line(const std::string& s) { return terminal_safe(s, LineBreaks::Escape); }
 
 std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
@@ -213,7 +213,7 @@ std::optional<Json> parse_multi(const FormField& f, const std::string& answer, s
         if (part.empty()) continue;
         auto value = pick(f, part);
         if (!value) {
-            why = "choices separated by commas, each " + choice_numbers(f) + " ('" + one_line(part) + "' is not one)";
+            why = "choices separated by commas, each " + choice_numbers(f) + " ('" + form_line(part) + "' is not one)";
             return std::nullopt;
         }
         bool seen = false;
@@ -248,24 +248,24 @@ std::string describe_kind(const FormField& f) {
         case FormField::Kind::String: break;
     }
     std::string s = "text";
-    if (!f.format.empty()) s += ", " + one_line(f.format);
+    if (!f.format.empty()) s += ", " + form_line(f.format);
     if (f.min_length) s += ", at least " + std::to_string(*f.min_length) + " characters";
     if (f.max_length) s += ", at most " + std::to_string(*f.max_length) + " characters";
     return s;
 }
 
 void show_field(const FormField& f, std::ostream& out) {
-    out << "\n  " << one_line(f.title);
-    if (f.title != f.name) out << " [" << one_line(f.name) << "]";
+    out << "\n  " << form_line(f.title);
+    if (f.title != f.name) out << " [" << form_line(f.name) << "]";
     out << (f.required ? "  (required)" : "  (optional)") << "\n";
-    if (!f.description.empty()) out << "    " << one_line(f.description) << "\n";
+    if (!f.description.empty()) out << "    " << form_line(f.description) << "\n";
     for (std::size_t i = 0; i < f.choices.size(); ++i) {
-        out << "    " << (i + 1) << ") " << one_line(f.choices[i].label);
-        if (f.choices[i].label != f.choices[i].value) out << "  (" << one_line(f.choices[i].value) << ")";
+        out << "    " << (i + 1) << ") " << form_line(f.choices[i].label);
+        if (f.choices[i].label != f.choices[i].value) out << "  (" << form_line(f.choices[i].value) << ")";
         out << "\n";
     }
     out << "    " << describe_kind(f);
-    if (!f.default_value.IsNull()) out << "; empty line: the default " << one_line(to_json(f.default_value));
+    if (!f.default_value.IsNull()) out << "; empty line: the default " << form_line(to_json(f.default_value));
     else if (!f.required) out << "; empty line: leave it out";
     out << "\n";
 }
@@ -299,7 +299,7 @@ bool ask_field(const FormField& f, const LineReader& read_line, std::ostream& ou
         }
         out << "    not accepted: type " << why << "\n";
     }
-    out << "  too many answers not accepted for '" << one_line(f.title) << "': the form is declined\n";
+    out << "  too many answers not accepted for '" << form_line(f.title) << "': the form is declined\n";
     return false;
 }
 
@@ -377,11 +377,11 @@ std::optional<Json> parse_answer(const FormField& f, const std::string& answer, 
 ElicitationResponse ask_form(const ElicitationRequest& request, const LineReader& read_line, std::ostream& out) {
     ElicitationResponse response;
     response.content.SetObject();
-    out << "\n[" << one_line(request.server) << "] asks: " << terminal_safe(request.message) << "\n";
+    out << "\n[" << form_line(request.server) << "] asks: " << terminal_safe(request.message) << "\n";
     std::string error;
     const std::vector<FormField> fields = read_form_fields(request.requested_schema, error);
     if (!error.empty()) {
-        out << "  this form cannot be asked on a terminal (" << one_line(error) << "): declined\n";
+        out << "  this form cannot be asked on a terminal (" << form_line(error) << "): declined\n";
         return response;  // decline
     }
     for (int round = 0; round < kMaxEditRounds; ++round) {
@@ -398,8 +398,8 @@ ElicitationResponse ask_form(const ElicitationRequest& request, const LineReader
         out << "\n  Answers to send:\n";
         for (const auto& f : fields) {
             auto it = response.content.FindMember(f.name.c_str());
-            out << "    " << one_line(f.title) << ": "
-                << (it == response.content.MemberEnd() ? std::string("(left out)") : one_line(to_json(it->value))) << "\n";
+            out << "    " << form_line(f.title) << ": "
+                << (it == response.content.MemberEnd() ? std::string("(left out)") : form_line(to_json(it->value))) << "\n";
         }
         out << "  Send them? [y = send, e = edit, n or empty line = decline; Ctrl-D cancels] " << std::flush;
         const std::optional<std::string> confirm = read_line();
@@ -427,8 +427,8 @@ ElicitationResponse ask_url(const ElicitationRequest& request, const LineReader&
     static const std::regex authority(R"(^[A-Za-z][A-Za-z0-9+.\-]*://(?:[^/?#@]*@)?([^/?#:]*|\[[^\]]*\]))");
     std::smatch m;
     const std::string host = std::regex_search(request.url, m, authority) ? m[1].str() : std::string();
-    out << "\n[" << one_line(request.server) << "] asks you to visit a web page: " << terminal_safe(request.message)
-        << "\n  URL:  " << one_line(request.url) << "\n  host: " << (host.empty() ? "(none)" : one_line(host))
+    out << "\n[" << form_line(request.server) << "] asks you to visit a web page: " << terminal_safe(request.message)
+        << "\n  URL:  " << form_line(request.url) << "\n  host: " << (host.empty() ? "(none)" : form_line(host))
         << "\n  mcph does not open it unless you say so.\n"
         << "  [o = open it in your browser, y = I will visit it myself, n or empty line = decline; Ctrl-D cancels] "
         << std::flush;
