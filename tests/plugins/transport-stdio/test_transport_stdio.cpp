@@ -499,30 +499,17 @@ TEST_F(StdioTransportTest, ShellPrefixIsPrependedToArgv) {
 TEST_F(StdioTransportTest, ChildStartsWithDefaultSignalsAndNoBlockedSignals) {
     // The host ignores SIGPIPE (plugin init) and this thread blocks SIGUSR1: neither may leak
     // into the server, or SIGPIPE/SIGTERM would stop working on it.
-    // The host ignoring SIGTERM as well (an application may) must not reach the server either.
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGUSR1);
-    struct sigaction ignore {}, old_term {};
-    ignore.sa_handler = SIG_IGN;
-    ASSERT_EQ(::sigaction(SIGTERM, &ignore, &old_term), 0);
     ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &block, &old), 0);
     Transport t(Config{"grep", {"-E", "^Sig(Ign|Blk)", "/proc/self/status"}});
     mcph_status st = t.start();
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
     ASSERT_EQ(st, MCPH_OK) << t.error();
     ASSERT_TRUE(t.recorder.wait_closed());
-    auto messages = t.recorder.messages();
-    ASSERT_EQ(messages.size(), 2u);
-    EXPECT_EQ(messages[0], "SigBlk:\t0000000000000000");
-    // glibc's posix_spawn leaves its two internal signals (32, 33: thread cancellation and setxid,
-    // below SIGRTMIN, which no application may use) ignored in the child; every glibc program
-    // installs its own handlers for them at start-up. Any other ignored signal is a leak.
-    ASSERT_EQ(messages[1].rfind("SigIgn:\t", 0), 0u) << messages[1];
-    const unsigned long long ignored = std::stoull(messages[1].substr(8), nullptr, 16);
-    const unsigned long long glibc_internal = (1ull << (32 - 1)) | (1ull << (33 - 1));
-    EXPECT_EQ(ignored & ~glibc_internal, 0u) << messages[1];
+    EXPECT_EQ(t.recorder.messages(),
+              (std::vector<std::string>{"SigBlk:\t0000000000000000", "SigIgn:\t0000000000000000"}));
     expect_clean_shutdown(t);
 }
 
@@ -719,45 +706,10 @@ TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
         ASSERT_EQ(t.send("{}"), MCPH_OK);
         ASSERT_TRUE(t.recorder.wait_messages(1));
         EXPECT_GT(open_fd_count(), fds);
-        EXPECT_EQ(thread_count(), threads + 1)
-            << "one reader for stdout and stderr; no stdin writer while the pipe takes every send";
+        EXPECT_EQ(thread_count(), threads + 3) << "one stdout reader, one stderr drain, one stdin writer";
     }
     EXPECT_EQ(open_fd_count(), fds);
     EXPECT_EQ(thread_count(), threads);
-}
-
-TEST_F(StdioTransportTest, StdinWriterThreadStartsOnlyWhenThePipeIsFull) {
-    plugin();
-    std::thread([] {}).join();  // ThreadSanitizer's background thread, if any, in the baseline
-    const size_t threads = thread_count();
-    // A deaf server: it never reads stdin, so a message larger than the pipe must wait in the queue.
-    Transport t(sh("echo ready; exec sleep 30", "\"shutdownGraceMs\":100"));
-    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
-    ASSERT_TRUE(t.recorder.wait_messages(1));
-    ASSERT_EQ(t.send("{}"), MCPH_OK) << t.error();
-    EXPECT_EQ(thread_count(), threads + 1) << "the pipe took the send: no writer";
-    ASSERT_EQ(t.send("{\"pad\":\"" + std::string(256 << 10, 'q') + "\"}"), MCPH_OK) << t.error();
-    EXPECT_EQ(thread_count(), threads + 2) << "bytes wait for the pipe: the writer drains them";
-    expect_clean_shutdown(t);
-    EXPECT_EQ(thread_count(), threads);
-}
-
-TEST_F(StdioTransportTest, ServerWritingMuchStderrAfterClosingStdoutIsReportedWithItsExitCode) {
-    // 1 MB of stderr after stdout is closed: far more than the pipe holds, so the reader must keep
-    // draining stderr while it waits for the exit status, or the server would block and be taken
-    // for one that will not exit.
-    Transport t(sh("exec 1>&-; i=0; while [ $i -lt 1000 ]; do printf '%01000d\\n' 0 >&2; i=$((i+1)); done; "
-                   "echo 'last words' >&2; exit 4",
-                   "\"shutdownGraceMs\":1000"),
-                true);
-    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
-    ASSERT_TRUE(t.recorder.wait_closed(15s));
-    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
-    const RecordedFailure f = t.recorder.close_failure();
-    EXPECT_EQ(f.category, MCPH_FAILURE_PROCESS_EXITED) << f.message;
-    EXPECT_EQ(f.os_error, 4) << f.message;
-    EXPECT_EQ(f.stderr_tail.substr(f.stderr_tail.size() - 10), "last words");
-    expect_clean_shutdown(t);
 }
 
 TEST_F(StdioTransportTest, DestroyWithoutCloseStillShutsDown) {
