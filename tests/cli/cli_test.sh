@@ -335,6 +335,8 @@ if [ -x "$FAKE" ]; then
   expect subscribe-bad-count 2 "--count needs a whole number from 1 to 1000000, not '0'" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe c fake://counter --count 0
   expect subscribe-usage 2 "usage: mcph subscribe <server> <uri>" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe c
   expect subscribe-unknown-server 2 "no server named 'cc' is configured.*did you mean 'c'" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe cc fake://counter
+  # A server that dies during the watch ends it with exit 3 and says so (no wait for Ctrl-C).
+  expect subscribe-server-dies 3 "server 'c' disconnected during the watch" -- "$MCPH" --mcp-config "{\"mcpServers\":{\"c\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"resource-updates\",\"--exit-after-init-ms\",\"500\"]}}}" subscribe c fake://counter
   # A flood is shown up to the bound and the rest counted, within the --for window.
   expect subscribe-flood-bounded 0 "updates came faster than they could be shown and were dropped" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe flood fake://counter --for 2s
   # Ctrl-C ends an unbounded watch: the JSON document still comes, marked cancelled, exit 0.
