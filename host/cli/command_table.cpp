@@ -117,6 +117,16 @@ const std::vector<CommandSpec>& table() {
          "Sets the server's logging level (logging/setLevel): debug, info, notice, warning, error, critical,\n"
          "alert or emergency (anything else exits 2). Log lines the server sends are printed on stderr.",
          "  mcph log-level every debug\n", {MCPH_CONNECTING}},
+        {"subscribe", "mcph subscribe <server> <uri> [--count N] [--for D] [--read] [--json]",
+         "Subscribes to a resource (resources/subscribe; in the 2026 era the listen stream) and prints\n"
+         "\"updated <uri>\" for each notifications/resources/updated the server sends (--read: and the\n"
+         "resource's new contents), until --count updates arrived, --for has passed, or Ctrl-C; then it\n"
+         "unsubscribes. Without --count or --for it watches until Ctrl-C. A server whose resources\n"
+         "capability has no \"subscribe\": true exits 1; a server that disconnects during the watch exits 3.\n"
+         "--json prints one document when the watch ends (Ctrl-C included) with the updates.",
+         "  mcph subscribe every demo://resource/static/document/architecture.md --count 1\n"
+         "  mcph subscribe files file:///tmp/notes.txt --for 10m --read\n",
+         {MCPH_CONNECTING, "--count", "--for", "--read"}},
         {"shell", "mcph shell",
          "An interactive session over one long-lived host: servers stay connected, so the state they keep in\n"
          "memory survives between commands. Type the CLI's commands without `mcph` (help works), `exit [N]`\n"

@@ -16,6 +16,7 @@
 #include "render.hpp"
 #include "shell.hpp"
 #include "shell_events.hpp"
+#include "subscribe_command.hpp"
 #include "wire_trace.hpp"
 
 #include <mcph/error.hpp>
@@ -486,7 +487,7 @@ const std::map<std::string, Handler>& command_handlers() {
         {"approve", cmd_approve},     {"reconnect", cmd_reconnect}, {"migrate-local", cmd_migrate_local},
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
         {"list", cmd_list},           {"templates", cmd_templates}, {"complete", cmd_complete}, {"log-level", cmd_log_level},
-        {"import", cmd_import},
+        {"import", cmd_import},        {"subscribe", cmd_subscribe},
     };
     return kCommands;
 }

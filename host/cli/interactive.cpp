@@ -2,6 +2,7 @@
 
 #include "browser.hpp"
 #include "elicitation_form.hpp"
+#include "subscribe_command.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
@@ -90,6 +91,8 @@ ClientCallbacks make_cli_callbacks(bool interactive) {
         cb.sampling = sample_on_terminal;
         cb.elicitation = elicit_on_terminal;
     }
+    // `mcph subscribe` waits for these; an update with no watch running is dropped.
+    cb.on_resource_updated = note_resource_updated;
     cb.on_log = [](const std::string& server, const std::string& level, const std::string& logger,
                    const JsonValue& data) {
         std::lock_guard lock(console_mutex());

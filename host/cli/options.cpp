@@ -37,6 +37,8 @@ Commands (`mcph help <command>` or `mcph <command> --help`: its options and exam
                             completion values for a prompt argument or template variable
   log-level <server> <level>
                             set a server's logging level (debug ... emergency, RFC 5424)
+  subscribe <server> <uri> [--count N] [--for D] [--read]
+                            watch a resource: print each update until N updates, D or Ctrl-C
   prompt <name> [json-args] render a prompt (name or server/name)
   status                    connect everything and show the status view (the "/mcp" view)
   add [-s scope] [--transport t] [-e K=V]... [-H 'Name: value']... <name> <command-or-url> [args...]
@@ -202,6 +204,12 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string&) { o.debug = true; }},
         {"--dry-run", nullptr, nullptr, false, "show what would be written; write nothing",
          [](Options& o, const std::string&) { o.dry_run = true; }},
+        {"--count", nullptr, "<n>", false, "subscribe: end the watch after this many updates",
+         [](Options& o, const std::string& v) { o.subscribe_count = v; }},
+        {"--for", nullptr, "<duration>", false, "subscribe: end the watch after this long, e.g. 30s or 5m",
+         [](Options& o, const std::string& v) { set_duration(o.subscribe_for, o, "--for", v); }},
+        {"--read", nullptr, nullptr, false, "subscribe: read and print each updated resource",
+         [](Options& o, const std::string&) { o.subscribe_read = true; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

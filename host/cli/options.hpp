@@ -43,6 +43,11 @@ struct Options {
     // complete: what the argument belongs to (exactly one of them).
     std::string complete_prompt;
     std::string complete_template;
+    // subscribe: end the watch after this many updates (as typed; checked by the command), after
+    // this long; --read shows each updated resource's contents.
+    std::string subscribe_count;
+    std::optional<std::chrono::milliseconds> subscribe_for;
+    bool subscribe_read = false;
 };
 
 // Throws mcph::Error(Usage) with a message that names the option or argument and the help to read.

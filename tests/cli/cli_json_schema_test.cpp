@@ -194,6 +194,23 @@ TEST_F(CliJsonSchema, ListingCommandsIsolateServersAndValidate) {
     EXPECT_EQ(expect_valid({"--mcp-config", "{\"mcpServers\":{\"h\":{\"command\":\"" + std::string(MCPH_TEST_HELLO) + "\"}}}", "--json", "list"}), 0);
 }
 
+// `mcph subscribe --json`: the watch's updates (with --read, each one's contents); an unsupported
+// server and a bad --count are error documents.
+TEST_F(CliJsonSchema, SubscribeWatchValidates) {
+    const std::string fake = MCPH_TEST_FAKE;
+    const std::string cfg = "{\"mcpServers\":{\"c\":{\"command\":\"" + fake + "\",\"args\":[\"--mode\",\"resource-updates\"]},"
+                            "\"plain\":{\"command\":\"" + fake + "\"}}}";
+    EXPECT_EQ(expect_valid({"--mcp-config", cfg, "--json", "subscribe", "c", "fake://counter", "--count", "2", "--read"}), 0);
+    ASSERT_TRUE(last_.HasMember("subscription"));
+    const auto& updates = last_["subscription"]["updates"];
+    ASSERT_EQ(updates.Size(), 2u);
+    EXPECT_STREQ(updates[0]["uri"].GetString(), "fake://counter");
+    EXPECT_STREQ(updates[1]["contents"][0]["text"].GetString(), "version 3");
+    EXPECT_FALSE(last_["subscription"]["cancelled"].GetBool());
+    EXPECT_EQ(expect_valid({"--mcp-config", cfg, "--json", "subscribe", "plain", "fake://counter", "--count", "1"}), 1);
+    EXPECT_EQ(expect_valid({"--mcp-config", cfg, "--json", "subscribe", "c", "fake://counter", "--count", "-1"}), 2);
+}
+
 // The schema is not a rubber stamp: documents of the wrong shape are refused.
 TEST_F(CliJsonSchema, RefusesDocumentsOfTheWrongShape) {
     for (const char* bad : {R"({"servers":[]})", R"({"schemaVersion":2})",

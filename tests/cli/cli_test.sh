@@ -316,6 +316,31 @@ else
   expect everything-call-o-image 0 "saved $WORK/img/2.png" -- "$MCPH" --mcp-config "$EV_CFG" call every/get-tiny-image -o "$WORK/img"
   expect everything-call-o-png 0 "PNG" -- sh -c "head -c 4 '$WORK/img/2.png' | od -c | tr -d ' '"
   expect everything-call-o-refused 2 "2.png' exists: not replaced" -- "$MCPH" --mcp-config "$EV_CFG" call every/get-tiny-image -o "$WORK/img"
+  # Subscriptions with the real server: its updates start once toggled (then every 5 s); the watch
+  # ends at the first, shows the new contents and unsubscribes (the server logs the unsubscribe).
+  expect everything-subscribe-shell 0 "updated demo://resource/static/document/architecture.md.*Received Unsubscribe Resource request" -- \
+    sh -c "printf 'call every/toggle-subscriber-updates {}\nsubscribe every demo://resource/static/document/architecture.md --count 1 --for 20s --read\n' | \"\$0\" --mcp-config '$EV_CFG' shell 2>&1 | tr '\n' ' '" "$MCPH"
+fi
+
+# mcph subscribe against the fake server: resource-updates sends 3 updates after the subscribe
+# answer, update-flood 100,000; a plain server has no subscribe capability.
+if [ -x "$FAKE" ]; then
+  SUB_CFG="{\"mcpServers\":{\"c\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"resource-updates\"]},\"plain\":{\"command\":\"$FAKE\"},\"flood\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"update-flood\"]}}}"
+  expect subscribe-count 0 "^updated fake://counter updated fake://counter $" -- sh -c "\"\$0\" --mcp-config '$SUB_CFG' subscribe c fake://counter --count 2 2>/dev/null | tr '\n' ' '" "$MCPH"
+  expect subscribe-read 0 "updated fake://counter version 3" -- sh -c "\"\$0\" --mcp-config '$SUB_CFG' subscribe c fake://counter --count 1 --read 2>/dev/null | tr '\n' ' '" "$MCPH"
+  expect subscribe-json 0 '"uri": "fake://counter", *"updates": \[ *\{ *"uri": "fake://counter" *\}, *\{[^]]*\}, *\{[^]]*\} *\], *"cancelled": false' -- \
+    sh -c "\"\$0\" --mcp-config '$SUB_CFG' --json subscribe c fake://counter --count 3 | tr -d '\n'" "$MCPH"
+  expect subscribe-unsubscribes 0 "c → .*\"method\":\"resources/unsubscribe\"" -- "$MCPH" --mcp-config "$SUB_CFG" --debug subscribe c fake://counter --count 1
+  expect subscribe-unsupported 1 "server 'plain' does not offer resource subscriptions" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe plain fake://counter --count 1
+  expect subscribe-bad-count 2 "--count needs a whole number from 1 to 1000000, not '0'" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe c fake://counter --count 0
+  expect subscribe-usage 2 "usage: mcph subscribe <server> <uri>" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe c
+  expect subscribe-unknown-server 2 "no server named 'cc' is configured.*did you mean 'c'" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe cc fake://counter
+  # A server that dies during the watch ends it with exit 3 and says so (no wait for Ctrl-C).
+  expect subscribe-server-dies 3 "server 'c' disconnected during the watch" -- "$MCPH" --mcp-config "{\"mcpServers\":{\"c\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"resource-updates\",\"--exit-after-init-ms\",\"500\"]}}}" subscribe c fake://counter
+  # A flood is shown up to the bound and the rest counted, within the --for window.
+  expect subscribe-flood-bounded 0 "updates came faster than they could be shown and were dropped" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe flood fake://counter --for 2s
+  # Ctrl-C ends an unbounded watch: the JSON document still comes, marked cancelled, exit 0.
+  expect subscribe-ctrl-c 0 '"cancelled": true' -- sh -c "\"\$0\" --mcp-config '$SUB_CFG' --json subscribe c fake://counter > '$WORK/sub.json' 2>'$WORK/sub.err' & pid=\$!; for i in \$(seq 1 100); do grep -q subscribed '$WORK/sub.err' 2>/dev/null && break; sleep 0.1; done; kill -INT \$pid; wait \$pid; rc=\$?; cat '$WORK/sub.json'; exit \$rc" "$MCPH"
 fi
 
 echo "$passed passed, $failed failed"

@@ -24,6 +24,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"request-flood", Mode::RequestFlood}, {"deaf-flood", Mode::DeafFlood}, {"list-flood", Mode::ListFlood}, {"progress-forever", Mode::ProgressForever},
     {"silent-discover", Mode::SilentDiscover}, {"modern-only-init", Mode::ModernOnlyInit},
     {"listen-unacked", Mode::ListenUnacked}, {"unlisted-features", Mode::UnlistedFeatures}, {"memory", Mode::Memory},
+    {"resource-updates", Mode::ResourceUpdates}, {"update-flood", Mode::UpdateFlood},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -129,7 +130,8 @@ std::optional<Mode> parse_mode(std::string_view name) {
 const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
-           "progress-forever silent-discover modern-only-init listen-unacked unlisted-features memory";
+           "progress-forever silent-discover modern-only-init listen-unacked unlisted-features memory "
+           "resource-updates update-flood";
 }
 
 void FakeServer::on_start() {
@@ -162,6 +164,8 @@ void FakeServer::handle(const Json& message) {
     if (method == "tools/list") return on_tools_list(*id, *params);
     if (method == "tools/call") return on_tools_call(*id, *params);
     if (method == "prompts/list" && !options_.prompts_file.empty()) return on_prompts_list(*id);
+    if ((mode_ == Mode::ResourceUpdates || mode_ == Mode::UpdateFlood) && method.substr(0, 10) == "resources/")
+        return on_resource_request(*id, method, *params);
     if ((method == "skills/list" || method == "skills/get" || method == "resources/read" || method == "resources/list") &&
         !options_.skills_file.empty())
         return on_skills_request(*id, method, *params);
@@ -210,6 +214,11 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
     // unlisted-features: the list methods fall through to -32601 below (a server that says it has
     // resources and prompts but answers "Method not found": one bad server among good ones).
     if (mode_ == Mode::UnlistedFeatures) caps.AddMember("resources", Value(rapidjson::kObjectType), a);
+    if (mode_ == Mode::ResourceUpdates || mode_ == Mode::UpdateFlood) {
+        Value resources(rapidjson::kObjectType);
+        resources.AddMember("subscribe", true, a);
+        caps.AddMember("resources", resources, a);
+    }
     if (!options_.skills_file.empty()) {
         caps.AddMember("resources", Value(rapidjson::kObjectType), a);
         Value extensions(rapidjson::kObjectType);
@@ -312,6 +321,43 @@ void FakeServer::on_skills_request(const Value& id, std::string_view method, con
         result.AddMember("contents", contents, a);
     }
     wire_.respond(id, result);
+}
+
+void FakeServer::on_resource_request(const Value& id, std::string_view method, const Value& params) {
+    static constexpr std::string_view kCounterUri = "fake://counter";
+    static int version = 0;  // how many updates were sent: what a read shows
+    Json result(rapidjson::kObjectType);
+    auto& a = result.GetAllocator();
+    const std::string_view uri = string_member(params, "uri");
+    if (method == "resources/list") {
+        Value entry(rapidjson::kObjectType);
+        entry.AddMember("uri", text(kCounterUri, a), a);
+        entry.AddMember("name", "counter", a);
+        Value list(rapidjson::kArrayType);
+        list.PushBack(entry, a);
+        result.AddMember("resources", list, a);
+        return wire_.respond(id, result);
+    }
+    if (method == "resources/read") {
+        if (uri != kCounterUri) return wire_.respond_error(id, -32002, "resource not found: " + std::string(uri));
+        Value item(rapidjson::kObjectType);
+        item.AddMember("uri", text(uri, a), a);
+        item.AddMember("text", text("version " + std::to_string(version), a), a);
+        Value contents(rapidjson::kArrayType);
+        contents.PushBack(item, a);
+        result.AddMember("contents", contents, a);
+        return wire_.respond(id, result);
+    }
+    if (method == "resources/unsubscribe") return wire_.respond(id, result);
+    if (method != "resources/subscribe") return wire_.respond_error(id, -32601, "method not found: " + std::string(method));
+    wire_.respond(id, result);
+    const int updates = mode_ == Mode::UpdateFlood ? 100'000 : 3;
+    Json note(rapidjson::kObjectType);
+    note.AddMember("uri", text(uri, note.GetAllocator()), note.GetAllocator());
+    for (int i = 0; i < updates; ++i) {
+        ++version;
+        wire_.notify("notifications/resources/updated", note);
+    }
 }
 
 void FakeServer::on_prompts_list(const Value& id) {

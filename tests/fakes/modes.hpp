@@ -42,6 +42,8 @@ enum class Mode {
     ListenUnacked,    // a modern server (discover: tools.listChanged) that never acknowledges subscriptions/listen
     UnlistedFeatures, // advertises resources and prompts, then answers their list methods with -32601
     Memory,           // tools remember {key,value} / recall {key}: state kept only in this process's memory
+    ResourceUpdates,  // resources {subscribe}: fake://counter; resources/subscribe is answered, then 3 updates
+    UpdateFlood,      // the same, with 100,000 updates after the answer
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
@@ -65,6 +67,8 @@ private:
     void on_tools_list(const Value& id, const Value& params);
     void on_tools_call(const Value& id, const Value& params);
     void on_prompts_list(const Value& id);  // --prompts-file
+    // resource-updates, update-flood: resources/list, read, subscribe, unsubscribe.
+    void on_resource_request(const Value& id, std::string_view method, const Value& params);
     // --skills-file: skills/list answers its "skills", resources/read its "files" (read afresh).
     void on_skills_request(const Value& id, std::string_view method, const Value& params);
     void answer_work(const Value& id, std::string_view text);
