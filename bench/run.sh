@@ -6,8 +6,8 @@
 # Builds nothing.
 #
 # usage: bench/run.sh [BUILD_DIR] [--http] [--quick] [--scale] [--repeats R] [--skip-mcph] [--skip-ts]
-#                     [--calls N] [--warmup W] [--echo-calls M] [--connects C] [--oneshots K]
-#                     [--mapped-calls N] [--scale-servers S]
+#                     [--calls N] [--http-calls N] [--warmup W] [--echo-calls M] [--connects C]
+#                     [--oneshots K] [--mapped-calls N] [--scale-servers S]
 #   BUILD_DIR    the CMake build directory (default: build/ in the repository)
 #   --http       also the Streamable HTTP rows (hello-server --http --port 0)
 #   --quick      tiny counts, one repeat (~1 min): shows that every client runs, not how fast
@@ -20,7 +20,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 build="$root/build"
 http=0 quick=0 scale=0 skip_mcph=0 skip_ts=0
-repeats="" calls="" warmup="" echo_calls="" connects="" oneshots="" mapped_calls="" scale_servers=""
+repeats="" calls="" http_calls="" warmup="" echo_calls="" connects="" oneshots="" mapped_calls="" scale_servers=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --http) http=1 ;;
@@ -28,10 +28,10 @@ while [[ $# -gt 0 ]]; do
     --scale) scale=1 ;;
     --skip-mcph) skip_mcph=1 ;;
     --skip-ts) skip_ts=1 ;;
-    --repeats|--calls|--warmup|--echo-calls|--connects|--oneshots|--mapped-calls|--scale-servers)
+    --repeats|--calls|--http-calls|--warmup|--echo-calls|--connects|--oneshots|--mapped-calls|--scale-servers)
       [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || { echo "run.sh: $1 needs a number" >&2; exit 2; }
       v="${1#--}"; printf -v "${v//-/_}" '%s' "$2"; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build="$(cd "$1" && pwd)" ;;
   esac
@@ -39,13 +39,14 @@ while [[ $# -gt 0 ]]; do
 done
 # Defaults: a full run (with --http) fits in ~6 minutes on a 2-core machine; --quick in ~1.
 if [[ $quick == 1 ]]; then
-  : "${repeats:=1}" "${calls:=200}" "${warmup:=20}" "${echo_calls:=2}" "${connects:=1}" "${oneshots:=1}"
+  : "${repeats:=1}" "${calls:=200}" "${http_calls:=200}" "${warmup:=20}" "${echo_calls:=2}" "${connects:=1}" "${oneshots:=1}"
   : "${mapped_calls:=200}" "${scale_servers:=20}"
 else
-  : "${repeats:=3}" "${calls:=5000}" "${warmup:=500}" "${echo_calls:=20}" "${connects:=5}" "${oneshots:=5}"
-  : "${mapped_calls:=5000}" "${scale_servers:=500}"
+  # (HTTP calls cost the TS clients ~1 ms each: fewer of them keep the run inside its budget)
+  : "${repeats:=3}" "${calls:=10000}" "${http_calls:=5000}" "${warmup:=500}" "${echo_calls:=20}" "${connects:=5}"
+  : "${oneshots:=5}" "${mapped_calls:=2000}" "${scale_servers:=500}"
 fi
-pass=(--calls "$calls" --warmup "$warmup" --echo-calls "$echo_calls" --connects "$connects")
+common=(--warmup "$warmup" --echo-calls "$echo_calls" --connects "$connects")
 
 server="$build/bin/hello-server"
 raw="$build/bin/bench-raw-pipe"
@@ -109,8 +110,9 @@ clients=(raw rawm)
 [[ $skip_ts == 1 ]] || clients+=(ts ts2 ts2m)
 
 run_one() {  # run_one TRANSPORT CLIENT REPEAT [URL]
-  local t="$1" c="$2" r="$3" target=()
+  local t="$1" c="$2" r="$3" target=() pass
   if [[ $t == http ]]; then target=(--http "$4"); else target=(--server "$server"); fi
+  pass=(--calls "$([[ $t == http ]] && echo "$http_calls" || echo "$calls")" "${common[@]}")
   local out="$work/$t.$c.$r"
   echo "  [$((SECONDS - started_s))s] $t, repeat $r: $c" >&2
   case "$c" in
@@ -202,7 +204,7 @@ run_mapped() {
 }
 
 cd "$work"  # hello-server reads ./notes.txt only for resources/read, which is not benchmarked
-echo "run.sh: $repeats repeat(s), $calls calls a run (load $load_start)" >&2
+echo "run.sh: $repeats repeat(s), $calls calls a run ($http_calls over HTTP; load $load_start)" >&2
 run_transport stdio
 transports=(stdio)
 
