@@ -35,12 +35,12 @@ expect_rows=(
   'cli|one-shot start -> 1 call -> exit, stdio (ms)|<=2x'
 )
 header="$(grep -m1 '^transport ' "$out" || true)"
-[[ $header == *'| goal |'* && $header == *'| met'* ]] || problem "no goal/met columns in the table header: $header"
+[[ $header =~ \|\ +goal\ +\|\ +met$ ]] || problem "no goal/met columns in the table header: $header"
 for want in "${expect_rows[@]}"; do
   IFS='|' read -r t row goal <<<"$want"
   # the row's line: transport and label in the first two columns, goal in the next-to-last one,
   # a met verdict (yes/no/<era> only) in the last, and a number in every client column
-  line="$(awk -F' [|] ' -v t="$t" -v r="$row" '{gsub(/ +$/, "", $1); gsub(/ +$/, "", $2)} $1 == t && $2 == r' "$out")"
+  line="$(awk -F' [|] ' -v t="$t" -v r="$row" '{a = $1; b = $2; sub(/ +$/, "", a); sub(/ +$/, "", b)} a == t && b == r' "$out")"
   if [[ -z $line ]]; then problem "row missing: $t / $row"; continue; fi
   IFS='|' read -ra cells <<<"$line"
   n=${#cells[@]}
