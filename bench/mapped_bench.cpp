@@ -151,11 +151,11 @@ int run_mapped(const MappedConfig& c) {
     host.close();
     std::printf(
         "{\"client\":\"mcph\",\"mapped_servers\":%d,\"mapped_tools_per_server\":%d,\"mapped_calls\":%d,\"approve_all_ms\":%.1f,"
-        "\"host_call_p50_us\":%.2f,\"host_call_p99_us\":%.2f,\"host_call_cpu_us\":%.2f,"
-        "\"session_call_p50_us\":%.2f,\"session_call_p99_us\":%.2f,\"session_call_cpu_us\":%.2f,\"peak_rss_mb\":%.1f}\n",
+        "\"host_call_p50_us\":%.2f,\"host_call_p99_us\":%.2f,\"host_call_max_us\":%.0f,\"host_call_cpu_us\":%.2f,"
+        "\"session_call_p50_us\":%.2f,\"session_call_p99_us\":%.2f,\"session_call_max_us\":%.0f,\"session_call_cpu_us\":%.2f,\"peak_rss_mb\":%.1f}\n",
         c.servers, c.tools, c.calls, approve_ms, percentile(by_host.lat_us, 0.5), percentile(by_host.lat_us, 0.99),
-        by_host.cpu_us / c.calls, percentile(by_session.lat_us, 0.5), percentile(by_session.lat_us, 0.99),
-        by_session.cpu_us / c.calls, peak_rss_mb());
+        percentile(by_host.lat_us, 1.0), by_host.cpu_us / c.calls, percentile(by_session.lat_us, 0.5),
+        percentile(by_session.lat_us, 0.99), percentile(by_session.lat_us, 1.0), by_session.cpu_us / c.calls, peak_rss_mb());
     return 0;
 }
 
