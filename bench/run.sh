@@ -43,8 +43,8 @@ if [[ $quick == 1 ]]; then
   : "${mapped_calls:=200}" "${scale_servers:=20}"
 else
   # (HTTP calls cost the TS clients ~1 ms each: fewer of them keep the run inside its budget)
-  : "${repeats:=3}" "${calls:=10000}" "${http_calls:=5000}" "${warmup:=500}" "${echo_calls:=20}" "${connects:=5}"
-  : "${oneshots:=5}" "${mapped_calls:=2000}" "${scale_servers:=500}"
+  : "${repeats:=3}" "${calls:=10000}" "${http_calls:=3000}" "${warmup:=500}" "${echo_calls:=20}" "${connects:=5}"
+  : "${oneshots:=3}" "${mapped_calls:=2000}" "${scale_servers:=500}"
 fi
 common=(--warmup "$warmup" --echo-calls "$echo_calls" --connects "$connects")
 
