@@ -7,7 +7,9 @@
 // table, outputSchema validation of structuredContent), and reading the result.
 #include <mcph/host.hpp>
 
-#include <sys/resource.h>
+#include "bench_stats.hpp"
+#include "mapped_bench.hpp"
+
 
 #include <algorithm>
 #include <chrono>
@@ -33,41 +35,24 @@ struct Config {
     std::string http_url;
     std::vector<std::string> server_args;  // --server-arg, repeatable (e.g. a fake server's --tools-file)
     std::string era = "auto";              // --era auto|legacy|modern: the server config's "protocolVersion"
-    int calls = 20000, inflight = 16, echo_calls = 50, connects = 5;
+    int calls = 20000, inflight = 16, echo_calls = 50, connects = 5, warmup = 1000;
     size_t echo_bytes = 1 << 20;
+    // --mapped SxT: the Host::call_tool rows instead (mapped_bench.hpp): S fake-mcp-servers of T
+    // tools each, approved (pinned), called by mapped name and through ClientSession::call_tool.
+    int mapped_servers = 0, mapped_tools = 0;
+    std::string fake_server;  // --fake-server PATH (default: fake-mcp-server next to this binary)
 };
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// CPU time of the whole client process (every thread: the caller and the transport's I/O
-// threads), in µs. Unlike wall time it does not count the time the server or another process held
-// the CPU, so it stays comparable on a loaded machine.
-double process_cpu_us() {
-    rusage u{};
-    ::getrusage(RUSAGE_SELF, &u);
-    auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
-    return us(u.ru_utime) + us(u.ru_stime);
-}
+using bench::peak_rss_mb;
+using bench::percentile;
+using bench::process_cpu_us;
 
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}
-
-double peak_rss_mb() {
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-    return 0;
-}
-
-std::string default_server() {
+std::string sibling_binary(const char* name) {
     std::error_code ec;
     auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return (self.parent_path() / "hello-server").string();
+    return (self.parent_path() / name).string();
 }
 
 // The revision each --era pins through the server config (what a user writes in .mcp.json);
@@ -122,7 +107,8 @@ void check(const mcph::CallToolResult& r, const char* what) {
 int usage() {
     std::fprintf(stderr,
                  "usage: mcph-bench [--server PATH] [--server-arg ARG]... [--http URL] [--era auto|legacy|modern] [--calls N]\n"
-                 "                  [--inflight K] [--echo-calls M] [--echo-bytes B] [--connects C]\n");
+                 "                  [--inflight K] [--echo-calls M] [--echo-bytes B] [--connects C] [--warmup W]\n"
+                 "       mcph-bench --mapped SxT [--fake-server PATH] [--calls N] [--warmup W]\n");
     return 2;
 }
 
@@ -150,7 +136,7 @@ int run(const Config& c) {
     if (const char* version = pinned_version(c.era); version && protocol_version != version)
         throw std::runtime_error("--era " + c.era + " asked for " + version + ", the session speaks " + protocol_version);
     s->list_tools();  // as the TS script does (mcph caches the list at connect anyway)
-    for (long i = 0; i < 1000; ++i) check(s->call_tool("add", add_args(i)), "warm-up");
+    for (long i = 0; i < c.warmup; ++i) check(s->call_tool("add", add_args(i)), "warm-up");
 
     // 2. sequential tools/call add.
     std::vector<double> lat_us;
@@ -169,7 +155,7 @@ int run(const Config& c) {
     //     it: name resolution and the rug-pull guard (tool review) are in the timed path.
     std::vector<double> host_lat_us;
     host_lat_us.reserve(static_cast<size_t>(c.calls));
-    for (long i = 0; i < std::min<long>(1000, c.calls); ++i) check(host.call_tool("mcp__hello__add", add_args(i)), "warm-up (host)");
+    for (long i = 0; i < std::min<long>(c.warmup, c.calls); ++i) check(host.call_tool("mcp__hello__add", add_args(i)), "warm-up (host)");
     cpu0 = process_cpu_us();
     for (long i = 0; i < c.calls; ++i) {
         auto t = Clock::now();
@@ -222,6 +208,7 @@ int run(const Config& c) {
 
     // 4. echo with a large text payload, sequential (the payload is borrowed, not copied, into args).
     const std::string payload(c.echo_bytes, 'x');
+    const double echo_cpu0 = process_cpu_us();
     t0 = Clock::now();
     for (int i = 0; i < c.echo_calls; ++i) {
         mcph::Json args(rapidjson::kObjectType);
@@ -231,17 +218,18 @@ int run(const Config& c) {
         if (r.text().size() != c.echo_bytes) throw std::runtime_error("echo: payload changed");
     }
     double echo_s = seconds_since(t0);
+    const double echo_cpu_us = c.echo_calls ? (process_cpu_us() - echo_cpu0) / c.echo_calls : 0.0;
     host.close();
 
     std::printf(
         "{\"client\":\"mcph\",\"era\":\"%s\",\"protocol_version\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
         "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,\"host_seq_p50_us\":%.2f,\"host_seq_p99_us\":%.2f,\"host_seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,\"inflight_async_calls_per_s\":%.0f,"
-        "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
+        "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"echo_cpu_us\":%.1f,\"peak_rss_mb\":%.1f}\n",
         era.c_str(), protocol_version.c_str(), c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
         percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, percentile(host_lat_us, 0.5),
         percentile(host_lat_us, 0.99), host_seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.calls / inflight_cb_s, c.echo_calls, c.echo_bytes,
-        c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
+        c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, echo_cpu_us, peak_rss_mb());
     return 0;
 }
 
@@ -249,12 +237,20 @@ int run(const Config& c) {
 
 int main(int argc, char** argv) {
     Config c;
-    c.server = default_server();
+    c.server = sibling_binary("hello-server");
+    c.fake_server = sibling_binary("fake-mcp-server");
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (i + 1 >= argc) return usage();
         std::string v = argv[++i];
         if (a == "--server") c.server = v;
+        else if (a == "--fake-server") c.fake_server = v;
+        else if (a == "--mapped") {
+            if (std::sscanf(v.c_str(), "%dx%d", &c.mapped_servers, &c.mapped_tools) != 2 || c.mapped_servers < 1 ||
+                c.mapped_tools < 1)
+                return usage();
+        }
+        else if (a == "--warmup") c.warmup = std::stoi(v);
         else if (a == "--server-arg") c.server_args.push_back(v);
         else if (a == "--http") c.http_url = v;
         else if (a == "--era" && (v == "auto" || pinned_version(v))) c.era = v;
@@ -266,6 +262,8 @@ int main(int argc, char** argv) {
         else return usage();
     }
     try {
+        if (c.mapped_servers)
+            return bench::run_mapped({c.fake_server, c.mapped_servers, c.mapped_tools, c.calls, c.warmup});
         return run(c);
     } catch (const mcph::Error& e) {
         std::fprintf(stderr, "mcph-bench: %s error: %s\n", mcph::to_string(e.kind()), e.what());

@@ -20,10 +20,11 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "bench_stats.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -272,8 +273,9 @@ struct Config {
     std::vector<std::string> server_args;
     std::string http_url;
     bool modern = false;  // --era modern
-    int calls = 20000, inflight = 16, echo_calls = 50, connects = 5;
+    int calls = 20000, inflight = 16, echo_calls = 50, connects = 5, warmup = 1000;
     size_t echo_bytes = 1 << 20;
+    bool one_shot = false;  // --one-shot: connect, one add, exit (run.sh times the whole process)
 };
 
 std::unique_ptr<Channel> open_channel(const Config& c) {
@@ -323,30 +325,9 @@ std::string add_request(long id, bool modern) {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// CPU time of the whole client process (every thread: the caller and the transport's I/O
-// threads), in µs. Unlike wall time it does not count the time the server or another process held
-// the CPU, so it stays comparable on a loaded machine.
-double process_cpu_us() {
-    rusage u{};
-    ::getrusage(RUSAGE_SELF, &u);
-    auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
-    return us(u.ru_utime) + us(u.ru_stime);
-}
-
-double percentile(std::vector<double> v, double p) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}
-
-double peak_rss_mb() {
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-    return 0;
-}
+using bench::peak_rss_mb;
+using bench::percentile;
+using bench::process_cpu_us;
 
 std::string default_server() {
     std::error_code ec;
@@ -357,7 +338,7 @@ std::string default_server() {
 int usage() {
     std::fprintf(stderr,
                  "usage: bench-raw-pipe [--server PATH] [--http URL] [--era legacy|modern] [--calls N] [--inflight K] [--echo-calls M]\n"
-                 "                      [--echo-bytes B] [--connects C] [-- server args...]\n");
+                 "                      [--echo-bytes B] [--connects C] [--warmup W] [--one-shot] [-- server args...]\n");
     return 2;
 }
 
@@ -385,11 +366,23 @@ int main(int argc, char** argv) {
         else if (a == "--echo-calls") c.echo_calls = std::stoi(next());
         else if (a == "--echo-bytes") c.echo_bytes = std::stoul(next());
         else if (a == "--connects") c.connects = std::stoi(next());
+        else if (a == "--warmup") c.warmup = std::stoi(next());
+        else if (a == "--one-shot") c.one_shot = true;
         else if (a == "--") {
             while (++i < argc) c.server_args.push_back(argv[i]);
         } else return usage();
     }
     if (c.http_url.empty() && ::access(c.server.c_str(), X_OK) != 0) die("no executable hello-server at " + c.server);
+    if (c.one_shot) {
+        // The floor of a one-shot client (`mcph call`): start, connect, one call, close the server, exit.
+        auto ch = open_channel(c);
+        connect_era(*ch, c.modern);
+        ch->send(add_request(1, c.modern), c.modern ? kModernAddHeaders : std::string_view());
+        expect_result(ch->receive(), "tools/call add (one-shot)");
+        ch.reset();
+        std::printf("{\"client\":\"raw\",\"one_shot\":true,\"peak_rss_mb\":%.1f}\n", peak_rss_mb());
+        return 0;
+    }
 
     // 1. connect + initialize / server/discover (fresh process / TCP connection each time), median.
     std::vector<double> connect_ms;
@@ -404,7 +397,7 @@ int main(int argc, char** argv) {
     connect_era(*ch, c.modern);
     const std::string_view add_headers = c.modern ? kModernAddHeaders : std::string_view();
     long id = 1;
-    for (int i = 0; i < 1000; ++i) {  // warm-up
+    for (int i = 0; i < c.warmup; ++i) {
         ch->send(add_request(id++, c.modern), add_headers);
         expect_result(ch->receive(), "warm-up");
     }
@@ -440,6 +433,7 @@ int main(int argc, char** argv) {
     // 4. echo with a large text payload, sequential.
     std::string prefix = R"({"jsonrpc":"2.0","id":)";
     std::string payload(c.echo_bytes, 'x');
+    const double echo_cpu0 = process_cpu_us();
     t0 = Clock::now();
     for (int i = 0; i < c.echo_calls; ++i) {
         std::string req = prefix + std::to_string(id++) +
@@ -451,15 +445,16 @@ int main(int argc, char** argv) {
         if (reply.size() < c.echo_bytes) die("echo reply too short");
     }
     double echo_s = seconds_since(t0);
+    const double echo_cpu_us = c.echo_calls ? (process_cpu_us() - echo_cpu0) / c.echo_calls : 0.0;
     ch.reset();
 
     std::printf(
         "{\"client\":\"raw\",\"era\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
         "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,"
-        "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"peak_rss_mb\":%.1f}\n",
+        "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"echo_cpu_us\":%.1f,\"peak_rss_mb\":%.1f}\n",
         c.modern ? "modern" : "legacy", c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
         percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.echo_calls, c.echo_bytes,
-        c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, peak_rss_mb());
+        c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, echo_cpu_us, peak_rss_mb());
     return 0;
 }

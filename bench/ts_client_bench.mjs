@@ -12,6 +12,8 @@
 //
 // usage: node ts_client_bench.mjs [--sdk v1|v2] [--era legacy|modern] [--server PATH] [--http URL]
 //                                  [--calls N] [--inflight K] [--echo-calls M] [--echo-bytes B] [--connects C]
+//                                  [--warmup W] [--one-shot]
+// --one-shot: connect, one add, close, exit (run.sh times the whole process, as for `mcph call`).
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -40,6 +42,7 @@ function parseArgs(argv) {
   const o = {
     server: path.join(here, '..', 'build', 'bin', 'hello-server'),
     sdk: 'v1', era: 'legacy', http: null, calls: 20000, inflight: 16, echoCalls: 50, echoBytes: 1 << 20, connects: 5,
+    warmup: 1000, oneShot: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -56,6 +59,8 @@ function parseArgs(argv) {
     else if (a === '--echo-calls') o.echoCalls = Number(next());
     else if (a === '--echo-bytes') o.echoBytes = Number(next());
     else if (a === '--connects') o.connects = Number(next());
+    else if (a === '--warmup') o.warmup = Number(next());
+    else if (a === '--one-shot') o.oneShot = true;
     else throw new Error(`unknown argument ${a}`);
   }
   if (!['v1', 'v2'].includes(o.sdk)) throw new Error('--sdk must be v1 or v2');
@@ -103,7 +108,19 @@ function check(result, what) {
   return result;
 }
 
+// CPU time of the whole Node process (every thread: the event loop, V8's helpers, libuv's pool), in
+// µs: the same count as getrusage(RUSAGE_SELF) in the C++ clients.
+const cpuUs = () => { const u = process.cpuUsage(); return u.user + u.system; };
+
+async function oneShot() {
+  const conn = await connect();
+  check(await conn.client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }), 'tools/call add (one-shot)');
+  await disconnect(conn);
+  process.stdout.write(JSON.stringify({ client: `ts-sdk-${opts.sdk}`, one_shot: true }) + '\n');
+}
+
 async function main() {
+  if (opts.oneShot) return oneShot();
   // 1. connect + initialize, fresh process / session each time, median.
   const connectMs = [];
   for (let i = 0; i < opts.connects; i++) {
@@ -121,10 +138,11 @@ async function main() {
   // tools/list once, so that callTool validates structuredContent against add's outputSchema, as
   // mcph does.
   await client.listTools();
-  for (let i = 0; i < 1000; i++) check(await client.callTool({ name: 'add', arguments: { a: i, b: 1 } }), 'warm-up');
+  for (let i = 0; i < opts.warmup; i++) check(await client.callTool({ name: 'add', arguments: { a: i, b: 1 } }), 'warm-up');
 
   // 2. sequential tools/call add.
   const lat = new Float64Array(opts.calls);
+  const seqCpu0 = cpuUs();
   let t0 = performance.now();
   for (let i = 0; i < opts.calls; i++) {
     const t = performance.now();
@@ -132,6 +150,7 @@ async function main() {
     lat[i] = (performance.now() - t) * 1000;
   }
   const seqS = (performance.now() - t0) / 1000;
+  const seqCpuUs = (cpuUs() - seqCpu0) / opts.calls;
   const sortedLat = Array.from(lat).sort((a, b) => a - b);
 
   // 3. K calls in flight (each finished call starts the next), N in total.
@@ -148,12 +167,14 @@ async function main() {
 
   // 4. echo with a large text payload, sequential.
   const payload = 'x'.repeat(opts.echoBytes);
+  const echoCpu0 = cpuUs();
   t0 = performance.now();
   for (let i = 0; i < opts.echoCalls; i++) {
     const r = check(await client.callTool({ name: 'echo', arguments: { text: payload } }), 'tools/call echo');
     if (r.content[0].text.length !== opts.echoBytes) throw new Error('echo: payload changed');
   }
   const echoS = (performance.now() - t0) / 1000;
+  const echoCpuUs = opts.echoCalls ? (cpuUs() - echoCpu0) / opts.echoCalls : 0;
   await disconnect(conn);
 
   const out = {
@@ -169,6 +190,7 @@ async function main() {
     seq_p50_us: +percentile(sortedLat, 0.5).toFixed(2),
     seq_p99_us: +percentile(sortedLat, 0.99).toFixed(2),
     seq_calls_per_s: Math.round(opts.calls / seqS),
+    seq_cpu_us: +seqCpuUs.toFixed(2),
     inflight: opts.inflight,
     inflight_calls: opts.calls,
     inflight_calls_per_s: Math.round(opts.calls / inflightS),
@@ -176,6 +198,7 @@ async function main() {
     echo_payload_bytes: opts.echoBytes,
     // payload bytes both ways (request text + response text), 10^6 bytes per MB
     echo_mb_per_s: opts.echoCalls ? +((2 * opts.echoBytes * opts.echoCalls) / echoS / 1e6).toFixed(1) : 0,
+    echo_cpu_us: +echoCpuUs.toFixed(1),
     peak_rss_mb: +(process.resourceUsage().maxRSS / 1024).toFixed(1),
     node_warnings: nodeWarnings,
   };

@@ -443,14 +443,16 @@ CallToolResult Host::call_tool(const std::string& mapped_name, const JsonValue& 
     auto reviewed = review->servers.find(server);
     if (reviewed == review->servers.end())  // the session went away meanwhile: nothing reviewed, nothing called
         throw Error(ErrorKind::Connection, "server '" + server + "' is not connected");
-    for (const auto& w : reviewed->second.withheld)
-        if (w.name == original || (original.empty() && tools::map_tool_name(server, w.name) == mapped_name))
-            throw Error(ErrorKind::Usage, withheld_message(server, w));
-    if (original.empty()) throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on server '" + server + "'");
+    const ServerToolReview& judged = reviewed->second;
+    if (original.empty()) {  // a withheld tool's mapped name (not resolvable): which one, and why
+        for (const auto& w : judged.withheld)
+            if (tools::map_tool_name(server, w.name) == mapped_name) throw Error(ErrorKind::Usage, withheld_message(server, w));
+        throw Error(ErrorKind::NotFound, "no tool named '" + mapped_name + "' on server '" + server + "'");
+    }
+    if (const WithheldTool* w = judged.withheld_tool(original)) throw Error(ErrorKind::Usage, withheld_message(server, *w));
     // Only a tool the server listed and the review let through is called: a "server/tool" name the
     // listing never showed (a hidden tool, or one added without list_changed) was never reviewed.
-    const auto& allowed = reviewed->second.allowed;
-    if (std::none_of(allowed.begin(), allowed.end(), [&](const Tool& t) { return t.name == original; }))
+    if (!judged.allows(original))
         throw Error(ErrorKind::NotFound, "server '" + server + "' did not list a tool named '" + original +
                                              "' (only listed, reviewed tools are called; if it was added since, the "
                                              "server must send notifications/tools/list_changed or be reconnected)");

@@ -75,10 +75,24 @@ ServerToolReview review_server(const std::vector<Tool>& tools, const std::vector
         }
     }
     if (withhold_on) withhold_flagged(out);
+    out.index();
     return out;
 }
 
 }  // namespace
+
+void ServerToolReview::index() {
+    allowed_names.clear();
+    withheld_index.clear();
+    allowed_names.reserve(allowed.size());
+    for (const Tool& tool : allowed) allowed_names.insert(tool.name);
+    for (std::size_t i = 0; i < withheld.size(); ++i) withheld_index.emplace(withheld[i].name, i);
+}
+
+const WithheldTool* ServerToolReview::withheld_tool(const std::string& name) const {
+    auto it = withheld_index.find(name);
+    return it == withheld_index.end() ? nullptr : &withheld[it->second];
+}
 
 Host::Impl::ReviewInputs Host::Impl::review_inputs(
     const std::vector<std::shared_ptr<connection::ServerConnection>>& servers) const {

@@ -24,6 +24,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,18 @@ struct ServerToolReview {
     std::vector<Tool> scanned;            // every tool the server lists, with its findings
     std::vector<Tool> allowed;            // what may be offered and called (findings kept)
     std::vector<WithheldTool> withheld;   // changed or new since approval, or flagged under the policy
+
+    // The two lists by original name, built once with the snapshot (index()), so that judging a
+    // call is one lookup each, not a scan of the server's tools: with 500 tools the scan cost
+    // Host::call_tool ~5 µs of CPU a call over ClientSession::call_tool (bench/README.md,
+    // "Calls by mapped name").
+    std::unordered_set<std::string> allowed_names;
+    std::unordered_map<std::string, std::size_t> withheld_index;  // name -> position in `withheld`
+
+    void index();
+    bool allows(const std::string& name) const { return allowed_names.count(name) != 0; }
+    // The withheld entry of this original name, or null.
+    const WithheldTool* withheld_tool(const std::string& name) const;
 };
 
 struct ToolReviewSnapshot {

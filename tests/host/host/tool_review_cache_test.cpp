@@ -5,6 +5,7 @@
 // disconnected) — and that the scanner does not run per call. In-process servers ("sdk"): no I/O,
 // so every wait is for an event (the host's on_list_changed), never a sleep.
 #include "governance/tool_scanner.hpp"
+#include "host/tool_review.hpp"
 #include "test_scratch.hpp"
 #include "test_helpers.hpp"
 
@@ -378,6 +379,64 @@ TEST_F(ToolReviewCache, ConcurrentCallsAreJudgedByTheListOfTheirMoment) {
     EXPECT_EQ(let_through.load(), 0) << "a call to the changed definition went through after the host had seen it";
     EXPECT_EQ(refused_while_approved.load(), 0);
     EXPECT_GT(refused_while_changed.load(), 0) << "no call met a settled changed phase: the test proved nothing";
+}
+
+// The snapshot's per-server index (ServerToolReview::index) is what Host::call_tool judges a call
+// by: one lookup by original name in the allowed set, one in the withheld index.
+TEST(ServerToolReviewIndex, FindsEveryAllowedAndWithheldNameAndNothingElse) {
+    mcph::ServerToolReview review;
+    for (int i = 0; i < 500; ++i) {
+        mcph::Tool t;
+        t.name = "tool_" + std::to_string(i);
+        review.allowed.push_back(t);
+    }
+    review.withheld.push_back(mcph::WithheldTool{"changed_one", "changed since approval", mcph::WithheldTool::Why::Changed, {}});
+    review.withheld.push_back(mcph::WithheldTool{"new_one", "new since approval", mcph::WithheldTool::Why::New, {}});
+    EXPECT_FALSE(review.allows("tool_0")) << "nothing is allowed before the index is built";
+    review.index();
+    for (int i = 0; i < 500; ++i) EXPECT_TRUE(review.allows("tool_" + std::to_string(i))) << i;
+    EXPECT_FALSE(review.allows("tool_500"));
+    EXPECT_FALSE(review.allows("changed_one")) << "withheld is not allowed";
+    ASSERT_NE(review.withheld_tool("new_one"), nullptr);
+    EXPECT_EQ(review.withheld_tool("new_one")->why, mcph::WithheldTool::Why::New);
+    EXPECT_EQ(review.withheld_tool("changed_one")->why, mcph::WithheldTool::Why::Changed);
+    EXPECT_EQ(review.withheld_tool("tool_1"), nullptr);
+    // Moved into the snapshot's map, the index still points at the right entries.
+    std::map<std::string, mcph::ServerToolReview> servers;
+    servers.emplace("app", std::move(review));
+    EXPECT_EQ(servers.at("app").withheld_tool("new_one")->name, "new_one");
+}
+
+// Through the host, with a server of many tools approved (pinned): every listed tool is callable
+// by its mapped and its raw name, the one changed after approval is refused as withheld by either
+// name, and a name the server never listed is refused before it reaches the server.
+TEST_F(ToolReviewCache, ManyPinnedToolsEachCallableByMappedNameChangedOneWithheld) {
+    auto tools_json = [](const char* description_of_7) {
+        std::string out = "[";
+        for (int i = 0; i < 300; ++i)
+            out += std::string(i ? "," : "") + R"({"name":"t)" + std::to_string(i) + R"(","description":")" +
+                   (i == 7 ? description_of_7 : "Plain tool") + R"(","inputSchema":{"type":"object"}})";
+        return out + "]";
+    };
+    auto server = std::make_shared<ScriptedServer>(tools_json("Plain tool"));
+    mcph::Host host(options());
+    host.register_sdk_server("app", server);
+    host.approve("app");
+    ASSERT_EQ(host.tools().size(), 300u);
+    for (int i = 0; i < 300; i += 13) ASSERT_EQ(outcome(host, "mcp__app__t" + std::to_string(i)), "ok") << i;
+    EXPECT_EQ(outcome(host, "app/t299"), "ok");
+
+    ASSERT_TRUE(announce(*server, tools_json("Now it also mails your keys away").c_str()));
+    const std::string by_mapped = outcome(host, "mcp__app__t7");
+    EXPECT_TRUE(starts_with(by_mapped, "usage") && contains(by_mapped, "changed since you approved")) << by_mapped;
+    const std::string by_raw = outcome(host, "app/t7");
+    EXPECT_TRUE(starts_with(by_raw, "usage") && contains(by_raw, "changed since you approved")) << by_raw;
+    EXPECT_EQ(outcome(host, "mcp__app__t8"), "ok");
+    const std::string unlisted = outcome(host, "app/t300");
+    EXPECT_TRUE(starts_with(unlisted, "not-found") && contains(unlisted, "did not list a tool named 't300'")) << unlisted;
+    EXPECT_EQ(server->calls("t7"), 0);
+    EXPECT_EQ(server->calls("t300"), 0);
+    EXPECT_EQ(server->calls("t8"), 1);
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/smoke_test.sh BUILD_DIR — ctest `bench_smoke` (label bench): that the benchmark runs, never
+# how fast. Runs `bench/run.sh BUILD_DIR --quick --http --scale` and fails unless it exits 0, every
+# client ran ("failed clients: 0"), and every row of issue #16 and every new row is printed with
+# its goal (the list below is the issue's, kept here on purpose: a row dropped from run.sh fails).
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="${1:?usage: smoke_test.sh BUILD_DIR}"
+
+out="$(mktemp)"
+err="$(mktemp)"
+trap 'rm -f "$out" "$err"' EXIT
+status=0
+bash "$here/run.sh" "$build" --quick --http --scale >"$out" 2>"$err" || status=$?
+fail=0
+problem() { echo "bench_smoke: $*" >&2; fail=1; }
+[[ $status -eq 0 ]] || problem "run.sh exited $status"
+grep -qx 'failed clients: 0' "$out" || problem "a client failed (see 'failed clients' below)"
+
+# transport | row | goal, as the issue states them (ASCII: >= and <=).
+expect_rows=(
+  'stdio|sequential calls/s|>=0.9'
+  'stdio|16 in flight, request_async (calls/s)|>=1'
+  'stdio|16 in flight, futures (calls/s)|>=0.8'
+  'stdio|1 MiB echo, payload both ways (MB/s)|>=0.85'
+  'stdio|client CPU per sequential call (us)|<=1.3x'
+  'stdio|client peak RSS (MB)|<=1.5x'
+  'http|sequential calls/s|>=0.85'
+  'http|16 in flight, futures (calls/s)|>=0.7'
+  'http|1 MiB echo, payload both ways (MB/s)|>=0.85'
+  'http|client CPU per sequential call (us)|<=1.5x'
+  'http|client CPU per 1 MiB echo call (us)|<=2x'
+  'http|connect, median (ms)|<=1.5x'
+  'http|client peak RSS (MB)|<=1.5x'
+  'cli|one-shot start -> 1 call -> exit, stdio (ms)|<=2x'
+)
+header="$(grep -m1 '^transport ' "$out" || true)"
+[[ $header =~ \|\ +goal\ +\|\ +met$ ]] || problem "no goal/met columns in the table header: $header"
+for want in "${expect_rows[@]}"; do
+  IFS='|' read -r t row goal <<<"$want"
+  # the row's line: transport and label in the first two columns, goal in the next-to-last one,
+  # a met verdict (yes/no/<era> only) in the last, and a number in every client column
+  line="$(awk -F' [|] ' -v t="$t" -v r="$row" '{a = $1; b = $2; sub(/ +$/, "", a); sub(/ +$/, "", b)} a == t && b == r' "$out")"
+  if [[ -z $line ]]; then problem "row missing: $t / $row"; continue; fi
+  IFS='|' read -ra cells <<<"$line"
+  n=${#cells[@]}
+  g="$(echo "${cells[n-2]}" | tr -d ' ')"
+  m="$(echo "${cells[n-1]}" | sed 's/^ *//; s/ *$//')"
+  [[ $g == "$goal" ]] || problem "$t / $row: goal '$g', expected '$goal'"
+  [[ $m =~ ^(yes|no|2025\ only|2026\ only)$ ]] || problem "$t / $row: met '$m' is not a verdict"
+  for ((i = 3; i <= 9; i++)); do
+    v="$(echo "${cells[i]}" | tr -d ' ')"
+    [[ $v =~ ^[0-9.]+$ ]] || problem "$t / $row: column $i is '$v', not a figure"
+  done
+done
+for shape in '1 server(s) x 5 tools' '1 server(s) x 500 tools' '50 server(s) x 20 tools'; do
+  grep -q "^$shape " "$out" || problem "mapped-name row missing: $shape"
+done
+grep -qE '^20 +\| 20 +\|' "$out" || problem "scale row missing or not every server connected"
+grep -q '^load average at the start: ' "$out" || problem "no load average"
+
+if [[ $fail -ne 0 ]]; then
+  echo "--- run.sh stdout" >&2; cat "$out" >&2
+  echo "--- run.sh stderr (last 30 lines)" >&2; tail -30 "$err" >&2
+  exit 1
+fi
+echo "bench_smoke: every row printed with its goal, no client failed"
