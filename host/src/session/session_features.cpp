@@ -89,12 +89,16 @@ CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& 
     // 2025-11-25 experimental tasks: a tool that requires it (or allows it, when the caller prefers
     // tasks) is called task-augmented on a server that offers task-augmented tools/call.
     bool as_task = false;
-    if (!modern()) {
+    // The tool's taskSupport is looked up only on a server offering task-augmented calls, and in
+    // place: copying the cached list made every call cost O(tools) (bench: 15 -> 170 us at 500 tools).
+    if (!modern() && extensions::server_offers_tool_tasks(facts()->capabilities)) {
         std::string support;
-        for (const Tool& t : cached_tools())
-            if (t.name == name) support = t.task_support;
-        as_task = (support == "required" || (support == "optional" && options.prefer_task)) &&
-                  extensions::server_offers_tool_tasks(facts()->capabilities);
+        {
+            std::lock_guard lock(state_mutex_);
+            for (const Tool& t : tools_)
+                if (t.name == name) support = t.task_support;
+        }
+        as_task = support == "required" || (support == "optional" && options.prefer_task);
     }
     CallToolResult result;
     if (as_task) {
