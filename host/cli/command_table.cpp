@@ -146,6 +146,17 @@ const std::vector<CommandSpec>& table() {
          "written).",
          "  mcph import claude-desktop --dry-run\n  mcph import cursor -s user github\n  mcph import ./mcp.json --force\n",
          {"--scope", "--dry-run", "--force", "--json"}},
+        {"inputs", "mcph inputs list [--json] | mcph inputs forget <id> [--file PATH] | mcph inputs forget --all [--file PATH]",
+         "The answers to config files' inputs (VS Code \"inputs\", ${input:id}) that mcph keeps in the secret store:\n"
+         "asked once on a terminal, then used by every command. `list` shows each one's input id, whether it\n"
+         "is a password, its file (the canonical path: ./a.json and $PWD/a.json are one file) and the file's\n"
+         "description — never the value. `forget <id>` removes that input's answer (of every file, or of\n"
+         "--file's), `forget --all` every answer: the next command asks again, and without a terminal the\n"
+         "server needing it is a config problem naming the input. No config is read and nothing connects.\n"
+         "An id that has no kept answer exits 2 (with \"did you mean\").",
+         "  mcph inputs list\n  mcph inputs forget api-key\n  mcph inputs forget api-key --file .vscode/mcp.json\n"
+         "  mcph inputs forget --all\n",
+         {"--file", "--all", "--json"}},
     };
     return commands;
 }

@@ -9,6 +9,7 @@
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "input_prompt.hpp"
+#include "inputs_command.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
 #include "listing_commands.hpp"
@@ -426,9 +427,9 @@ namespace {
 // unset variable) is added all the same — Host::add_config_json then throws the first problem,
 // already recorded in the config report under this origin: the command goes on with the other
 // servers, as a bad entry of a layered config file costs only itself, and says what was left out.
-void add_mcp_config(Host& host, const std::string& text, const std::string& origin) {
+void add_mcp_config(Host& host, const std::string& text, const std::string& origin, const std::filesystem::path& file) {
     try {
-        host.add_config_json(text, origin);
+        host.add_config_json(text, origin, file);
     } catch (const Error&) {
         bool recorded = false;
         for (const auto& problem : host.config_report().problems) recorded = recorded || problem.origin == origin;
@@ -468,8 +469,13 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     if (adjust) adjust(ho);
     auto host = std::make_unique<Host>(std::move(ho));
     if (!extra_config_json.empty()) host->add_config_json(extra_config_json, "demo");
-    for (const auto& source : options.mcp_configs)
-        add_mcp_config(*host, load_config_text(source), "--mcp-config " + (source.rfind('{', 0) == 0 ? "(inline)" : source));
+    // A file's inputs are kept under its canonical path (Host::add_config_json): asked once however
+    // the path is typed. Messages keep the path as typed.
+    for (const auto& source : options.mcp_configs) {
+        const bool inline_json = source.rfind('{', 0) == 0;
+        add_mcp_config(*host, load_config_text(source), "--mcp-config " + (inline_json ? "(inline)" : source),
+                       inline_json ? std::filesystem::path() : std::filesystem::path(source));
+    }
     return host;
 }
 
@@ -487,6 +493,7 @@ const std::map<std::string, Handler>& command_handlers() {
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
         {"list", cmd_list},           {"templates", cmd_templates}, {"complete", cmd_complete}, {"log-level", cmd_log_level},
         {"import", cmd_import},
+        {"inputs", cmd_inputs},
     };
     return kCommands;
 }
@@ -526,6 +533,8 @@ int run_command(const Options& o) {
     // Generated from the command table; nothing to connect (`completion servers` reads the config).
     if (o.command == "completion") return run_completion(o);
     if (o.command == "man") return print_man_page();
+    // Over a host that reads no config: listing or forgetting answers must not ask one.
+    if (o.command == "inputs") return run_inputs(o);
     const Handler handler = handler_for(o.command);
     auto host = make_host(o);
     if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());

@@ -202,6 +202,10 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string&) { o.debug = true; }},
         {"--dry-run", nullptr, nullptr, false, "show what would be written; write nothing",
          [](Options& o, const std::string&) { o.dry_run = true; }},
+        {"--file", nullptr, "<path>", false, "inputs forget: only the answers kept for this config file (any spelling of its path)",
+         [](Options& o, const std::string& v) { o.file = v; }},
+        {"--all", nullptr, nullptr, false, "inputs forget: every kept answer (of every file, or of --file's)",
+         [](Options& o, const std::string&) { o.all = true; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

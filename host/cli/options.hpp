@@ -43,6 +43,9 @@ struct Options {
     // complete: what the argument belongs to (exactly one of them).
     std::string complete_prompt;
     std::string complete_template;
+    // inputs forget: only the answers kept for this config file (--file); every answer (--all).
+    std::string file;
+    bool all = false;
 };
 
 // Throws mcph::Error(Usage) with a message that names the option or argument and the help to read.
