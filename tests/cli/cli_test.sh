@@ -318,5 +318,19 @@ else
   expect everything-call-o-refused 2 "2.png' exists: not replaced" -- "$MCPH" --mcp-config "$EV_CFG" call every/get-tiny-image -o "$WORK/img"
 fi
 
+# `mcph inputs list|forget` (the kept answers to config files' inputs; the answered path is tested
+# over a pty in test_security's ConfigCompat.AnInputIsAskedOncePerFileAndInputsForgetMakesItAskAgain).
+expect inputs-list-empty 0 "^\(no kept input answers\)$" -- env MCPH_SECRET_STORE=file "$MCPH" inputs list
+expect inputs-list-json 0 '"inputs": \[\]' -- env MCPH_SECRET_STORE=file "$MCPH" inputs list --json
+expect inputs-no-subcommand 2 "\`mcph inputs\` needs a subcommand" -- "$MCPH" inputs
+expect inputs-unknown-subcommand 2 "unknown subcommand 'lst' of \`mcph inputs\` \(did you mean 'list'\?\)" -- "$MCPH" inputs lst
+expect inputs-forget-unknown 2 "no kept answer for input 'nope'" -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget nope
+expect inputs-forget-needs-id 2 "usage: mcph inputs forget <id>" -- "$MCPH" inputs forget
+expect inputs-forget-id-and-all 2 "usage: mcph inputs forget <id>" -- "$MCPH" inputs forget x --all
+expect inputs-forget-all-empty 0 '"forgotten": \[\]' -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget --all --json
+expect inputs-list-all-refused 2 "--all is an option of \`mcph inputs forget\`" -- "$MCPH" inputs list --all
+expect inputs-mcp-config-refused 2 "\`mcph inputs\` reads no config file" -- "$MCPH" --mcp-config "$WORK/x.json" inputs list
+expect inputs-help 0 "usage: mcph inputs list" -- "$MCPH" help inputs
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
