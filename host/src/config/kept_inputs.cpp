@@ -106,13 +106,18 @@ void KeptInputs::write_index(const std::vector<KeptAnswer>& entries) {
 std::optional<std::string> KeptInputs::find(const KeptAnswer& entry) {
     std::optional<std::string> kept = store_->get(entry.key);
     if (!kept) return std::nullopt;
-    const IndexLock lock = lock_index(lock_folder_);
-    std::vector<KeptAnswer> entries = read_index();
-    if (!answer_indexed(entries, entry.key) && entries.size() < kMaxKeptAnswers) {
-        KeptAnswer e = entry;
-        e.description = bounded_description(e.description);
-        entries.push_back(std::move(e));
-        write_index(entries);
+    try {
+        const IndexLock lock = lock_index(lock_folder_);
+        std::vector<KeptAnswer> entries = read_index();
+        if (!answer_indexed(entries, entry.key) && entries.size() < kMaxKeptAnswers) {
+            KeptAnswer e = entry;
+            e.description = bounded_description(e.description);
+            entries.push_back(std::move(e));
+            write_index(entries);
+        }
+    } catch (const Error&) {
+        // The index is for listing: an unreadable one (or a lock held too long) must not stop the
+        // answer from being used. `list` names the problem.
     }
     return kept;
 }

@@ -45,7 +45,8 @@ public:
     KeptInputs(std::shared_ptr<plugins::SecretStore> store, std::filesystem::path lock_folder);
 
     // The kept answer under `entry.key`, or nullopt. A kept answer the index lacks (an index
-    // entry lost to a crash between the two writes) is indexed again, so it can be listed.
+    // entry lost to a crash between the two writes) is indexed again, so it can be listed; an
+    // index that cannot be changed is left as it is (the answer is still returned).
     std::optional<std::string> find(const KeptAnswer& entry);
     // Keeps `value` under entry.key and indexes it (replacing an entry of the same key). Throws
     // mcph::Error(Usage) naming kMaxKeptAnswers when the index is full (nothing is written), and
