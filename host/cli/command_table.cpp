@@ -117,14 +117,16 @@ const std::vector<CommandSpec>& table() {
          "Sets the server's logging level (logging/setLevel): debug, info, notice, warning, error, critical,\n"
          "alert or emergency (anything else exits 2). Log lines the server sends are printed on stderr.",
          "  mcph log-level every debug\n", {MCPH_CONNECTING}},
-        {"shell", "mcph shell",
+        {"shell", "mcph shell [--json]",
          "An interactive session over one long-lived host: servers stay connected, so the state they keep in\n"
          "memory survives between commands. Type the CLI's commands without `mcph` (help works), `exit [N]`\n"
          "or `quit`. On a terminal: history (<config home>/shell_history), Tab completes commands, servers\n"
          "and tools, server log and list-change lines appear above the prompt, Ctrl-C cancels a running\n"
          "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Without a\n"
-         "terminal it reads one command per line and exits with the last command's status (130: cancelled).",
-         "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n", {"--timeout", "--connect-timeout"}},
+         "terminal it reads one command per line and exits with the last command's status (130: cancelled).\n"
+         "--json: every command prints one JSON document, its failures too (as one-shot commands do).",
+         "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n  printf 'tools\\n' | mcph shell --json\n",
+         {"--timeout", "--connect-timeout", "--json"}},
         {"completion", "mcph completion bash|zsh|fish",
          "Prints a shell completion script for mcph (commands, each command's options, server names).\n"
          "Server names are looked up with `mcph completion servers`, which reads the config and connects\n"
