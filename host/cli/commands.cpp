@@ -194,6 +194,14 @@ int cmd_call(Host& host, const Options& o) {
     return result.is_error ? 1 : 0;
 }
 
+// The shell's Ctrl-C (Options::is_cancelled) for a request other than a tool call: it ends in
+// notifications/cancelled and Error(Cancelled), and the shell goes on. Outside the shell: none.
+RequestOptions shell_request_options(const Options& o) {
+    RequestOptions ro;
+    ro.is_cancelled = o.is_cancelled;
+    return ro;
+}
+
 int cmd_read(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph read <uri> [server]");
     require_servers(host);
@@ -208,7 +216,7 @@ int cmd_read(Host& host, const Options& o) {
     for (auto& s : sessions) {
         if (!s->has_capability("resources")) continue;
         try {
-            Json result = s->read_resource(uri);
+            Json result = s->read_resource(uri, shell_request_options(o));
             if (!o.output.empty()) {
                 print_saved(save_read_result(result, o.output, o.force), o.json);
                 if (o.json) print_done(true, "saved the resource '" + uri + "' to " + o.output);
@@ -280,7 +288,7 @@ int cmd_prompt(Host& host, const Options& o) {
         if ((!server.empty() && s->server_name() != server) || !s->has_capability("prompts")) continue;
         for (const Prompt& p : s->cached_prompts()) {
             if (p.name != name) continue;
-            Json result = s->get_prompt(name, args);
+            Json result = s->get_prompt(name, args, shell_request_options(o));
             if (o.json) print_json(result);
             else print_prompt_result(std::cout, result);
             return 0;

@@ -162,6 +162,7 @@ void FakeServer::handle(const Json& message) {
     if (method == "tools/list") return on_tools_list(*id, *params);
     if (method == "tools/call") return on_tools_call(*id, *params);
     if (method == "prompts/list" && !options_.prompts_file.empty()) return on_prompts_list(*id);
+    if (method == "prompts/get" && mode_ == Mode::NeverAnswer) return;  // logged by main, never answered
     if ((method == "skills/list" || method == "skills/get" || method == "resources/read" || method == "resources/list") &&
         !options_.skills_file.empty())
         return on_skills_request(*id, method, *params);
