@@ -73,7 +73,7 @@ struct DynamicConfig {
     std::string json_text;  // {"mcpServers":{...}} or {"servers":{...}}
     // The file the document was read from (answers to its inputs are kept under its canonical
     // path); empty when it is not a file (inline JSON, the API).
-    std::string file;
+    std::string file = {};
 };
 
 // Servers a loaded plugin brings along (Scope::Plugin, the lowest precedence).
