@@ -127,14 +127,16 @@ const std::vector<CommandSpec>& table() {
          "  mcph subscribe every demo://resource/static/document/architecture.md --count 1\n"
          "  mcph subscribe files file:///tmp/notes.txt --for 10m --read\n",
          {MCPH_CONNECTING, "--count", "--for", "--read"}},
-        {"shell", "mcph shell",
+        {"shell", "mcph shell [--json]",
          "An interactive session over one long-lived host: servers stay connected, so the state they keep in\n"
          "memory survives between commands. Type the CLI's commands without `mcph` (help works), `exit [N]`\n"
          "or `quit`. On a terminal: history (<config home>/shell_history), Tab completes commands, servers\n"
          "and tools, server log and list-change lines appear above the prompt, Ctrl-C cancels a running\n"
          "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Without a\n"
-         "terminal it reads one command per line and exits with the last command's status (130: cancelled).",
-         "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n", {"--timeout", "--connect-timeout"}},
+         "terminal it reads one command per line and exits with the last command's status (130: cancelled).\n"
+         "--json: every command prints one JSON document, its failures too (as one-shot commands do).",
+         "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n  printf 'tools\\n' | mcph shell --json\n",
+         {"--timeout", "--connect-timeout", "--json"}},
         {"completion", "mcph completion bash|zsh|fish",
          "Prints a shell completion script for mcph (commands, each command's options, server names).\n"
          "Server names are looked up with `mcph completion servers`, which reads the config and connects\n"
@@ -156,6 +158,17 @@ const std::vector<CommandSpec>& table() {
          "written).",
          "  mcph import claude-desktop --dry-run\n  mcph import cursor -s user github\n  mcph import ./mcp.json --force\n",
          {"--scope", "--dry-run", "--force", "--json"}},
+        {"inputs", "mcph inputs list [--json] | mcph inputs forget <id> [--file PATH] | mcph inputs forget --all [--file PATH]",
+         "The answers to config files' inputs (VS Code \"inputs\", ${input:id}) that mcph keeps in the secret store:\n"
+         "asked once on a terminal, then used by every command. `list` shows each one's input id, whether it\n"
+         "is a password, its file (the canonical path: ./a.json and $PWD/a.json are one file) and the file's\n"
+         "description — never the value. `forget <id>` removes that input's answer (of every file, or of\n"
+         "--file's), `forget --all` every answer: the next command asks again, and without a terminal the\n"
+         "server needing it is a config problem naming the input. No config is read and nothing connects.\n"
+         "An id that has no kept answer exits 2 (with \"did you mean\").",
+         "  mcph inputs list\n  mcph inputs forget api-key\n  mcph inputs forget api-key --file .vscode/mcp.json\n"
+         "  mcph inputs forget --all\n",
+         {"--file", "--all", "--json"}},
     };
     return commands;
 }

@@ -9,6 +9,7 @@
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "input_prompt.hpp"
+#include "inputs_command.hpp"
 #include "interactive.hpp"
 #include "json_output.hpp"
 #include "listing_commands.hpp"
@@ -194,6 +195,14 @@ int cmd_call(Host& host, const Options& o) {
     return result.is_error ? 1 : 0;
 }
 
+// The shell's Ctrl-C (Options::is_cancelled) for a request other than a tool call: it ends in
+// notifications/cancelled and Error(Cancelled), and the shell goes on. Outside the shell: none.
+RequestOptions shell_request_options(const Options& o) {
+    RequestOptions ro;
+    ro.is_cancelled = o.is_cancelled;
+    return ro;
+}
+
 int cmd_read(Host& host, const Options& o) {
     if (o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph read <uri> [server]");
     require_servers(host);
@@ -208,7 +217,7 @@ int cmd_read(Host& host, const Options& o) {
     for (auto& s : sessions) {
         if (!s->has_capability("resources")) continue;
         try {
-            Json result = s->read_resource(uri);
+            Json result = s->read_resource(uri, shell_request_options(o));
             if (!o.output.empty()) {
                 print_saved(save_read_result(result, o.output, o.force), o.json);
                 if (o.json) print_done(true, "saved the resource '" + uri + "' to " + o.output);
@@ -280,7 +289,7 @@ int cmd_prompt(Host& host, const Options& o) {
         if ((!server.empty() && s->server_name() != server) || !s->has_capability("prompts")) continue;
         for (const Prompt& p : s->cached_prompts()) {
             if (p.name != name) continue;
-            Json result = s->get_prompt(name, args);
+            Json result = s->get_prompt(name, args, shell_request_options(o));
             if (o.json) print_json(result);
             else print_prompt_result(std::cout, result);
             return 0;
@@ -427,9 +436,9 @@ namespace {
 // unset variable) is added all the same — Host::add_config_json then throws the first problem,
 // already recorded in the config report under this origin: the command goes on with the other
 // servers, as a bad entry of a layered config file costs only itself, and says what was left out.
-void add_mcp_config(Host& host, const std::string& text, const std::string& origin) {
+void add_mcp_config(Host& host, const std::string& text, const std::string& origin, const std::filesystem::path& file) {
     try {
-        host.add_config_json(text, origin);
+        host.add_config_json(text, origin, file);
     } catch (const Error&) {
         bool recorded = false;
         for (const auto& problem : host.config_report().problems) recorded = recorded || problem.origin == origin;
@@ -469,8 +478,13 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
     if (adjust) adjust(ho);
     auto host = std::make_unique<Host>(std::move(ho));
     if (!extra_config_json.empty()) host->add_config_json(extra_config_json, "demo");
-    for (const auto& source : options.mcp_configs)
-        add_mcp_config(*host, load_config_text(source), "--mcp-config " + (source.rfind('{', 0) == 0 ? "(inline)" : source));
+    // A file's inputs are kept under its canonical path (Host::add_config_json): asked once however
+    // the path is typed. Messages keep the path as typed.
+    for (const auto& source : options.mcp_configs) {
+        const bool inline_json = source.rfind('{', 0) == 0;
+        add_mcp_config(*host, load_config_text(source), "--mcp-config " + (inline_json ? "(inline)" : source),
+                       inline_json ? std::filesystem::path() : std::filesystem::path(source));
+    }
     return host;
 }
 
@@ -488,6 +502,7 @@ const std::map<std::string, Handler>& command_handlers() {
         {"agents", cmd_agents},       {"add-json", cmd_add_json}, {"get", cmd_get},
         {"list", cmd_list},           {"templates", cmd_templates}, {"complete", cmd_complete}, {"log-level", cmd_log_level},
         {"import", cmd_import},        {"subscribe", cmd_subscribe},
+        {"inputs", cmd_inputs},
     };
     return kCommands;
 }
@@ -527,6 +542,8 @@ int run_command(const Options& o) {
     // Generated from the command table; nothing to connect (`completion servers` reads the config).
     if (o.command == "completion") return run_completion(o);
     if (o.command == "man") return print_man_page();
+    // Over a host that reads no config: listing or forgetting answers must not ask one.
+    if (o.command == "inputs") return run_inputs(o);
     const Handler handler = handler_for(o.command);
     auto host = make_host(o);
     if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());

@@ -139,4 +139,16 @@ void print_done(bool json, const std::string& message) {
     print_json_document(doc, "result");
 }
 
+void print_json_error(const std::string& kind, const std::string& message, int exit_code) {
+    Json doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    JsonValue error(rapidjson::kObjectType);
+    error.AddMember("kind", JsonValue(kind.data(), static_cast<rapidjson::SizeType>(kind.size()), a), a);
+    error.AddMember("message", JsonValue(message.data(), static_cast<rapidjson::SizeType>(message.size()), a), a);
+    error.AddMember("exitCode", exit_code, a);
+    doc.AddMember("error", error, a);
+    print_json_document(doc, "error");
+    std::cout << std::flush;
+}
+
 }  // namespace mcph::cli

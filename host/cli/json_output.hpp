@@ -25,5 +25,8 @@ void print_json_document(const JsonValue& value, const char* member);
 // A command that only did something: {"schemaVersion":1,"ok":true,"message":...} with --json, the
 // message on stdout otherwise.
 void print_done(bool json, const std::string& message);
+// A failure as the one --json document: {"schemaVersion":1,"error":{"kind","message","exitCode"}}
+// on stdout (kind: mcph::to_string of the ErrorKind, or "auth-needed", "usage", "internal").
+void print_json_error(const std::string& kind, const std::string& message, int exit_code);
 
 }  // namespace mcph::cli

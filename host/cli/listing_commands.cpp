@@ -102,7 +102,7 @@ int listing_exit_code(const Listing& l) {
     return all_auth ? kExitAuthNeeded : all_reported ? kExitReported : kExitFailure;
 }
 
-JsonValue str(const std::string& s, Json::AllocatorType& a) {
+JsonValue listing_json_string(const std::string& s, Json::AllocatorType& a) {
     return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
 
@@ -114,15 +114,15 @@ void print_listing_json(Json items, const char* member, const Listing& l) {
     JsonValue errors(rapidjson::kArrayType);
     for (const auto& f : l.failures) {
         JsonValue e(rapidjson::kObjectType);
-        e.AddMember("server", str(f.server, a), a);
-        e.AddMember("kind", str(f.kind, a), a);
-        e.AddMember("message", str(f.message, a), a);
+        e.AddMember("server", listing_json_string(f.server, a), a);
+        e.AddMember("kind", listing_json_string(f.kind, a), a);
+        e.AddMember("message", listing_json_string(f.message, a), a);
         e.AddMember("exitCode", f.exit_code, a);
         errors.PushBack(e, a);
     }
     doc.AddMember("errors", errors, a);
     JsonValue without(rapidjson::kArrayType);
-    for (const auto& w : l.without) without.PushBack(str(w, a), a);
+    for (const auto& w : l.without) without.PushBack(listing_json_string(w, a), a);
     doc.AddMember("without", without, a);
     print_json_document(doc, member);
 }
@@ -214,12 +214,12 @@ void print_health_json(const std::vector<HealthRow>& rows) {
     JsonValue list(rapidjson::kArrayType);
     for (const auto& r : rows) {
         JsonValue v(rapidjson::kObjectType);
-        v.AddMember("name", str(r.name, a), a);
-        v.AddMember("type", str(r.type, a), a);
+        v.AddMember("name", listing_json_string(r.name, a), a);
+        v.AddMember("type", listing_json_string(r.type, a), a);
         v.AddMember("ok", r.ok, a);
-        v.AddMember("state", str(r.state, a), a);
+        v.AddMember("state", listing_json_string(r.state, a), a);
         if (r.ok) v.AddMember("tools", static_cast<uint64_t>(r.tools), a);
-        else v.AddMember("reason", str(r.detail, a), a);
+        else v.AddMember("reason", listing_json_string(r.detail, a), a);
         list.PushBack(v, a);
     }
     doc.AddMember("checks", list, a);
@@ -335,10 +335,10 @@ int cmd_complete(Host& host, const Options& o) {
     auto& a = ref.GetAllocator();
     if (!o.complete_prompt.empty()) {
         ref.AddMember("type", "ref/prompt", a);
-        ref.AddMember("name", str(o.complete_prompt, a), a);
+        ref.AddMember("name", listing_json_string(o.complete_prompt, a), a);
     } else {
         ref.AddMember("type", "ref/resource", a);
-        ref.AddMember("uri", str(o.complete_template, a), a);
+        ref.AddMember("uri", listing_json_string(o.complete_template, a), a);
     }
     Json result = session->complete(ref, o.args[1], o.args.size() > 2 ? o.args[2] : std::string());
     if (!result.IsObject() || !result.HasMember("completion") || !result["completion"].IsObject() ||

@@ -64,17 +64,7 @@ bool wants_json(int argc, char** argv) {
 // Every failure is said on stderr for people; with --json it is also the one document on stdout.
 int report_failure(bool json, const std::string& kind, const std::string& message, const char* hint, int code) {
     std::cerr << "mcph: error: " << mcph::terminal_safe(message) << "\n       (" << hint << ")\n";
-    if (json) {
-        mcph::Json doc(rapidjson::kObjectType);
-        auto& a = doc.GetAllocator();
-        mcph::JsonValue error(rapidjson::kObjectType);
-        error.AddMember("kind", mcph::JsonValue(kind.c_str(), a), a);
-        error.AddMember("message", mcph::JsonValue(message.data(), static_cast<rapidjson::SizeType>(message.size()), a), a);
-        error.AddMember("exitCode", code, a);
-        doc.AddMember("schemaVersion", 1, a);
-        doc.AddMember("error", error, a);
-        std::cout << to_output_json(doc) << "\n";
-    }
+    if (json) print_json_error(kind, message, code);
     return code;
 }
 

@@ -210,6 +210,10 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string& v) { set_duration(o.subscribe_for, o, "--for", v); }},
         {"--read", nullptr, nullptr, false, "subscribe: read and print each updated resource",
          [](Options& o, const std::string&) { o.subscribe_read = true; }},
+        {"--file", nullptr, "<path>", false, "inputs forget: only the answers kept for this config file (any spelling of its path)",
+         [](Options& o, const std::string& v) { o.file = v; }},
+        {"--all", nullptr, nullptr, false, "inputs forget: every kept answer (of every file, or of --file's)",
+         [](Options& o, const std::string&) { o.all = true; }},
         {"--help", "-h", nullptr, true, "this command's help", [](Options& o, const std::string&) { o.help = true; }},
         {"--version", nullptr, nullptr, true, "print the version", [](Options& o, const std::string&) { o.version = true; }},
     };

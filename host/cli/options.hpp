@@ -48,6 +48,9 @@ struct Options {
     std::string subscribe_count;
     std::optional<std::chrono::milliseconds> subscribe_for;
     bool subscribe_read = false;
+    // inputs forget: only the answers kept for this config file (--file); every answer (--all).
+    std::string file;
+    bool all = false;
 };
 
 // Throws mcph::Error(Usage) with a message that names the option or argument and the help to read.

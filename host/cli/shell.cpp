@@ -3,6 +3,7 @@
 #include "command_table.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "json_output.hpp"
 #include "interactive.hpp"
 #include "shell_editor.hpp"
 #include "shell_events.hpp"
@@ -80,8 +81,22 @@ int execute(Host& host, const Options& shell, const std::vector<std::string>& wo
     std::vector<char*> argv;
     for (auto& w : argv_s) argv.push_back(w.data());
     argv.push_back(nullptr);
+    // `mcph shell --json`, or a line's own --json: its failure is also one JSON document on stdout,
+    // as a one-shot command's is. Before parsing, a --json word counts (a usage error is JSON too).
+    bool json = shell.json;
+    for (const auto& w : words) {
+        if (w == "--") break;
+        json = json || w == "--json";
+    }
+    const auto fail = [&json](const std::string& kind, const std::string& message, int code) {
+        say_error(message);
+        if (json) print_json_error(kind, message, code);
+        return code;
+    };
     try {
         Options o = parse_options(static_cast<int>(argv_s.size()), argv.data());
+        json = shell.json || o.json;  // parsed: `add s cmd --json` gives --json to the server
+        o.json = json;
         for (const auto& w : o.warnings) std::cerr << "mcph: warning: " << w << "\n";
         if (!o.mcp_configs.empty() || !o.plugin_dirs.empty() || o.strict_mcp_config)
             throw Error(ErrorKind::Usage, "--mcp-config, --plugin-dir and --strict-mcp-config are options of `mcph shell` "
@@ -101,18 +116,16 @@ int execute(Host& host, const Options& shell, const std::vector<std::string>& wo
         std::cout << std::flush;
         return status;
     } catch (const AuthNeeded& e) {
-        say_error(std::string(e.what()) + " (sign in with `login " + e.server() + "`)");
-        return kExitAuthNeeded;
+        return fail("auth-needed", std::string(e.what()) + " (sign in with `login " + e.server() + "`)", kExitAuthNeeded);
     } catch (const Error& e) {
         if (e.kind() == ErrorKind::Cancelled) {
             std::cerr << "mcph: cancelled (the server was sent notifications/cancelled)\n" << std::flush;
+            if (json) print_json_error("cancelled", e.what(), kExitCancelled);
             return kExitCancelled;
         }
-        say_error(e.what());
-        return exit_code_for(e.kind());
+        return fail(to_string(e.kind()), e.what(), exit_code_for(e.kind()));
     } catch (const std::exception& e) {
-        say_error(std::string("internal error: ") + e.what());
-        return kExitFailure;
+        return fail("internal", std::string("internal error: ") + e.what(), kExitFailure);
     }
 }
 

@@ -153,6 +153,20 @@ TEST_F(CliJsonSchema, EveryCommandPrintsOneValidDocument) {
     EXPECT_EQ(expect_valid({"import", "--json", (dir_ / "import.json").string(), "i1"}), 0);
     EXPECT_EQ(expect_valid({"import", "--json", "--dry-run", (dir_ / "import.json").string()}), 1);
     EXPECT_EQ(expect_valid({"import", "--json", (dir_ / "import-bad.json").string()}), 2);
+    // inputs: a kept answer, planted in the file store as the library writes it (an answer and its
+    // index entry), listed without its value, forgotten, then unknown.
+    ::setenv("MCPH_SECRET_STORE", "file", 1);
+    const fs::path store = dir_ / "config" / "credentials.json";
+    std::ofstream(store) << R"({"mcph-input:/w/a.json#k":"v4lue","mcph-input-index":"{\"version\":1,\"answers\":[)"
+                         << R"({\"key\":\"mcph-input:/w/a.json#k\",\"file\":\"/w/a.json\",\"origin\":\"--mcp-config a.json\",)"
+                         << R"(\"id\":\"k\",\"description\":\"Key\",\"password\":false}]}"})";
+    fs::permissions(store, fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(expect_valid({"inputs", "list", "--json"}), 0);
+    EXPECT_EQ(names_in("inputs", "id"), std::vector<std::string>({"k"}));
+    EXPECT_EQ(mcph::to_json(last_).find("v4lue"), std::string::npos) << mcph::to_json(last_);
+    EXPECT_EQ(expect_valid({"inputs", "forget", "--json", "k"}), 0);
+    EXPECT_EQ(expect_valid({"inputs", "forget", "--json", "k"}), 2);
+    ::unsetenv("MCPH_SECRET_STORE");
 }
 
 // One bad server among good ones: the listing commands show the good one's items and the bad ones

@@ -343,5 +343,33 @@ if [ -x "$FAKE" ]; then
   expect subscribe-ctrl-c 0 '"cancelled": true' -- sh -c "\"\$0\" --mcp-config '$SUB_CFG' --json subscribe c fake://counter > '$WORK/sub.json' 2>'$WORK/sub.err' & pid=\$!; for i in \$(seq 1 100); do grep -q subscribed '$WORK/sub.err' 2>/dev/null && break; sleep 0.1; done; kill -INT \$pid; wait \$pid; rc=\$?; cat '$WORK/sub.json'; exit \$rc" "$MCPH"
 fi
 
+# `mcph inputs list|forget` (the kept answers to config files' inputs; the answered path is tested
+# over a pty in test_security's ConfigCompat.AnInputIsAskedOncePerFileAndInputsForgetMakesItAskAgain).
+expect inputs-list-empty 0 "^\(no kept input answers\)$" -- env MCPH_SECRET_STORE=file "$MCPH" inputs list
+expect inputs-list-json 0 '"inputs": \[\]' -- env MCPH_SECRET_STORE=file "$MCPH" inputs list --json
+expect inputs-no-subcommand 2 "\`mcph inputs\` needs a subcommand" -- "$MCPH" inputs
+expect inputs-unknown-subcommand 2 "unknown subcommand 'lst' of \`mcph inputs\` \(did you mean 'list'\?\)" -- "$MCPH" inputs lst
+expect inputs-forget-unknown 2 "no kept answer for input 'nope'" -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget nope
+expect inputs-forget-needs-id 2 "usage: mcph inputs forget <id>" -- "$MCPH" inputs forget
+expect inputs-forget-id-and-all 2 "usage: mcph inputs forget <id>" -- "$MCPH" inputs forget x --all
+expect inputs-forget-all-empty 0 '"forgotten": \[\]' -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget --all --json
+expect inputs-list-all-refused 2 "--all is an option of \`mcph inputs forget\`" -- "$MCPH" inputs list --all
+expect inputs-mcp-config-refused 2 "\`mcph inputs\` reads no config file" -- "$MCPH" --mcp-config "$WORK/x.json" inputs list
+expect inputs-help 0 "usage: mcph inputs list" -- "$MCPH" help inputs
+
+# `mcph shell --json`: each command's failure is one JSON error document on stdout, as a one-shot
+# command's is (the summary line: each document's error kind and exit code, or its first member).
+JSON_DOCS='import json,sys
+t=sys.stdin.read(); d=json.JSONDecoder(); i=0; out=[]
+while True:
+    while i < len(t) and t[i].isspace(): i += 1
+    if i >= len(t): break
+    v, i = d.raw_decode(t, i)
+    out.append("%s:%d" % (v["error"]["kind"], v["error"]["exitCode"]) if "error" in v else [k for k in v if k != "schemaVersion"][0])
+print(" ".join(out))'
+expect shell-json-errors 0 "^not-found:2 usage:2 servers$" -- sh -c "printf 'call nosuch/x\ntools --bogus\nservers\n' | \"\$0\" --strict-mcp-config --mcp-config '$HELLO_CFG' shell --json 2>/dev/null | python3 -c \"\$1\"" "$MCPH" "$JSON_DOCS"
+expect shell-line-json-error 0 "^usage:2$" -- sh -c "printf 'tools --json --bogus\n' | \"\$0\" --strict-mcp-config --mcp-config '$HELLO_CFG' shell 2>/dev/null | python3 -c \"\$1\"" "$MCPH" "$JSON_DOCS"
+expect shell-text-error-not-json 0 "^status 2 stdout \[\]$" -- sh -c "out=\$(printf 'call nosuch/x\n' | \"\$0\" --strict-mcp-config --mcp-config '$HELLO_CFG' shell 2>/dev/null); echo \"status \$? stdout [\$out]\"" "$MCPH"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -265,5 +265,32 @@ TEST_F(CliShell, DebugTracesARequestAndItsResponseWithSecretsRedacted) {
     EXPECT_EQ(quiet.err.find("[trace]"), std::string::npos) << quiet.describe();
 }
 
+// Ctrl-C cancels a `prompt` (prompts/get) as it cancels a `call`: the server gets
+// notifications/cancelled, the shell says so and takes the next command. (`read` goes through the
+// same RequestOptions::is_cancelled.)
+TEST_F(CliShell, CtrlCCancelsARunningPromptAndTheShellStaysUp) {
+    write_file(dir_ / "prompts.json", R"([{"name":"slow-prompt","description":"never answered"}])");
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"sp\":" +
+                            fake_server_config_text({"--mode", "never-answer", "--prompts-file", (dir_ / "prompts.json").string(),
+                                                     "--log", (dir_ / "sp.log").string()}) +
+                            "}}");
+    PtySession shell(shell_args(), env_, dir_.path());
+    auto at = shell.wait_for("mcph> ");
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("prompt sp/slow-prompt\r");
+    ASSERT_TRUE(file_gets(dir_ / "sp.log", "prompts/get")) << "the request never reached the server\n" << shell.output();
+    shell.type("\x03");
+    at = shell.wait_for("mcph: cancelled", *at);
+    ASSERT_TRUE(at) << shell.output();
+    EXPECT_TRUE(file_gets(dir_ / "sp.log", "notifications/cancelled")) << read_text(dir_ / "sp.log");
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("call mem/remember '{\"key\":\"b\",\"value\":\"after\"}'\r");
+    at = shell.wait_for("remembered b", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("exit 7\r");
+    EXPECT_EQ(shell.wait_exit(), 7) << shell.output();
+}
+
 }  // namespace
 }  // namespace mcph::test

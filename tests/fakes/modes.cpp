@@ -166,6 +166,7 @@ void FakeServer::handle(const Json& message) {
     if (method == "prompts/list" && !options_.prompts_file.empty()) return on_prompts_list(*id);
     if ((mode_ == Mode::ResourceUpdates || mode_ == Mode::UpdateFlood) && method.substr(0, 10) == "resources/")
         return on_resource_request(*id, method, *params);
+    if (method == "prompts/get" && mode_ == Mode::NeverAnswer) return;  // logged by main, never answered
     if ((method == "skills/list" || method == "skills/get" || method == "resources/read" || method == "resources/list") &&
         !options_.skills_file.empty())
         return on_skills_request(*id, method, *params);

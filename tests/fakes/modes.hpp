@@ -21,7 +21,7 @@ enum class Mode {
     InvalidJson,  // garbage lines before/among valid responses
     UnknownId,    // tools/call: a response with a wrong id first, then the right one
     ExitMidCall,  // tools/call: a line on stderr, then exit(3)
-    NeverAnswer,  // tools/call: read and ignored
+    NeverAnswer,  // tools/call (and prompts/get, with --prompts-file): read and ignored
     DeafCall,     // tools/call: never answered, and stdin is never read again
     StderrFlood,  // tools/call: 100 MiB to stderr, then a normal answer
     BigMessage,   // tools/call: a 50 MiB text content

@@ -8,6 +8,7 @@
 //  - a bad name, an entry that does not validate and a VS Code ${input:} entry are each refused
 //    with the reason while the rest are imported (exit 1);
 //  - an unknown source, a missing file, or a name the file does not have: exit 2, nothing written.
+#include "config_compat_support.hpp"
 #include "governance_support.hpp"
 #include "peer_process.hpp"
 #include "test_support.hpp"
@@ -23,10 +24,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-fs::path fixtures() { return peers_dir().parent_path() / "fixtures" / "editor-configs"; }
-
-bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 class ConfigCompatImport : public ::testing::Test {
 protected:

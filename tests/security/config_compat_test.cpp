@@ -10,6 +10,7 @@
 //    endpoint, which connects through the legacy-SSE fallback.
 // And the trust rule of envFile: a project's `.env` symlink leading out of the repository is
 // refused at connect, naming the file, and nothing of the target reaches the server.
+#include "config_compat_support.hpp"
 #include "governance_support.hpp"
 #include "peer_process.hpp"
 #include "test_support.hpp"
@@ -28,11 +29,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-// tests/peers is a source folder (tests/CMakeLists.txt), so its parent is tests/.
-fs::path fixtures() { return peers_dir().parent_path() / "fixtures" / "editor-configs"; }
-
-bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 class ConfigCompat : public ::testing::Test {
 protected:
@@ -279,6 +275,120 @@ TEST_F(ConfigCompat, CliAsksAnInputOnTheTerminalOnceAndAScriptGetsTheKeptAnswer)
     EXPECT_EQ(string_at(*fake, "state"), "connected") << again.describe();
     EXPECT_EQ(string_at(*fake, "instructions"), "key=s3cret from-env-file=dotenv value mode=from-definition")
         << again.describe();
+}
+
+
+// What a script sees of the VS Code workspace's servers: the config problems' reasons, and the
+// state of each server (status --json over the file as `path` spells it).
+struct ScriptView {
+    CliResult run;
+    std::string problems;
+    std::string hello_state, fake_state;
+};
+
+ScriptView status_by_script(const std::string& path, const std::map<std::string, std::string>& env, const fs::path& ws) {
+    ScriptView v;
+    v.run = run_cli({"--strict-mcp-config", "--mcp-config", path, "status", "--json"}, env, ws);
+    const Json doc = parse_or_fail(v.run.out, "status --json");
+    if (const JsonValue* list = member_at(doc, "configProblems"); list && list->IsArray())
+        for (const JsonValue& p : list->GetArray()) v.problems += string_at(p, "reason") + "\n";
+    if (const JsonValue* hello = find_named(member_at(doc, "servers"), "hello")) v.hello_state = string_at(*hello, "state");
+    if (const JsonValue* fake = find_named(member_at(doc, "servers"), "fake")) v.fake_state = string_at(*fake, "state");
+    return v;
+}
+
+std::map<std::string, std::string> cli_env(const fs::path& dir) {
+    return {{"MCPH_CONFIG_HOME", (dir / "config-home").string()},
+            {"MCPH_MANAGED_DIR", (dir / "managed").string()},
+            {"HOME", (dir / "user-home").string()},
+            {"MCPH_SECRET_STORE", "file"}};
+}
+
+// An answer is kept per file, not per spelling of its path: typed on a terminal for
+// `./.vscode/mcp.json`, a script naming the absolute path (through a symlinked folder, too) uses it
+// without asking. `mcph inputs list` shows it (id, canonical file, password) without its value;
+// `inputs forget` with a typo exits 2 with "did you mean"; `inputs forget <id> --file` removes it,
+// and the next script sees the input's server as a config problem naming the input again, while
+// the other server still connects — the behaviour before any answer.
+TEST_F(ConfigCompat, AnInputIsAskedOncePerFileAndInputsForgetMakesItAskAgain) {
+    if (hello_server_path().empty()) GTEST_SKIP() << "no hello-server target in this build";
+    const fs::path ws = vscode_workspace();
+    const std::string canonical = fs::canonical(ws / ".vscode" / "mcp.json").string();
+    fs::create_directory_symlink(ws, dir_ / "ws-link");
+    const std::string via_link = (dir_ / "ws-link" / ".vscode" / "mcp.json").string();
+    const auto env = cli_env(dir_.path());
+
+    const CliResult typed = run_cli_on_tty({"--strict-mcp-config", "--mcp-config", "./.vscode/mcp.json", "tools"}, env, ws, "s3cret\n");
+    ASSERT_FALSE(typed.timed_out) << typed.describe();
+    ASSERT_EQ(typed.exit_code, 0) << typed.describe();
+    ASSERT_TRUE(contains(typed.out, "asks for input 'fake-api-key'")) << typed.out;
+
+    for (const std::string& spelling : {canonical, via_link}) {
+        const ScriptView kept = status_by_script(spelling, env, ws);
+        EXPECT_EQ(kept.fake_state, "connected") << spelling << ": the answer typed for ./.vscode/mcp.json\n" << kept.run.describe();
+    }
+
+    const CliResult list = run_cli({"inputs", "list"}, env, ws);
+    EXPECT_EQ(list.exit_code, 0) << list.describe();
+    EXPECT_TRUE(contains(list.out, "fake-api-key  (password)  " + canonical)) << list.out;
+    EXPECT_TRUE(contains(list.out, "Fake Server API key")) << list.out;
+    const CliResult listed = run_cli({"inputs", "list", "--json"}, env, ws);
+    EXPECT_EQ(listed.exit_code, 0) << listed.describe();
+    const Json doc = parse_or_fail(listed.out, "inputs list --json");
+    const JsonValue* inputs = member_at(doc, "inputs");
+    ASSERT_TRUE(inputs && inputs->IsArray() && inputs->Size() == 1) << listed.out;
+    EXPECT_EQ(string_at((*inputs)[0], "id"), "fake-api-key");
+    EXPECT_EQ(string_at((*inputs)[0], "file"), canonical);
+    EXPECT_TRUE((*inputs)[0]["password"].IsTrue());
+    for (const CliResult* r : {&list, &listed})
+        EXPECT_FALSE(contains(r->out + r->err, "s3cret")) << "a kept value was printed\n" << r->describe();
+
+    const CliResult typo = run_cli({"inputs", "forget", "fake-api-ke"}, env, ws);
+    EXPECT_EQ(typo.exit_code, 2) << typo.describe();
+    EXPECT_TRUE(contains(typo.err, "did you mean 'fake-api-key'")) << typo.describe();
+    const ScriptView still = status_by_script(canonical, env, ws);
+    EXPECT_EQ(still.fake_state, "connected") << "a refused forget removed the answer\n" << still.run.describe();
+
+    const CliResult forget = run_cli({"inputs", "forget", "fake-api-key", "--file", via_link}, env, ws);
+    EXPECT_EQ(forget.exit_code, 0) << forget.describe();
+    EXPECT_TRUE(contains(forget.out, "forgot the answer to input 'fake-api-key' of " + canonical)) << forget.describe();
+
+    const ScriptView after = status_by_script("./.vscode/mcp.json", env, ws);
+    EXPECT_TRUE(contains(after.problems, "input 'fake-api-key'")) << after.run.describe();
+    EXPECT_EQ(after.fake_state, "") << "the server whose input has no answer is left out\n" << after.run.describe();
+    EXPECT_EQ(after.hello_state, "connected") << after.run.describe();
+    const CliResult empty = run_cli({"inputs", "list", "--json"}, env, ws);
+    const Json none = parse_or_fail(empty.out, "inputs list --json after forget");
+    EXPECT_EQ(member_at(none, "inputs")->Size(), 0u) << empty.out;
+    const std::string store = read_file(dir_ / "config-home" / "credentials.json");
+    EXPECT_FALSE(contains(store, "s3cret")) << "forget left the value in the store";
+}
+
+// An answer kept before keys were canonical paths (under "--mcp-config <path as typed>") is still
+// used when the file is named that way again, and is moved under the canonical key — so
+// `inputs list` shows it and `inputs forget --all` removes it.
+TEST_F(ConfigCompat, AnAnswerKeptUnderTheOldAsTypedKeyIsUsedAndMoved) {
+    if (hello_server_path().empty()) GTEST_SKIP() << "no hello-server target in this build";
+    const fs::path ws = vscode_workspace();
+    const std::string canonical = fs::canonical(ws / ".vscode" / "mcp.json").string();
+    const auto env = cli_env(dir_.path());
+    const fs::path store = dir_ / "config-home" / "credentials.json";
+    write_file(store, R"({"mcph-input:--mcp-config ./.vscode/mcp.json#fake-api-key":"old-answer"})");
+    fs::permissions(store, fs::perms::owner_read | fs::perms::owner_write);
+
+    const ScriptView old = status_by_script("./.vscode/mcp.json", env, ws);
+    EXPECT_EQ(old.fake_state, "connected") << old.run.describe();
+    const std::string moved = read_file(store);
+    EXPECT_FALSE(contains(moved, "mcph-input:--mcp-config ./.vscode/mcp.json#")) << moved;
+    EXPECT_TRUE(contains(moved, "mcph-input:" + canonical + "#fake-api-key")) << moved;
+
+    const CliResult list = run_cli({"inputs", "list"}, env, ws);
+    EXPECT_TRUE(contains(list.out, "fake-api-key  (password)  " + canonical)) << list.describe();
+    const CliResult all = run_cli({"inputs", "forget", "--all", "--json"}, env, ws);
+    EXPECT_EQ(all.exit_code, 0) << all.describe();
+    const Json doc = parse_or_fail(all.out, "inputs forget --all --json");
+    EXPECT_EQ(member_at(doc, "forgotten")->Size(), 1u) << all.out;
+    EXPECT_FALSE(contains(read_file(store), "old-answer"));
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ struct ElicitationRequest {
 
 struct ElicitationResponse {
     std::string action = "decline";  // "accept" | "decline" | "cancel"
-    Json content;                    // an object when action == "accept"
+    Json content;                    // an object when action == "accept" (form mode; url mode sends none)
 };
 
 struct ClientCallbacks {

@@ -48,6 +48,16 @@ struct InputRequest {
     std::vector<std::string> options;  // "pickString": the choices
 };
 
+// An answer to a configuration's input that the host keeps in the secret store (HostOptions::
+// ask_input): where and what was asked, never the value.
+struct KeptInput {
+    std::string file;    // the defining file's canonical path; empty for a document that is not a file
+    std::string origin;  // where the document came from, as the status view names it
+    std::string id;
+    std::string description;  // the file's description when it was asked (cut at 512 bytes)
+    bool password = false;
+};
+
 // Which way a JSON-RPC message went on the wire (HostOptions::wire_trace).
 enum class WireDirection { Out, In };
 
@@ -289,6 +299,9 @@ public:
     void add_config_json(std::string_view json_text);
     // The same, naming where the document came from in messages and in the status view.
     void add_config_json(std::string_view json_text, const std::string& origin);
+    // The same for a document read from `file`: answers to its inputs are kept under the file's
+    // canonical path, so a file named two ways (./a.json, /home/u/a.json) is asked once.
+    void add_config_json(std::string_view json_text, const std::string& origin, const std::filesystem::path& file);
     // Adds one server: `config` is its config object ({"command":...} or {"type":"http","url":...}).
     void add_server(const std::string& name, const JsonValue& config);
     // Registers an MCP server implemented inside this application (config type "sdk"), reached
@@ -363,6 +376,15 @@ public:
     // Approves the content of a project agent file as it is now; a later change needs approval
     // again. Throws NotFound for an unknown agent, Usage when it is not a project agent.
     void approve_agent(const std::string& agent_name);
+
+    // The input answers kept in the secret store (every file's, not only this host's config), in
+    // the order they were kept. Throws Error(Usage) when the store's index of them is unreadable.
+    std::vector<KeptInput> kept_inputs() const;
+    // Forgets kept answers, so the next load (reload_config, the next process) asks again: those
+    // of input `id` (every input when empty) of `file`, however it is spelled (every file when
+    // empty). Both empty: every kept answer, and an unreadable index of them is reset. Returns
+    // what was forgotten (empty: nothing matched).
+    std::vector<KeptInput> forget_inputs(const std::string& id, const std::filesystem::path& file = {});
 
     // Runs the server's auth backend interactively (through HostOptions::open_url), then connects.
     void login(const std::string& name);

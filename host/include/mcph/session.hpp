@@ -78,9 +78,12 @@ public:
     // `name` is the server's original tool name. Validates structuredContent against outputSchema.
     CallToolResult call_tool(const std::string& name, const JsonValue& arguments, const RequestOptions& options = {});
     Json read_resource(const std::string& uri);
+    // The same with options: a timeout, or is_cancelled (a shell's Ctrl-C sends notifications/cancelled).
+    Json read_resource(const std::string& uri, const RequestOptions& options);
     void subscribe_resource(const std::string& uri);
     void unsubscribe_resource(const std::string& uri);
     Json get_prompt(const std::string& name, const JsonValue& arguments);
+    Json get_prompt(const std::string& name, const JsonValue& arguments, const RequestOptions& options);
     // ref: {"type":"ref/prompt","name":...} or {"type":"ref/resource","uri":...}
     Json complete(const JsonValue& ref, const std::string& argument_name, const std::string& argument_value);
     // Legacy era: logging/setLevel. Modern era: the level sent with every later request.

@@ -57,8 +57,8 @@ std::map<std::string, InputSpec> read_inputs(const JsonValue& doc, const std::st
     return out;
 }
 
-std::string input_secret_key(const std::string& origin, const std::string& id) {
-    return "mcph-input:" + origin + "#" + id;
+std::string input_secret_key(const std::string& place, const std::string& id) {
+    return "mcph-input:" + place + "#" + id;
 }
 
 }  // namespace mcph::config

@@ -27,13 +27,16 @@ struct InputSpec {
 };
 
 struct InputQuestion {
-    std::string origin;  // the file (or source) defining the input: answers are kept per file
+    std::string origin;  // the file (or source) defining the input, as messages name it
     std::string server;  // the first server that needs it, for the prompt
     InputSpec input;
     // Where the file is: a repository's file (Scope::Project) must not put a question to the user
     // before its server is approved (the host's resolver checks the approval under project_root).
     Scope scope = Scope::Dynamic;
     std::string project_root;
+    // Where answers are kept (kept_inputs.hpp): the defining file's canonical path, so one file
+    // spelled two ways is asked once; empty for a document that is not a file (then `origin`).
+    std::string file;
 };
 
 // The answer, or nullopt when there is none (nobody to ask, or the user declined).
@@ -44,7 +47,8 @@ using InputResolver = std::function<std::optional<std::string>(const InputQuesti
 std::map<std::string, InputSpec> read_inputs(const JsonValue& doc, const std::string& origin,
                                              std::vector<std::string>& problems);
 
-// The secret-store key of an answer: one per file and input id.
-std::string input_secret_key(const std::string& origin, const std::string& id);
+// The secret-store key of an answer: one per place (a file's canonical path, else the origin) and
+// input id.
+std::string input_secret_key(const std::string& place, const std::string& id);
 
 }  // namespace mcph::config

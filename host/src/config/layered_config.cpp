@@ -4,6 +4,7 @@
 #include "config/connectors.hpp"
 #include "config/file_trust.hpp"
 #include "config/inputs.hpp"
+#include "config/kept_inputs.hpp"
 #include "config/jsonc.hpp"
 #include "config/managed_endpoint.hpp"
 #include "json/json_access.hpp"
@@ -82,6 +83,7 @@ struct Source {
     std::string project_root;
     // Off for what a web service sent (connectors.hpp): it must not read this machine's environment.
     bool expand_variables = true;
+    std::string file;  // the document's file, where it is one (inputs are kept per canonical file)
 };
 
 // The object holding a document's server definitions: "mcpServers", or VS Code's "servers" where
@@ -152,14 +154,16 @@ struct Loader {
         ExpansionContext context;
         context.workspace_folder = workspace;
         if (!inputs) return context;
-        context.input = [this, inputs, name, origin = source.origin, scope = source.scope,
-                         root = source.project_root](std::string_view id) -> std::string {
+        context.input = [this, inputs, name, origin = source.origin, scope = source.scope, root = source.project_root,
+                         file = source.file](std::string_view id) -> std::string {
             auto it = inputs->find(std::string(id));
             if (it == inputs->end())
                 throw Error(ErrorKind::Usage, "${input:" + std::string(id) + "}: no input with that id in \"inputs\"");
             // A project file's question depends on its server's approval: memoised per server.
             auto [memo, first] = answers.try_emplace({scope == Scope::Project ? origin + "\n" + name : origin, it->second.id});
-            if (first && resolver) memo->second = resolver(InputQuestion{origin, name, it->second, scope, root});
+            if (first && resolver)
+                memo->second = resolver(
+                    InputQuestion{origin, name, it->second, scope, root, file.empty() ? std::string() : canonical_input_place(file)});
             const std::optional<std::string>& answer = memo->second;
             if (!answer)
                 throw Error(ErrorKind::Usage, "input '" + it->second.id + "'" +
@@ -228,7 +232,7 @@ struct Loader {
         for (const fs::path& file : files) {
             const std::string name = file.filename().string();
             const std::string plugin = name.substr(0, name.size() - std::string_view(".mcp.json").size());
-            add_document(read_document(file, kPluginFile), {Scope::Plugin, file.string(), plugin, ""}, true, true);
+            add_document(read_document(file, kPluginFile), {Scope::Plugin, file.string(), plugin, "", true, file.string()}, true, true);
         }
     }
 };
@@ -457,10 +461,10 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     }
 
     if (enterprise.present) {
-        loader.add_servers(*enterprise_servers, json::member(enterprise.doc, "xaaIdp"), {Scope::Enterprise, enterprise_origin, "", ""});
+        loader.add_servers(*enterprise_servers, json::member(enterprise.doc, "xaaIdp"), {Scope::Enterprise, enterprise_origin, "", "", true, ""});
     } else {
         for (const PluginContribution& p : plugins)
-            loader.add_document(parse_document(p.json_text, p.origin), {Scope::Plugin, p.origin, p.plugin_source, ""}, true, true);
+            loader.add_document(parse_document(p.json_text, p.origin), {Scope::Plugin, p.origin, p.plugin_source, "", true, ""}, true, true);
         for (const fs::path& dir : locations.plugin_dirs) loader.add_plugin_dir(dir);
         // The administrator's connector service, else the user's (connectors.hpp).
         if (const std::optional<ConnectorEndpoint>& c = admin.connectors ? admin.connectors : user.connectors) {
@@ -468,20 +472,20 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
             out.webapp = LayeredConfig::Webapp{sync.origin, sync.stale, sync.fetch_error, sync.cache_file};
             if (!sync.problem.empty()) loader.problems.push_back({sync.origin, "", sync.problem});
             if (!sync.servers_json.empty())
-                loader.add_document(parse_document(sync.servers_json, sync.origin), {Scope::Webapp, sync.origin, "", "", false},
+                loader.add_document(parse_document(sync.servers_json, sync.origin), {Scope::Webapp, sync.origin, "", "", false, ""},
                                     false, true);
         }
-        loader.add_document(user.file, {Scope::User, user.origin, "", ""}, false, false);
+        loader.add_document(user.file, {Scope::User, user.origin, "", "", true, user.origin}, false, false);
         const std::string root = locations.project_root.string();
         for (const fs::path& file : locations.project_files())
             loader.add_document(read_document(file, kRepositoryFile, locations.project_root),
-                                {Scope::Project, file.string(), "", root}, true, true);
-        loader.add_document(legacy_doc, {Scope::Project, legacy.string(), "", root}, false, false);
-        loader.add_document(local.file, {Scope::Local, local.origin, "", root}, false, false);
+                                {Scope::Project, file.string(), "", root, true, file.string()}, true, true);
+        loader.add_document(legacy_doc, {Scope::Project, legacy.string(), "", root, true, legacy.string()}, false, false);
+        loader.add_document(local.file, {Scope::Local, local.origin, "", root, true, local.origin}, false, false);
         for (const DynamicConfig& d : dynamic)
-            loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
-        if (managed_servers) loader.add_servers(*managed_servers, json::member(managed.doc, "xaaIdp"), {Scope::Managed, managed_origin, "", ""});
-        if (remote_servers) loader.add_servers(*remote_servers, json::member(remote.doc, "xaaIdp"), {Scope::Managed, remote_origin, "", ""});
+            loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", "", true, d.file}, true, true);
+        if (managed_servers) loader.add_servers(*managed_servers, json::member(managed.doc, "xaaIdp"), {Scope::Managed, managed_origin, "", "", true, ""});
+        if (remote_servers) loader.add_servers(*remote_servers, json::member(remote.doc, "xaaIdp"), {Scope::Managed, remote_origin, "", "", true, ""});
     }
 
     out.servers = loader.table.take();
@@ -505,7 +509,7 @@ LayeredConfig load_dynamic_config(const std::vector<DynamicConfig>& dynamic, con
                                   const InputResolver& inputs) {
     Loader loader{lookup, inputs, "", {}, {}, {}};
     for (const DynamicConfig& d : dynamic)
-        loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", ""}, true, true);
+        loader.add_document(parse_document(d.json_text, d.origin), {Scope::Dynamic, d.origin, "", "", true, d.file}, true, true);
     LayeredConfig out;
     out.servers = loader.table.take();
     out.problems = std::move(loader.problems);

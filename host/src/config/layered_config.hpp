@@ -71,6 +71,9 @@ namespace mcph::config {
 struct DynamicConfig {
     std::string origin;     // e.g. "--mcp-config ./servers.json" or "api"
     std::string json_text;  // {"mcpServers":{...}} or {"servers":{...}}
+    // The file the document was read from (answers to its inputs are kept under its canonical
+    // path); empty when it is not a file (inline JSON, the API).
+    std::string file = {};
 };
 
 // Servers a loaded plugin brings along (Scope::Plugin, the lowest precedence).

@@ -325,11 +325,15 @@ void throw_problems_of(const ConfigReport& report, const std::string& origin) {
 
 void Host::add_config_json(std::string_view json_text) { add_config_json(json_text, "api"); }
 
-void Host::add_config_json(std::string_view json_text, const std::string& origin) {
+void Host::add_config_json(std::string_view json_text, const std::string& origin) { add_config_json(json_text, origin, {}); }
+
+void Host::add_config_json(std::string_view json_text, const std::string& origin, const std::filesystem::path& file) {
     config::parse_mcp_config(json_text, origin);  // validation errors throw here, naming the server
+    // Resolved now, against the working directory the caller named the file in.
+    std::string place = file.empty() ? std::string() : config::canonical_input_place(file);
     {
         std::lock_guard lock(impl_->mutex);
-        impl_->dynamic.push_back({origin, std::string(json_text)});
+        impl_->dynamic.push_back({origin, std::string(json_text), std::move(place)});
     }
     impl_->load_servers();
     throw_problems_of(config_report(), origin);

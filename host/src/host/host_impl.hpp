@@ -12,6 +12,7 @@
 
 #include "config/approval_store.hpp"
 #include "config/config_locations.hpp"
+#include "config/kept_inputs.hpp"
 #include "config/layered_config.hpp"
 #include "config/server_config.hpp"
 #include "connection/reconnect_policy.hpp"
@@ -66,8 +67,9 @@ struct MCPH_LOCAL Host::Impl {
     // Picks the secret store (secrets/store_selection.hpp), logs why when it fell back, and
     // points secret_lock at the store's lock folder.
     void choose_secret_store(plugins::HostServiceBindings& bindings);
-    // Answers ${input:id} for the loader (server_table.cpp).
+    // Answers ${input:id} for the loader (server_table.cpp), from the kept answers when it can.
     config::InputResolver input_resolver();
+    config::KeptInputs kept_inputs() const;  // over this host's secret store
     ~Impl() { shutdown(); }
     void shutdown();
 

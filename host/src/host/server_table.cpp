@@ -59,6 +59,8 @@ void report_shadowing(const config::ConfiguredServer& s, ConfigReport& report) {
 
 // ${input:id} (config/inputs.hpp): the answer kept in the secret store, else the embedder's
 // ask_input, whose answer is then kept there — so each input of each file is asked once.
+config::KeptInputs Host::Impl::kept_inputs() const { return {secrets, services->bindings().secret_lock_folder}; }
+
 config::InputResolver Host::Impl::input_resolver() {
     return [this](const config::InputQuestion& q) -> std::optional<std::string> {
         // A repository's file asks nothing before its server is approved: the question's text is
@@ -72,10 +74,20 @@ config::InputResolver Host::Impl::input_resolver() {
             }
             if (!approved) return std::string();
         }
-        const std::string key = config::input_secret_key(q.origin, q.input.id);
+        // Kept under the file's canonical path (`./a.json` and `$PWD/a.json` are one file), with an
+        // index entry for `mcph inputs list` (config/kept_inputs.hpp).
+        const std::string place = q.file.empty() ? q.origin : q.file;
+        const config::KeptAnswer entry{config::input_secret_key(place, q.input.id), q.file,          q.origin,
+                                       q.input.id,                                 q.input.description, q.input.password};
         try {
-            if (secrets)
-                if (std::optional<std::string> kept = secrets->get(key)) return kept;
+            if (secrets) {
+                config::KeptInputs kept = kept_inputs();
+                if (std::optional<std::string> answer = kept.find(entry)) return answer;
+                // Answers kept before keys were canonical are under the origin as typed
+                // ("--mcp-config ./a.json"): when that spelling is met again, the answer moves.
+                if (std::optional<std::string> answer = kept.adopt(config::input_secret_key(q.origin, q.input.id), entry))
+                    return answer;
+            }
         } catch (const std::exception& e) {
             if (options.logger) options.logger(LogLevel::Warn, "inputs", std::string("cannot read a kept input: ") + e.what());
         }
@@ -83,7 +95,7 @@ config::InputResolver Host::Impl::input_resolver() {
         std::optional<std::string> answer = options.ask_input(InputRequest{q.origin, q.server, q.input.id, q.input.description,
                                                                            q.input.password, q.input.default_value, q.input.options});
         try {
-            if (answer && secrets) secrets->set(key, *answer);
+            if (answer && secrets) kept_inputs().keep(entry, *answer);
         } catch (const std::exception& e) {
             if (options.logger) options.logger(LogLevel::Warn, "inputs", std::string("cannot keep an input's answer: ") + e.what());
         }

@@ -64,13 +64,19 @@ Json object_with(const char* key, const std::string& value) {
 }
 }  // namespace
 
-Json ClientSession::read_resource(const std::string& uri) { return core_->cached_call("resources/read", object_with("uri", uri)); }
+Json ClientSession::read_resource(const std::string& uri) { return read_resource(uri, RequestOptions{}); }
+Json ClientSession::read_resource(const std::string& uri, const RequestOptions& options) {
+    return core_->cached_call("resources/read", object_with("uri", uri), options);
+}
 void ClientSession::subscribe_resource(const std::string& uri) { core_->subscribe_resource(uri); }
 void ClientSession::unsubscribe_resource(const std::string& uri) { core_->unsubscribe_resource(uri); }
 Json ClientSession::get_prompt(const std::string& name, const JsonValue& arguments) {
+    return get_prompt(name, arguments, RequestOptions{});
+}
+Json ClientSession::get_prompt(const std::string& name, const JsonValue& arguments, const RequestOptions& options) {
     Json params = object_with("name", name);
     if (arguments.IsObject()) params.AddMember("arguments", JsonValue(arguments, params.GetAllocator()), params.GetAllocator());
-    return core_->call("prompts/get", std::move(params));
+    return core_->call("prompts/get", std::move(params), options);
 }
 
 Json ClientSession::complete(const JsonValue& ref, const std::string& argument_name, const std::string& argument_value) {

@@ -65,7 +65,10 @@ Json elicitation_result(const ElicitationRequest& request, ElicitationResponse r
     std::string action = response.action;
     if (action != "accept" && action != "decline" && action != "cancel") action = "decline";
     result.AddMember("action", json::string_value(action, alloc), alloc);
-    if (action == "accept") {
+    // URL mode: the user's answer happened out of band, so nothing travels back — the 2025-11-25
+    // ElicitResult has content "only present when action is accept and mode was form" — and
+    // whatever the embedder's callback put in `content` is not sent to the server.
+    if (action == "accept" && request.mode != "url") {
         apply_schema_defaults(request.requested_schema, response.content);
         result.AddMember("content", JsonValue(response.content, alloc), alloc);
     }
