@@ -261,6 +261,7 @@ void show_definition(const ServerDefinition& d) {
     std::cerr << "mcph: approving '" << one_line(d.name) << "' (" << one_line(d.scope) << " scope, " << one_line(d.origin)
               << "):\n"
               << terminal_safe(d.definition_json) << "\n";
+    if (!d.inherit_env_json.empty()) std::cerr << "mcph: " << inherit_env_line(d) << "\n";
     if (d.variables.empty()) return;
     std::cerr << "mcph: it reads these environment variables:";
     for (const auto& v : d.variables) std::cerr << " " << one_line(v);
