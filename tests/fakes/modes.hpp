@@ -42,6 +42,7 @@ enum class Mode {
     ListenUnacked,    // a modern server (discover: tools.listChanged) that never acknowledges subscriptions/listen
     UnlistedFeatures, // advertises resources and prompts, then answers their list methods with -32601
     Memory,           // tools remember {key,value} / recall {key}: state kept only in this process's memory
+    Env,              // tools/call: answers with this process's whole environment, a JSON object as text
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
