@@ -136,7 +136,9 @@ TEST_F(InheritEnvCli, ChangingWhatAnApprovedProjectServerInheritsNeedsReapproval
         const std::size_t starts = trace_events(read_trace(trace), "start").size();
         const Json doc = t.status({}, host_environment());
         const bool listed = find_named(member_at(doc, "unapproved"), "proj") != nullptr;
-        if (listed) EXPECT_EQ(trace_events(read_trace(trace), "start").size(), starts) << "an unapproved server was started\n" << t.last;
+        if (listed) {
+            EXPECT_EQ(trace_events(read_trace(trace), "start").size(), starts) << "an unapproved server was started\n" << t.last;
+        }
         return listed;
     };
     define("");
@@ -158,6 +160,27 @@ TEST_F(InheritEnvCli, ChangingWhatAnApprovedProjectServerInheritsNeedsReapproval
     ASSERT_FALSE(unapproved()) << t.last;
     write_file(t.config_home / "settings.json", R"({"inheritEnv":true})");
     EXPECT_TRUE(unapproved()) << "turning the default on kept the approval of a server that inherits it\n" << t.last;
+}
+
+TEST_F(InheritEnvCli, AddInheritEnvSavesTheKeyAndRefusesBadNamesAndRemoteServers) {
+    const fs::path settings = t.config_home / "settings.json";
+    const CliResult add = t.mcph({"add", "-s", "user", "--inherit-env", "MCPH_TEST_PROXY,LC_*", "some", "--",
+                                  fake_server_path().string(), "--mode", "env"});
+    ASSERT_EQ(add.exit_code, 0) << add.describe();
+    EXPECT_TRUE(contains(read_file(settings), R"("inheritEnv": [)")) << read_file(settings);
+    const Json env = child_env("some");
+    EXPECT_EQ(string_at(env, "MCPH_TEST_PROXY"), "http://proxy.example:3128") << t.last;
+    EXPECT_EQ(string_at(env, "LC_MCPH_TEST"), "fr_FR.UTF-8") << t.last;
+    EXPECT_FALSE(has(env, "MCPH_TEST_SECRET")) << t.last;
+
+    const std::string before = read_file(settings);
+    const CliResult bad = t.mcph({"add", "-s", "user", "--inherit-env", "OK,A=B", "bad", "--", "/bin/true"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.describe();
+    EXPECT_TRUE(contains(bad.err, "inheritEnv entry 1 'A=B' is not a variable name")) << bad.describe();
+    const CliResult remote = t.mcph({"add", "-s", "user", "--inherit-env", "true", "web", "https://mcp.example.com/mcp"});
+    EXPECT_EQ(remote.exit_code, 2) << remote.describe();
+    EXPECT_TRUE(contains(remote.err, "--inherit-env is for stdio servers")) << remote.describe();
+    EXPECT_EQ(read_file(settings), before) << "a refused add saved something";
 }
 
 }  // namespace
