@@ -68,8 +68,9 @@ const std::vector<CommandSpec>& table() {
          "K=V and header, a URL for stdio or a command for http/sse/ws are refused (exit 2, nothing saved).",
          "  mcph add memory -- npx -y @modelcontextprotocol/server-memory\n"
          "  mcph add -e API_KEY=xyz -s user weather node weather.js --verbose\n"
-         "  mcph add --transport http -H 'Authorization: Bearer ${TOKEN}' api https://api.example.com/mcp\n",
-         {"--scope", "--transport", "--env", "--header", "--json"}, 2},
+         "  mcph add --transport http -H 'Authorization: Bearer ${TOKEN}' api https://api.example.com/mcp\n"
+         "  mcph add --inherit-env HTTPS_PROXY,NO_PROXY fetch -- npx -y mcp-fetch-server\n",
+         {"--scope", "--transport", "--env", "--header", "--json", "--inherit-env"}, 2},
         {"add-json", "mcph add-json [-s scope] <name> '<json>'",
          "Saves a server definition given as the JSON of an mcpServers entry (validated as one).",
          "  mcph add-json time '{\"command\":\"uvx\",\"args\":[\"mcp-server-time\"]}'\n", {"--scope", "--json"}},

@@ -72,6 +72,19 @@ JsonValue string_map(const std::vector<std::pair<std::string, std::string>>& pai
     return out;
 }
 
+// --inherit-env true | false | NAME,PREFIX_*,... as the "inheritEnv" value; the names are checked
+// with the rest of the entry (check_entry), so a bad one is refused naming it.
+JsonValue inherit_env_value(const std::string& text, Json::AllocatorType& a) {
+    if (text == "true" || text == "false") return JsonValue(text == "true");
+    JsonValue names(rapidjson::kArrayType);
+    for (std::size_t start = 0; start <= text.size();) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        names.PushBack(JsonValue(text.substr(start, comma - start).c_str(), a), a);
+        start = comma + 1;
+    }
+    return names;
+}
+
 // `mcph add [options] NAME COMMAND-OR-URL [ARGS...]` as an mcpServers entry, after every check.
 Json entry_from_options(const Options& o) {
     const std::string& target = o.args[1];
@@ -92,12 +105,15 @@ Json entry_from_options(const Options& o) {
         for (std::size_t i = 2; i < o.args.size(); ++i) rest.PushBack(JsonValue(o.args[i].c_str(), a), a);
         entry.AddMember("args", rest, a);
         if (!env.empty()) entry.AddMember("env", string_map(env, a), a);
+        if (!o.inherit_env.empty()) entry.AddMember("inheritEnv", inherit_env_value(o.inherit_env, a), a);
         return entry;
     }
     if (!url) throw Error(ErrorKind::Usage, "the transport " + type + " needs a URL (http://, https://, ws:// or wss://), not '" +
                                                 target + "' (for a command leave out --transport; nothing was saved)");
     if (o.args.size() > 2) throw Error(ErrorKind::Usage, "a " + type + " server takes only a URL; unexpected '" + o.args[2] + "' (nothing was saved)");
     if (!env.empty()) throw Error(ErrorKind::Usage, "-e/--env is for stdio servers, not " + type + " (nothing was saved)");
+    if (!o.inherit_env.empty())
+        throw Error(ErrorKind::Usage, "--inherit-env is for stdio servers, not " + type + " (nothing was saved)");
     entry.AddMember("type", JsonValue(type.c_str(), a), a);
     entry.AddMember("url", JsonValue(target.c_str(), a), a);
     if (!headers.empty()) entry.AddMember("headers", string_map(headers, a), a);
@@ -261,6 +277,7 @@ void show_definition(const ServerDefinition& d) {
     std::cerr << "mcph: approving '" << one_line(d.name) << "' (" << one_line(d.scope) << " scope, " << one_line(d.origin)
               << "):\n"
               << terminal_safe(d.definition_json) << "\n";
+    if (!d.inherit_env_json.empty()) std::cerr << "mcph: " << inherit_env_line(d) << "\n";
     if (d.variables.empty()) return;
     std::cerr << "mcph: it reads these environment variables:";
     for (const auto& v : d.variables) std::cerr << " " << one_line(v);

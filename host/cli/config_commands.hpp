@@ -16,6 +16,9 @@ int cmd_add(Host& host, const Options& o);
 int cmd_add_json(Host& host, const Options& o);
 // `mcph get <name>` (get_command.cpp): a definition with its secrets masked.
 int cmd_get(Host& host, const Options& o);
+// "inheritEnv: <value> (<where it came from>)" for a stdio server (get_command.cpp), also shown by
+// `approve`: how much of the user's environment the server receives is part of what is approved.
+std::string inherit_env_line(const ServerDefinition& d);
 int cmd_remove(Host& host, const Options& o);
 int cmd_enable(Host& host, const Options& o);
 int cmd_disable(Host& host, const Options& o);

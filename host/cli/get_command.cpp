@@ -149,6 +149,17 @@ void print_map(const JsonValue& entry, const char* member, const char* label) {
 
 }  // namespace
 
+std::string inherit_env_line(const ServerDefinition& d) {
+    std::string from;
+    if (d.inherit_env_from == "default")
+        from = "the default: only HOME LOGNAME PATH SHELL TERM USER LANG LC_ALL LC_CTYPE TMPDIR TZ of your environment";
+    else if (d.inherit_env_from == "definition")
+        from = "set by the definition";
+    else
+        from = "the default of " + d.inherit_env_from;
+    return "inheritEnv: " + one_line(d.inherit_env_json) + " (" + one_line(from) + ")";
+}
+
 int cmd_get(Host& host, const Options& o) {
     if (o.args.size() != 1) throw Error(ErrorKind::Usage, "usage: mcph get <name> (see `mcph get --help`)");
     ServerDefinition d;
@@ -179,6 +190,12 @@ int cmd_get(Host& host, const Options& o) {
         JsonValue variables(rapidjson::kArrayType);
         for (const auto& v : d.variables) variables.PushBack(JsonValue(v.c_str(), a), a);
         server.AddMember("variables", variables, a);
+        if (!d.inherit_env_json.empty()) {
+            JsonValue inherit(rapidjson::kObjectType);
+            inherit.AddMember("value", JsonValue(parse_json(d.inherit_env_json, "inheritEnv"), a), a);
+            inherit.AddMember("from", JsonValue(d.inherit_env_from.c_str(), a), a);
+            server.AddMember("inheritEnv", inherit, a);
+        }
         doc.AddMember("server", server, a);
         print_json_document(doc, "server");
         return 0;
@@ -193,6 +210,7 @@ int cmd_get(Host& host, const Options& o) {
             std::cout << "\n";
         }
         print_map(entry, "env", "env");
+        if (!d.inherit_env_json.empty()) std::cout << "  " << inherit_env_line(d) << "\n";
     }
     if (entry.HasMember("url") && entry["url"].IsString()) std::cout << "  url: " << one_line(entry["url"].GetString()) << "\n";
     print_map(entry, "headers", "headers");

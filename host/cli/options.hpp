@@ -31,6 +31,7 @@ struct Options {
     std::string transport;
     std::vector<std::string> env;
     std::vector<std::string> headers;
+    std::string inherit_env;  // add --inherit-env: "true", "false" or NAME,NAME,...; empty: not given
     bool dash_dash = false;  // add: `--` was given (what follows is the server's command line)
     // The shell: polled while a tool call runs; true cancels it (Ctrl-C). Unset outside the shell.
     std::function<bool()> is_cancelled;

@@ -12,6 +12,8 @@
 #include <thread>
 #include <utility>
 
+extern char** environ;  // POSIX: declared by no header
+
 namespace fake {
 namespace {
 
@@ -25,6 +27,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"silent-discover", Mode::SilentDiscover}, {"modern-only-init", Mode::ModernOnlyInit},
     {"listen-unacked", Mode::ListenUnacked}, {"unlisted-features", Mode::UnlistedFeatures}, {"memory", Mode::Memory},
     {"resource-updates", Mode::ResourceUpdates}, {"update-flood", Mode::UpdateFlood},
+    {"env", Mode::Env},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -131,7 +134,7 @@ const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
            "progress-forever silent-discover modern-only-init listen-unacked unlisted-features memory "
-           "resource-updates update-flood";
+           "resource-updates update-flood env";
 }
 
 void FakeServer::on_start() {
@@ -425,6 +428,22 @@ void FakeServer::on_tools_list(const Value& id, const Value& params) {
     }
 }
 
+namespace {
+// {"NAME": "value", ...} of environ: what the client gave this process (the inheritEnv tests).
+std::string environment_json() {
+    Json env(rapidjson::kObjectType);
+    auto& a = env.GetAllocator();
+    for (char** entry = environ; entry && *entry; ++entry) {
+        const std::string_view line(*entry);
+        const std::size_t eq = line.find('=');
+        if (eq == std::string_view::npos) continue;
+        Value name = text(line.substr(0, eq), a);
+        if (!env.HasMember(name)) env.AddMember(name, text(line.substr(eq + 1), a), a);
+    }
+    return to_json(env);
+}
+}  // namespace
+
 void FakeServer::answer_work(const Value& id, std::string_view s) {
     Json result(rapidjson::kObjectType);
     auto& a = result.GetAllocator();
@@ -599,6 +618,8 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
             return in_background(id, params, &FakeServer::flood_list_changed);
         case Mode::ProgressForever:
             return in_background(id, params, &FakeServer::progress_forever);
+        case Mode::Env:
+            return answer_work(id, environment_json());
         default:
             return answer_work(id, name + " done");
     }

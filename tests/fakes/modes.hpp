@@ -44,6 +44,7 @@ enum class Mode {
     Memory,           // tools remember {key,value} / recall {key}: state kept only in this process's memory
     ResourceUpdates,  // resources {subscribe}: fake://counter; resources/subscribe is answered, then 3 updates
     UpdateFlood,      // the same, with 100,000 updates after the answer
+    Env,              // tools/call: answers with this process's whole environment, a JSON object as text
 };
 
 std::optional<Mode> parse_mode(std::string_view name);

@@ -230,6 +230,11 @@ struct ServerDefinition {
     std::string origin;
     std::string definition_json;         // the entry as written (${VAR} unexpanded), pretty-printed
     std::vector<std::string> variables;  // environment variables it reads (command, args, env, url, headers)
+    // stdio: which of the host's variables the server starts with ("inheritEnv"), as compact JSON —
+    // "false" (the allow-list), "true" (all) or ["NAME", "PREFIX_*"] — and where that came from:
+    // "definition", the settings file whose default applied, or "default". Empty for other transports.
+    std::string inherit_env_json;
+    std::string inherit_env_from;
 };
 
 // Who defined a sub-agent: decides whether it may bring inline servers under a plugin-only policy.

@@ -3,6 +3,7 @@
 #include "config/atomic_write.hpp"
 #include "config/connectors.hpp"
 #include "config/file_trust.hpp"
+#include "config/inherit_env.hpp"
 #include "config/inputs.hpp"
 #include "config/kept_inputs.hpp"
 #include "config/jsonc.hpp"
@@ -137,6 +138,29 @@ std::string written(const JsonValue& entry, const JsonValue* xaa_idp) {
     return to_json(doc);
 }
 
+// A default "inheritEnv" is the user's choice alone: from a repository's file it would hand the
+// user's secrets (tokens, keys in the environment) to every server the repository names.
+std::string ignored_inherit_env_default(const Source& source) {
+    return source.origin + ": \"inheritEnv\" at the top of this file is ignored: a default for every server is read only "
+                           "from your own settings (settings.json in the config home, or this project's local settings)" +
+           std::string(source.scope == Scope::Project ? ", never from a repository's file, which anyone who can commit may "
+                                                        "write; a server of this file may set its own \"inheritEnv\", which "
+                                                        "`mcph approve` shows"
+                                                      : "");
+}
+
+// A settings default given to a server: recorded beside its written form as "inheritEnvDefault",
+// so that what an approval hashes (governance::written_fingerprint) covers what the server
+// receives — turning the default on, or changing it, asks again for the approval of a project
+// server that inherits it. Absent when no default applies, so existing approvals stay valid.
+void give_inherit_env_default(ConfiguredServer& server, const std::string& value_json, const std::string& from) {
+    if (!apply_inherit_env_default(server.config, value_json, from) || server.written_json.empty()) return;
+    Json written = parse_json(server.written_json, "written definition");
+    auto& a = written.GetAllocator();
+    written.AddMember("inheritEnvDefault", JsonValue(parse_json(value_json, "inheritEnv"), a), a);
+    server.written_json = to_json(written);
+}
+
 // Everything one pass over the sources needs.
 struct Loader {
     const VariableLookup& lookup;
@@ -204,6 +228,8 @@ struct Loader {
             problems.push_back({source.origin, "", d.error});
             return;
         }
+        if (source.scope != Scope::User && source.scope != Scope::Local && json::member(d.doc, "inheritEnv"))
+            problems.push_back({source.origin, "", ignored_inherit_env_default(source)});
         try {
             const JsonValue* servers = servers_of(d.doc, source.origin, vscode_shape, required);
             const JsonValue* idp = xaa_idp_of(d.doc, source.origin);
@@ -287,6 +313,7 @@ struct PersonalSettings {
     std::set<std::string> enabled;
     bool withhold_flagged_tools = false;
     std::optional<ConnectorEndpoint> connectors;
+    std::string inherit_env_json;  // the file's default "inheritEnv" (compact JSON); empty: none
 
     void read(const fs::path& path, std::vector<ConfigProblem>& problems, const std::optional<std::string>& home_problem) {
         origin = path.string();
@@ -307,6 +334,12 @@ struct PersonalSettings {
         guarded(problems, [&] { disabled = names_of("disabledMcpServers"); });
         guarded(problems, [&] { enabled = names_of("enabledMcpServers"); });
         guarded(problems, [&] { withhold_flagged_tools = bool_setting(file.doc, "withholdFlaggedTools", origin); });
+        if (const JsonValue* inherit = json::member(file.doc, "inheritEnv")) {
+            if (std::optional<std::string> problem = inherit_env_problem(*inherit))
+                problems.push_back({origin, "", origin + ": inheritEnv " + *problem + "; the default is not used"});
+            else
+                inherit_env_json = to_json(*inherit);
+        }
         try {
             if (const JsonValue* c = json::member(file.doc, "connectors")) connectors = parse_connector_endpoint(*c, origin);
         } catch (const Error& e) {
@@ -489,9 +522,13 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
     }
 
     out.servers = loader.table.take();
+    // The default inheritEnv: the local settings' (this project), else the user's.
+    const PersonalSettings& inherit_default = local.inherit_env_json.empty() ? user : local;
     for (ConfiguredServer& s : out.servers) {
         user.apply(s.config);
         local.apply(s.config);
+        if (!inherit_default.inherit_env_json.empty())
+            give_inherit_env_default(s, inherit_default.inherit_env_json, inherit_default.origin);
     }
     out.problems = std::move(loader.problems);
     out.policy.allowed = combine_allowed(admin, user, local);

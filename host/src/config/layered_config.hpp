@@ -49,6 +49,10 @@
 //    nothing is allowed (the flag exists to stop users widening the list; "everything allowed"
 //    would silently defeat it).
 //  - "pluginOnlyMcpServers" in managed-settings.json becomes policy.plugin_only_agents.
+// inheritEnv (config/inherit_env.hpp): a top-level "inheritEnv" of the user settings, or of the
+// local settings (which win), is the default of every stdio server without its own. Anywhere else
+// (a repository's .mcp.json, the legacy in-repository local file, --mcp-config, plugin files) it is
+// ignored with a ConfigProblem: a repository must not hand the user's environment to its servers.
 // Disabled: disabledMcpServers / enabledMcpServers in user then local settings set
 // config.disabled for any server, whatever its scope; local wins over user, and within one file
 // enabled wins over disabled. An explicit enable also overrides the definition's own "disabled".

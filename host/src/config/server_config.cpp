@@ -1,5 +1,6 @@
 #include "config/server_config.hpp"
 
+#include "config/inherit_env.hpp"
 #include "config/jsonc.hpp"
 #include "json/json_access.hpp"
 
@@ -97,10 +98,19 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
         if (const JsonValue* cwd = json::member(entry, "cwd"); cwd && !cwd->IsString()) bad(name, "cwd", "must be a string");
         if (const JsonValue* f = json::member(entry, "envFile"); f && (!f->IsString() || f->GetStringLength() == 0))
             bad(name, "envFile", "must be a non-empty string (the path of a KEY=VALUE file)");
+        if (const JsonValue* inherit = json::member(entry, "inheritEnv")) {
+            if (std::optional<std::string> problem = inherit_env_problem(*inherit)) bad(name, "inheritEnv", *problem);
+            out.inherit_env_json = to_json(*inherit);
+        }
     } else if (out.type != "sdk") {
-        if (json::member(entry, "url") || out.type == "http" || out.type == "sse" || out.type == "ws")
-            require_string(name, entry, "url");
+        const bool remote = json::member(entry, "url") || out.type == "http" || out.type == "sse" || out.type == "ws";
+        if (remote) require_string(name, entry, "url");
         check_string_map(name, entry, "headers");
+        // Refused rather than ignored: whoever wrote it expects the server to receive variables,
+        // and a remote server is no process of ours, so nothing would reach it.
+        if (remote && json::member(entry, "inheritEnv"))
+            bad(name, "inheritEnv", "applies only to stdio servers (mcph starts no process for a remote server, so it "
+                                    "has no environment to pass; send a token in \"headers\")");
     }
     out.url = json::string_or(entry, "url");
     // A url with no type (Cursor's and Claude Desktop's habit for SSE servers too): the 2025 spec's

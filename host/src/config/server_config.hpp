@@ -30,6 +30,12 @@ struct ServerConfig {
     // "envFile" (stdio): when not empty, the file must resolve inside this folder (a project
     // server's, the project root: env_file.hpp). Set by the loader, not read from the entry.
     std::string env_file_confined_to;
+    // "inheritEnv" (stdio; config/inherit_env.hpp) as compact JSON — "true", "false" or
+    // ["NAME",...] — whether the entry set it or a settings default did; empty when neither did
+    // (the plugin's default: the allow-list).
+    std::string inherit_env_json;
+    // The settings file whose default "inheritEnv" the loader applied; empty: the entry's own (or none).
+    std::string inherit_env_from;
 };
 
 // "streamable-http", "streamableHttp", "http" → "http"; "websocket", "ws" → "ws"; any other

@@ -58,6 +58,9 @@ std::string definition_fingerprint(const config::ServerConfig& server);
 // sha256 of the canonical JSON of the definition as written in its file, before ${VAR} expansion
 // (ConfiguredServer::written_json): what an approval records. A token rotated in the environment
 // keeps the approval; any change of the entry in the file (or of the shared xaaIdp) revokes it.
+// What a stdio server inherits from the user's environment is covered too: its own "inheritEnv" is
+// part of the entry, and a settings default given to it is recorded in the written form as
+// "inheritEnvDefault" (layered_config.cpp), so widening either asks for the approval again.
 // Falls back to definition_fingerprint when the written form is unknown.
 std::string written_fingerprint(const config::ConfiguredServer& server);
 

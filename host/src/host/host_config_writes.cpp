@@ -103,7 +103,7 @@ void Host::approve(const std::string& name) {
 
 ServerDefinition Host::definition(const std::string& name) const {
     const auto server = impl_->configured(name);
-    ServerDefinition out{name, std::string(config::scope_name(server.scope)), server.origin, {}, {}};
+    ServerDefinition out{name, std::string(config::scope_name(server.scope)), server.origin, {}, {}, {}, {}};
     Json written;
     const bool parsed = static_cast<bool>(json_bounds::parse(written, server.written_json));
     const JsonValue* entry = parsed && written.IsObject() ? json::member(written, "entry") : nullptr;
@@ -112,6 +112,11 @@ ServerDefinition Host::definition(const std::string& name) const {
         out.variables = config::variables_read_by(*entry);
     } else {
         out.definition_json = server.config.config_json;  // a source without a written form (none today)
+    }
+    if (server.config.type == "stdio") {
+        const config::ServerConfig& c = server.config;
+        out.inherit_env_json = c.inherit_env_json.empty() ? "false" : c.inherit_env_json;
+        out.inherit_env_from = !c.inherit_env_from.empty() ? c.inherit_env_from : c.inherit_env_json.empty() ? "default" : "definition";
     }
     return out;
 }

@@ -138,7 +138,11 @@ struct ChildSetup : bp::extend::handler {
 
 bp::environment to_boost_environment(const EnvMap& env) {
     bp::environment out;
-    for (const auto& [key, value] : env) out[key] = value;
+    // set(), not operator[]: Boost.Process 1.x's find() (behind operator[]) compares "KEY=" with
+    // each entry over the key's length and reads past an entry that is shorter (ASan: heap-buffer-
+    // overflow once inheritEnv passes many variables); set() checks the length first. The map's keys
+    // are unique, so nothing needs finding.
+    for (const auto& [key, value] : env) out.set(key, value);
     return out;
 }
 

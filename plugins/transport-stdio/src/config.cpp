@@ -18,6 +18,37 @@ void check_env_names(ConfigReader& r, const StringPairs& env) {
         if (name.find('=') != std::string::npos) r.fail("env", "has an invalid variable name '" + name + "'");
 }
 
+// "inheritEnv": true | false | ["NAME", "PREFIX_*"] (environment.hpp). A bad entry is named, so the
+// user sees which of the names to fix.
+InheritEnv inherit_env(ConfigReader& r) {
+    InheritEnv out;
+    const rapidjson::Value* v = r.value("inheritEnv");
+    if (!v) return out;
+    constexpr const char* kShape = "true, false or an array of variable names";
+    if (v->IsBool()) {
+        out.mode = v->GetBool() ? InheritEnv::Mode::Everything : InheritEnv::Mode::AllowList;
+        return out;
+    }
+    if (!v->IsArray()) {
+        r.fail("inheritEnv", std::string("must be ") + kShape, mcph::plugin::ConfigErrorKind::wrong_type, kShape);
+        return out;
+    }
+    if (v->Size() > kMaxInheritNames) {
+        r.fail("inheritEnv", "has " + std::to_string(v->Size()) + " names, more than the " + std::to_string(kMaxInheritNames) +
+                                 " allowed", mcph::plugin::ConfigErrorKind::out_of_range);
+        return out;
+    }
+    std::vector<std::string> names = r.string_array("inheritEnv", {false, {/*non_empty=*/true}}).value_or(std::vector<std::string>{});
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (!valid_inherit_name(names[i]))
+            r.fail("inheritEnv", "entry " + std::to_string(i) + " '" + names[i].substr(0, kMaxInheritNameBytes) +
+                                     "' is not a variable name (letters, digits and '_', not starting with a digit, "
+                                     "at most " + std::to_string(kMaxInheritNameBytes) + " bytes; one trailing '*' for a prefix)");
+    out.mode = InheritEnv::Mode::AllowListNamed;
+    out.names = std::move(names);
+    return out;
+}
+
 std::chrono::milliseconds ms(ConfigReader& r, const char* key, std::uint64_t min, std::uint64_t max,
                              std::chrono::milliseconds fallback) {
     return std::chrono::milliseconds(r.integer<std::uint64_t>(key, min, max, static_cast<std::uint64_t>(fallback.count())));
@@ -36,6 +67,7 @@ StdioConfig parse_config(std::string_view json) {
     const StringPairs env = r.string_map("env").value_or(StringPairs{});
     check_env_names(r, env);
     c.env.insert(env.begin(), env.end());
+    c.inherit_env = inherit_env(r);
     c.cwd = r.string("cwd").value_or("");
     c.max_message_bytes =
         r.integer<std::size_t>("maxMessageBytes", 1, std::numeric_limits<std::size_t>::max() / 2, c.max_message_bytes);

@@ -1,6 +1,8 @@
 // The stdio server config object, parsed and validated once in create().
 #pragma once
 
+#include "environment.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <map>
@@ -14,7 +16,8 @@ struct StdioConfig {
     std::string name;                            // server name, for messages and logs
     std::string command;                         // required
     std::vector<std::string> args;
-    std::map<std::string, std::string> env;      // added to the allow-listed parent variables
+    std::map<std::string, std::string> env;      // added to the inherited parent variables
+    InheritEnv inherit_env;                      // "inheritEnv": which parent variables (environment.hpp)
     std::string cwd;                             // empty: inherit the host's working directory
     size_t max_message_bytes = size_t{128} << 20;
     std::chrono::milliseconds shutdown_grace{2000};

@@ -69,7 +69,7 @@ void StdioTransport::start() {
     ignore_sigpipe_once();  // also done in plugin init; repeated in case a host skipped init
 
     SpawnSpec spec;
-    spec.env = child_environment(config_.env);
+    spec.env = child_environment(config_.env, config_.inherit_env);
     spec.argv = build_argv(shell_prefix_from_environment(), config_.command, config_.args);
     auto path = spec.env.find("PATH");
     spec.program = resolve_program(spec.argv.front(), path == spec.env.end() ? "" : path->second, config_.cwd);

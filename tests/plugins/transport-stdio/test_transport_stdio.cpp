@@ -438,6 +438,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{R"({"command":"cat","args":["a\u0000b"]})", "'args[0]' contains a NUL byte"},
                       BadConfigCase{R"({"command":"cat","env":{"A=B":"1"}})", "'env' has an invalid variable name"},
                       BadConfigCase{R"({"command":"cat","shutdownGraceMs":1.5})", "'shutdownGraceMs' must be an integer"},
+                      BadConfigCase{R"({"command":"cat","inheritEnv":"yes"})", "'inheritEnv' must be true, false or an array"},
+                      BadConfigCase{R"({"command":"cat","inheritEnv":[1]})", "'inheritEnv[0]' must be a string"},
+                      BadConfigCase{R"({"command":"cat","inheritEnv":["OK","A=B"]})", "'inheritEnv' entry 1 'A=B' is not a variable name"},
+                      BadConfigCase{R"({"command":"cat","inheritEnv":[""]})", "'inheritEnv[0]'"},
+                      BadConfigCase{R"({"command":"cat","inheritEnv":["*"]})", "'inheritEnv' entry 0 '*'"},
                       BadConfigCase{R"({"command":"cat",)", "not valid JSON"}));
 
 // ---- environment, cwd, prefix ----------------------------------------------------------------------
@@ -458,6 +463,33 @@ TEST_F(StdioTransportTest, EnvironmentIsAllowListPlusConfigured) {
     EXPECT_STREQ(d["home"].GetString(), "/configured/home") << "configured env must override";
     EXPECT_STREQ(d["path"].GetString(), std::getenv("PATH"));
     expect_clean_shutdown(t);
+}
+
+// The three inheritEnv modes through a real child: what `sh` prints is what it received.
+TEST_F(StdioTransportTest, InheritEnvFalseTrueAndListReachTheChildAsConfigured) {
+    auto child_env_report = [](const std::string& inherit_json) -> std::string {
+        Config c = sh(R"(printf '{"secret":"%s","set":"%s","proxy":"%s","func":"%s","over":"%s"}\n' )"
+                      R"("$MCPH_TEST_SECRET" "${MCPH_TEST_SECRET+yes}" "$MCPH_TEST_PROXY" "${MCPH_TEST_FUNC+yes}" "$MCPH_TEST_OVER")",
+                      "\"inheritEnv\":" + inherit_json);
+        c.env = {{"MCPH_TEST_OVER", "configured"}};
+        Transport t(c);
+        EXPECT_EQ(t.start(), MCPH_OK) << t.error();
+        if (!t.recorder.wait_messages(1)) return "no message from the child";
+        std::string out = t.recorder.messages()[0];
+        expect_clean_shutdown(t);
+        return out;
+    };
+    ::setenv("MCPH_TEST_SECRET", "hunter2", 1);
+    ::setenv("MCPH_TEST_PROXY", "http://proxy:3128", 1);
+    ::setenv("MCPH_TEST_FUNC", "() { echo pwned; }", 1);
+    ::setenv("MCPH_TEST_OVER", "inherited", 1);
+    const std::string off = child_env_report("false");
+    const std::string all = child_env_report("true");
+    const std::string listed = child_env_report(R"(["MCPH_TEST_PROXY","MCPH_TEST_FUNC","MCPH_TEST_OVER"])");
+    for (const char* n : {"MCPH_TEST_SECRET", "MCPH_TEST_PROXY", "MCPH_TEST_FUNC", "MCPH_TEST_OVER"}) ::unsetenv(n);
+    EXPECT_EQ(off, R"({"secret":"","set":"","proxy":"","func":"","over":"configured"})");
+    EXPECT_EQ(all, R"({"secret":"hunter2","set":"yes","proxy":"http://proxy:3128","func":"","over":"configured"})");
+    EXPECT_EQ(listed, R"({"secret":"","set":"","proxy":"http://proxy:3128","func":"","over":"configured"})");
 }
 
 TEST_F(StdioTransportTest, WorkingDirectoryIsHonoured) {

@@ -164,6 +164,69 @@ TEST(Environment, AllowListPlusConfiguredOverrides) {
     }
 }
 
+// Sets variables for one test and restores them, so the modes below see a known host environment.
+class EnvironmentModes : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ::setenv("MCPH_UNIT_SECRET", "s", 1);
+        ::setenv("MCPH_UNIT_PROXY", "http://proxy:3128", 1);
+        ::setenv("LC_MCPH_UNIT", "fr_FR", 1);
+        ::setenv("MCPH_UNIT_FUNC", "() { echo pwned; }", 1);
+        ::setenv(kInheritedNofileVariable, "1024", 1);
+    }
+    void TearDown() override {
+        for (const char* n : {"MCPH_UNIT_SECRET", "MCPH_UNIT_PROXY", "LC_MCPH_UNIT", "MCPH_UNIT_FUNC", kInheritedNofileVariable})
+            ::unsetenv(n);
+    }
+    static InheritEnv named(std::vector<std::string> names) { return {InheritEnv::Mode::AllowListNamed, std::move(names)}; }
+};
+
+TEST_F(EnvironmentModes, FalseIsTheAllowListOnly) {
+    const EnvMap env = child_environment({}, {InheritEnv::Mode::AllowList, {}});
+    EXPECT_EQ(env.count("MCPH_UNIT_SECRET"), 0u);
+    EXPECT_EQ(env.count("MCPH_UNIT_PROXY"), 0u);
+    EXPECT_EQ(env.count("LC_MCPH_UNIT"), 0u);
+}
+
+TEST_F(EnvironmentModes, TrueIsEverythingButExportedFunctionsAndTheCliNote) {
+    const EnvMap env = child_environment({{"MCPH_UNIT_SECRET", "configured"}}, {InheritEnv::Mode::Everything, {}});
+    EXPECT_EQ(env.at("MCPH_UNIT_PROXY"), "http://proxy:3128");
+    EXPECT_EQ(env.at("LC_MCPH_UNIT"), "fr_FR");
+    EXPECT_EQ(env.at("MCPH_UNIT_SECRET"), "configured") << "configured env must win over inherited";
+    EXPECT_EQ(env.count("MCPH_UNIT_FUNC"), 0u) << "an exported bash function passed";
+    EXPECT_EQ(env.count(kInheritedNofileVariable), 0u);
+    for (const char* const* n = inherited_variable_names(); *n; ++n)
+        if (const char* v = std::getenv(*n)) {
+            EXPECT_EQ(env.at(*n), v) << *n;
+        }
+}
+
+TEST_F(EnvironmentModes, ANamedListAddsExactlyItsNamesAndPrefixes) {
+    EnvMap env = child_environment({}, named({"MCPH_UNIT_PROXY", "MCPH_UNIT_FUNC", "MCPH_UNSET_NAME"}));
+    EXPECT_EQ(env.at("MCPH_UNIT_PROXY"), "http://proxy:3128");
+    EXPECT_EQ(env.count("MCPH_UNIT_SECRET"), 0u) << "a name not listed passed";
+    EXPECT_EQ(env.count("MCPH_UNIT_FUNC"), 0u) << "a listed exported function passed";
+    EXPECT_EQ(env.count("MCPH_UNSET_NAME"), 0u);
+    if (const char* path = std::getenv("PATH")) {
+        EXPECT_EQ(env.at("PATH"), path) << "the allow-list is kept";
+    }
+
+    env = child_environment({}, named({"LC_*"}));
+    EXPECT_EQ(env.at("LC_MCPH_UNIT"), "fr_FR");
+    EXPECT_EQ(env.count("MCPH_UNIT_PROXY"), 0u);
+    env = child_environment({}, named({"MCPH_UNIT_PROX"}));
+    EXPECT_EQ(env.count("MCPH_UNIT_PROXY"), 0u) << "an exact name matched as a prefix";
+    env = child_environment({}, named({"MCPH_CHILD_*"}));
+    EXPECT_EQ(env.count(kInheritedNofileVariable), 0u);
+}
+
+TEST(Environment, InheritNamesArePosixNamesWithAnOptionalTrailingStar) {
+    for (const char* good : {"A", "_", "https_proxy", "NO_PROXY", "LC_*", "A1_*", "x9"}) EXPECT_TRUE(valid_inherit_name(good)) << good;
+    for (const char* bad : {"", "*", "1A", "A=B", "A B", "A**", "*A", "A*B", "A-B", "Ä"}) EXPECT_FALSE(valid_inherit_name(bad)) << bad;
+    EXPECT_TRUE(valid_inherit_name(std::string(kMaxInheritNameBytes, 'A')));
+    EXPECT_FALSE(valid_inherit_name(std::string(kMaxInheritNameBytes + 1, 'A')));
+}
+
 // Drains `q` in writes of `step` bytes (a pipe taking a little at a time) and returns the bytes.
 std::string drain(OutgoingQueue& q, size_t step) {
     std::string out;
