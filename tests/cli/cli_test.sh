@@ -343,5 +343,21 @@ if [ -x "$FAKE" ]; then
   expect subscribe-ctrl-c 0 '"cancelled": true' -- sh -c "\"\$0\" --mcp-config '$SUB_CFG' --json subscribe c fake://counter > '$WORK/sub.json' 2>'$WORK/sub.err' & pid=\$!; for i in \$(seq 1 100); do grep -q subscribed '$WORK/sub.err' 2>/dev/null && break; sleep 0.1; done; kill -INT \$pid; wait \$pid; rc=\$?; cat '$WORK/sub.json'; exit \$rc" "$MCPH"
 fi
 
+# Plugins are mapped when a server first needs them: a shell with one stdio server has mapped the
+# stdio plugin and no other (nor libcurl, which only remote servers and URLs need), and
+# `plugins` in the same shell then loads and lists them all.
+mkfifo "$WORK/lazy.in"
+"$MCPH" --mcp-config "$HELLO_CFG" shell < "$WORK/lazy.in" > "$WORK/lazy.out" 2>&1 &
+LAZY_PID=$!
+exec 7>"$WORK/lazy.in"
+echo "tools" >&7
+for _ in $(seq 1 100); do grep -q "mcp__h__add" "$WORK/lazy.out" && break; sleep 0.1; done
+LAZY_MAPS="$(grep -oE 'libmcph_[a-z_]+\.so|libcurl[^ /]*\.so[.0-9]*' "/proc/$LAZY_PID/maps" 2>/dev/null | sort -u | tr '\n' ' ')"
+echo "plugins" >&7
+exec 7>&-
+wait "$LAZY_PID"
+expect lazy-plugins-stdio-only 0 "^libmcph_transport_stdio\.so $" -- echo "$LAZY_MAPS"
+expect lazy-plugins-listing-loads-all 0 "loaded: transport-http .*loaded: transport-ws" -- sh -c "tr '\n' ' ' < '$WORK/lazy.out'"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
