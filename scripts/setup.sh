@@ -20,6 +20,8 @@ APT_PACKAGES=(
   libtest-json-schema-acceptance-perl
   # `mcph shell`: line editing, history, completion (BSD-licensed libedit)
   libedit-dev
+  # plugin manifests read from the plugin file without loading it (host/src/plugins/plugin_manifest.cpp)
+  libelf-dev
   # the completion scripts' tests run them in the real shells (tests/cli/completion_man_test.sh)
   zsh fish
 )

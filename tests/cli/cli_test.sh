@@ -371,5 +371,21 @@ expect shell-json-errors 0 "^not-found:2 usage:2 servers$" -- sh -c "printf 'cal
 expect shell-line-json-error 0 "^usage:2$" -- sh -c "printf 'tools --json --bogus\n' | \"\$0\" --strict-mcp-config --mcp-config '$HELLO_CFG' shell 2>/dev/null | python3 -c \"\$1\"" "$MCPH" "$JSON_DOCS"
 expect shell-text-error-not-json 0 "^status 2 stdout \[\]$" -- sh -c "out=\$(printf 'call nosuch/x\n' | \"\$0\" --strict-mcp-config --mcp-config '$HELLO_CFG' shell 2>/dev/null); echo \"status \$? stdout [\$out]\"" "$MCPH"
 
+# Plugins are mapped when a server first needs them: a shell with one stdio server has mapped the
+# stdio plugin and no other (nor libcurl, which only remote servers and URLs need), and
+# `plugins` in the same shell then loads and lists them all.
+mkfifo "$WORK/lazy.in"
+"$MCPH" --mcp-config "$HELLO_CFG" shell < "$WORK/lazy.in" > "$WORK/lazy.out" 2>&1 &
+LAZY_PID=$!
+exec 7>"$WORK/lazy.in"
+echo "tools" >&7
+for _ in $(seq 1 100); do grep -q "mcp__h__add" "$WORK/lazy.out" && break; sleep 0.1; done
+LAZY_MAPS="$(grep -oE 'libmcph_[a-z_]+\.so|libcurl[^ /]*\.so[.0-9]*' "/proc/$LAZY_PID/maps" 2>/dev/null | sort -u | tr '\n' ' ')"
+echo "plugins" >&7
+exec 7>&-
+wait "$LAZY_PID"
+expect lazy-plugins-stdio-only 0 "^libmcph_transport_stdio\.so $" -- echo "$LAZY_MAPS"
+expect lazy-plugins-listing-loads-all 0 "loaded: transport-http .*loaded: transport-ws" -- sh -c "tr '\n' ' ' < '$WORK/lazy.out'"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

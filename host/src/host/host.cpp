@@ -165,6 +165,9 @@ config::ConfiguredServer Host::Impl::configured(const std::string& name) const {
 std::shared_ptr<plugins::LoadedPlugin> Host::Impl::plugin_for(const config::ServerConfig& config) const {
     auto plugin = registry.transport_for(config.type);
     if (plugin) return plugin;
+    if (std::string why = registry.refusal_for(config.type); !why.empty())
+        throw Error(ErrorKind::Plugin, "server '" + config.name + "': the plugin for transport type '" + config.type +
+                                           "' could not be loaded: " + why);
     std::string known;
     for (const auto& type : registry.transport_types()) known += (known.empty() ? "" : ", ") + type;
     throw Error(ErrorKind::Plugin, "server '" + config.name + "': no loaded plugin serves transport type '" +

@@ -44,7 +44,7 @@ struct MCPH_LOCAL Host::Impl {
     std::shared_ptr<plugins::SecretStore> secrets;
     std::string secret_store_kind, secret_store_detail;  // for status: which store, and why
     std::shared_ptr<plugins::HostServices> services;
-    plugins::PluginRegistry registry;
+    mutable plugins::PluginRegistry registry;  // loads plugins on first need, from const paths too
     config::ConfigLocations locations;
     config::ApprovalStore approvals;
     connection::ReconnectPolicy reconnect_policy;

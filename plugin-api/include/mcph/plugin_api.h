@@ -47,6 +47,22 @@ extern "C" {
 #define MCPH_PLUGIN_EXPORT __attribute__((visibility("default")))
 #endif
 
+/* Optional: what the plugin serves, readable from the file without loading it, so a host loads the
+ * plugin (and the libraries it links) only when a server first needs it. One JSON text in the ELF
+ * section ".mcph_manifest", at most 4096 bytes:
+ *     MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"http\"]}")
+ *     MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"auth\":\"oauth\"}")
+ * It must name exactly the transport types (the vtable's config_types) and the auth backend the
+ * plugin serves: when loaded, a plugin whose descriptor differs is refused with the difference.
+ * Without the section, the host loads the plugin when it discovers it. Hosts before ABI 1.2 ignore it. */
+#define MCPH_MANIFEST_SECTION ".mcph_manifest"
+#if defined(__GNUC__) && !defined(_WIN32)
+#define MCPH_PLUGIN_MANIFEST(JSON) \
+    __attribute__((used, section(MCPH_MANIFEST_SECTION))) static const char mcph_plugin_manifest_json_[] = JSON;
+#else
+#define MCPH_PLUGIN_MANIFEST(JSON)
+#endif
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Basic types                                                                                    */
 /* ---------------------------------------------------------------------------------------------- */

@@ -16,6 +16,9 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
 }
 
 const auto kVtable = mcph::plugin::make_auth_vtable<mcph::oauth::OAuthAuth>("oauth");
+// The same backend, readable without loading the plugin (the host loads it when a server needs it).
+MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"auth\":\"oauth\"}")
+
 
 }  // namespace
 

@@ -12,6 +12,9 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
 }
 
 const char* const kConfigTypes[] = {"http", nullptr};
+// The same types, readable without loading the plugin (the host loads it when a server needs one).
+MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"http\"]}")
+
 // Streamable HTTP: a legacy-era session can expire (404), message facts travel as headers, and
 // closing one request's response stream cancels it (2026-07-28).
 const auto kVtable = mcph::plugin::make_transport_vtable<mcph::http::HttpTransport>(

@@ -6,6 +6,9 @@
 namespace {
 
 const char* const kConfigTypes[] = {"sse", "sse-ide", nullptr};
+// The same types, readable without loading the plugin (the host loads it when a server needs one).
+MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"sse\",\"sse-ide\"]}")
+
 // LEGACY_ONLY: this is the 2024-11-05 "HTTP with SSE" transport, nothing else. Not
 // SESSION_CAN_EXPIRE: the session lives exactly as long as the event stream, so losing it is the
 // stream's end (on_closed ERROR, and the host reconnects); this plugin never reports

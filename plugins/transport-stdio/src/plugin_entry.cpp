@@ -12,6 +12,9 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
 }
 
 const char* const kConfigTypes[] = {"stdio", nullptr};
+// The same types, readable without loading the plugin (the host loads it when a server needs one).
+MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"stdio\"]}")
+
 // No traits: a child process has no session the server could forget (it ends with the process),
 // and it speaks whichever era the host negotiates.
 const auto kVtable = mcph::plugin::make_transport_vtable<mcph::stdio::StdioTransport>(kConfigTypes, 0);

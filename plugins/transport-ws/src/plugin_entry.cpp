@@ -20,6 +20,9 @@ mcph_status init(const mcph_host_services* host, mcph_error*) {
 void shutdown() { mcph::ws::uninstall_lws_log(); }
 
 const char* const kConfigTypes[] = {"ws", "ws-ide", nullptr};
+// The same types, readable without loading the plugin (the host loads it when a server needs one).
+MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"ws\",\"ws-ide\"]}")
+
 // No traits: a WebSocket carries no session id the server could forget while we keep the
 // connection — the MCP session is the connection, so its end is on_closed, never
 // MCPH_CLOSE_SESSION_EXPIRED — and the transport speaks whichever era the host negotiates.

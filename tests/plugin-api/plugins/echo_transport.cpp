@@ -262,6 +262,10 @@ private:
 };
 
 const char* const kTypes[] = {"echo", nullptr};
+// The lazy/ and lying/ builds of this plugin carry a manifest (the loader tests of lazy loading).
+#ifdef MCPH_TEST_MANIFEST
+MCPH_PLUGIN_MANIFEST(MCPH_TEST_MANIFEST)
+#endif
 const auto kVtable = mcph::plugin::make_transport_vtable<EchoTransport>(kTypes);
 
 }  // namespace

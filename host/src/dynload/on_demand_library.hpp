@@ -1,0 +1,39 @@
+// A system library opened the first time the host needs it, not when libmcph is loaded.
+//
+// Why: what a process maps costs resident memory, and libcurl alone brings GnuTLS, Kerberos, LDAP,
+// libssh2 and more (~3.8 MB resident). A host that only starts stdio servers never needs it, and
+// the dynamic linker cannot defer a DT_NEEDED library, so libmcph names it here instead.
+#pragma once
+
+#include <string>
+
+namespace mcph::dynload {
+
+class OnDemandLibrary {
+public:
+    // `soname`: the exact versioned name ("libcurl.so.4"), as a DT_NEEDED entry would have it.
+    explicit OnDemandLibrary(const char* soname) : soname_(soname) {}
+    OnDemandLibrary(const OnDemandLibrary&) = delete;
+    OnDemandLibrary& operator=(const OnDemandLibrary&) = delete;
+
+    // The address of `symbol`, opening the library on first use (thread-safe). Throws
+    // mcph::Error(Plugin) naming the library and the loader's reason when it or the symbol is missing:
+    // an installation problem, said as one instead of a crash.
+    void* symbol(const char* name);
+
+    const char* soname() const { return soname_; }
+
+private:
+    void* handle();
+
+    const char* soname_;
+    void* handle_ = nullptr;
+};
+
+// The one libcurl the host core uses (URL parsing, the reachability check, remote config fetches).
+OnDemandLibrary& libcurl();
+
+// Whether libcurl has been opened by the host core in this process (for tests and the status view).
+bool libcurl_opened();
+
+}  // namespace mcph::dynload
