@@ -5,6 +5,7 @@
 #include <mcph/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ struct ServerConfig {
     // "envFile" (stdio): when not empty, the file must resolve inside this folder (a project
     // server's, the project root: env_file.hpp). Set by the loader, not read from the entry.
     std::string env_file_confined_to;
+    // "roots" (config_roots.hpp): as written (validated, after ${VAR} expansion), and resolved by the
+    // loader — absolute, canonical, existing directories, a project's inside its repository.
+    // nullopt: not written (the settings' default, else the working directory, applies); an
+    // empty list: no roots.
+    std::optional<std::vector<std::string>> written_roots;
+    std::optional<std::vector<std::filesystem::path>> roots;
 };
 
 // "streamable-http", "streamableHttp", "http" → "http"; "websocket", "ws" → "ws"; any other
