@@ -465,6 +465,8 @@ std::unique_ptr<Host> make_host(const Options& options, const std::string& extra
         ho.connect_timeout = options.timeout.value_or(std::chrono::milliseconds(5000));
     const bool interactive = stdin_is_tty() && stderr_is_tty();
     ho.callbacks = make_cli_callbacks(interactive);
+    // --root replaces the configured roots for this run (the shell's host too: one callback).
+    if (!options.roots.empty()) ho.callbacks.roots = fixed_roots(options.roots);
     // A browser sign-in only when someone is there to finish it (or asked for it with `login`):
     // a script meeting a 401 gets "needs-auth, run mcph login" at once instead of a long wait.
     if (interactive || options.command == "login") ho.open_url = open_in_browser;

@@ -9,6 +9,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -103,6 +104,15 @@ ClientCallbacks make_cli_callbacks(bool interactive) {
                   << terminal_safe(level, LineBreaks::Escape) << "] " << terminal_safe(text, LineBreaks::Escape) << "\n";
     };
     return cb;
+}
+
+std::function<std::vector<Root>(const std::string& server)> fixed_roots(const std::vector<std::filesystem::path>& dirs) {
+    std::vector<Root> roots;
+    for (const auto& dir : dirs) {
+        Root root = file_root(dir);  // `--root a --root ./a`: one root (both canonical already)
+        if (std::none_of(roots.begin(), roots.end(), [&](const Root& r) { return r.uri == root.uri; })) roots.push_back(std::move(root));
+    }
+    return [roots](const std::string&) { return roots; };
 }
 
 std::function<void(const Progress&)> progress_printer(const std::string& label) {

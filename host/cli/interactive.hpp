@@ -5,7 +5,10 @@
 #include <mcph/callbacks.hpp>
 #include <mcph/types.hpp>
 
+#include <filesystem>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace mcph::cli {
 
@@ -14,6 +17,9 @@ bool stderr_is_tty();
 
 // Sampling and elicitation prompts on the terminal when `interactive`; server log lines to stderr.
 ClientCallbacks make_cli_callbacks(bool interactive);
+
+// --root: every server is offered these directories (absolute, canonical) whatever its config says.
+std::function<std::vector<Root>(const std::string& server)> fixed_roots(const std::vector<std::filesystem::path>& dirs);
 
 // A progress line on stderr ("\r..."), only on a TTY; empty function otherwise.
 std::function<void(const Progress&)> progress_printer(const std::string& label);

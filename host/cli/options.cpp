@@ -73,6 +73,8 @@ Global options (before the command; a command's own options follow its name):
   --mcp-config <file|json>  server config {"mcpServers":{...}}; repeatable, later wins
   --strict-mcp-config       use only --mcp-config (ignore user, project, local and plugin configs)
   --plugin-dir <dir>        also search this directory for plugins (repeatable)
+  --root <dir>              offer this directory to every server as a root (repeatable); replaces
+                            the "roots" of the config (default: the working directory)
   --json                    machine-readable output
   --agent <name>            tools / call through a sub-agent: its referenced servers (the parent's
                             connections) plus its inline servers, started for the command only
@@ -150,6 +152,17 @@ void set_duration(std::optional<std::chrono::milliseconds>& target, Options& o, 
     if (bare) o.warnings.push_back(flag + " " + value + " has no unit: read as " + value + "s (write 500ms, 30s or 2m)");
 }
 
+// --root DIR: realpath, so a server compares the root with the paths it sees (server-filesystem
+// resolves symlinks too); a typo is a usage error now rather than a root the server skips.
+std::filesystem::path root_directory(const std::string& value) {
+    std::error_code ec;
+    if (value.empty()) throw Error(ErrorKind::Usage, "--root needs a directory");
+    const std::filesystem::path real = std::filesystem::canonical(value, ec);
+    if (ec) throw Error(ErrorKind::Usage, "--root " + value + ": " + ec.message());
+    if (!std::filesystem::is_directory(real, ec)) throw Error(ErrorKind::Usage, "--root " + value + ": not a directory");
+    return real;
+}
+
 const std::vector<OptionSpec>& option_table() {
     static const std::vector<OptionSpec> table = {
         {"--mcp-config", nullptr, "<file|json>", true, "server config {\"mcpServers\":{...}}; repeatable, later wins",
@@ -158,6 +171,9 @@ const std::vector<OptionSpec>& option_table() {
          [](Options& o, const std::string&) { o.strict_mcp_config = true; }},
         {"--plugin-dir", nullptr, "<dir>", true, "also search this directory for plugins (repeatable)",
          [](Options& o, const std::string& v) { o.plugin_dirs.emplace_back(v); }},
+        {"--root", nullptr, "<dir>", true,
+         "offer this directory to every server as a root (repeatable; replaces the configured roots)",
+         [](Options& o, const std::string& v) { o.roots.push_back(root_directory(v)); }},
         {"--json", nullptr, nullptr, true, "one JSON document on stdout (\"schemaVersion\": 1), errors included",
          [](Options& o, const std::string&) { o.json = true; }},
         {"--full", nullptr, nullptr, true, "whole descriptions, input schemas and every finding",

@@ -16,6 +16,9 @@ struct Options {
     bool strict_mcp_config = false;        // only --mcp-config: no user, project, local or plugin files
     std::string scope;                     // add/remove/get: user, project or local
     std::vector<std::filesystem::path> plugin_dirs;
+    // --root DIR (repeatable): the roots every server is offered instead of the configured ones;
+    // each already made absolute and canonical, and checked to be a directory, when parsed.
+    std::vector<std::filesystem::path> roots;
     bool json = false;
     bool full = false;   // tools: whole descriptions, schemas and every finding
     bool brief = false;  // tools: one line per tool

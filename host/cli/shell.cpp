@@ -98,9 +98,9 @@ int execute(Host& host, const Options& shell, const std::vector<std::string>& wo
         json = shell.json || o.json;  // parsed: `add s cmd --json` gives --json to the server
         o.json = json;
         for (const auto& w : o.warnings) std::cerr << "mcph: warning: " << w << "\n";
-        if (!o.mcp_configs.empty() || !o.plugin_dirs.empty() || o.strict_mcp_config)
-            throw Error(ErrorKind::Usage, "--mcp-config, --plugin-dir and --strict-mcp-config are options of `mcph shell` "
-                                          "itself: the shell's host is made once");
+        if (!o.mcp_configs.empty() || !o.plugin_dirs.empty() || o.strict_mcp_config || !o.roots.empty())
+            throw Error(ErrorKind::Usage, "--mcp-config, --plugin-dir, --root and --strict-mcp-config are options of "
+                                          "`mcph shell` itself: the shell's host is made once");
         if (o.help && !o.command.empty()) {
             std::cout << command_help(*find_command(o.command)) << std::flush;
             return kExitOk;

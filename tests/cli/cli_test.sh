@@ -387,5 +387,25 @@ wait "$LAZY_PID"
 expect lazy-plugins-stdio-only 0 "^libmcph_transport_stdio\.so $" -- echo "$LAZY_MAPS"
 expect lazy-plugins-listing-loads-all 0 "loaded: transport-http .*loaded: transport-ws" -- sh -c "tr '\n' ' ' < '$WORK/lazy.out'"
 
+
+# --root DIR (repeatable): canonical directories offered to every server, replacing the config's roots.
+mkdir -p "$WORK/root a" "$WORK/root-b"
+expect root-missing 2 "--root $WORK/no-such-root: No such file or directory" -- "$MCPH" --root "$WORK/no-such-root" --mcp-config "$HELLO_CFG" tools
+expect root-not-dir 2 "--root $WORK/notes.txt: not a directory" -- "$MCPH" --root "$WORK/notes.txt" --mcp-config "$HELLO_CFG" tools
+expect root-is-global 2 "unknown option --root for \`mcph tools\`" -- "$MCPH" --mcp-config "$HELLO_CFG" tools --root "$WORK"
+expect root-help 0 "--root <dir> +offer this directory to every server as a root" -- "$MCPH" --help
+expect root-in-shell-line 0 "--root and --strict-mcp-config are options of \`mcph shell\` itself" -- \
+  sh -c "printf -- '--root /tmp tools\n' | \"\$0\" --mcp-config '$HELLO_CFG' shell 2>&1; true" "$MCPH"
+if [ -n "$PEERS" ] && [ -d "$PEERS/node_modules" ]; then
+  # server-everything's get-roots-list asks roots/list and prints what it got.
+  RT_CFG="{\"mcpServers\":{\"every\":{\"command\":\"$NODE\",\"args\":[\"$EVERYTHING\",\"stdio\"],\"roots\":[\"/tmp\"]}}}"
+  expect root-twice 0 "Current MCP Roots \(2 total\):.*1\. root a.*URI: file://$WORK/root%20a.*2\. root-b.*URI: file://$WORK/root-b" -- \
+    bash -o pipefail -c "\"\$0\" --root '$WORK/root a' --root '$WORK/root-b/.' --mcp-config '$RT_CFG' call every/get-roots-list | tr '\n' ' '" "$MCPH"
+  expect root-config-key 0 "Current MCP Roots \(1 total\):.*URI: file:///tmp" -- \
+    bash -o pipefail -c "\"\$0\" --mcp-config '$RT_CFG' call every/get-roots-list | tr '\n' ' '" "$MCPH"
+  expect root-shell 0 "Current MCP Roots \(1 total\):.*URI: file://$WORK/root-b" -- \
+    bash -o pipefail -c "printf 'call every/get-roots-list\n' | \"\$0\" --root '$WORK/root-b' --mcp-config '$RT_CFG' shell | tr '\n' ' '" "$MCPH"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

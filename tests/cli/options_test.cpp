@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,27 @@ TEST(DidYouMean, NearNamesOnly) {
     EXPECT_EQ(mcph::cli::closest_name("gthub", {"h", "github"}), "github");
     EXPECT_EQ(mcph::cli::closest_name("zzzzzz", {"h", "github"}), "");
     EXPECT_EQ(mcph::cli::closest_name(std::string(10000, 'a'), {"a"}), "");  // bounded work
+}
+
+}  // namespace
+
+namespace {
+
+// --root: global, repeatable, made canonical when parsed; a missing or non-directory one is a
+// usage error naming it.
+TEST(CliOptions, RootIsGlobalRepeatableAndCanonical) {
+    char pattern[] = "/tmp/mcph-root-opt-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    const std::filesystem::path dir = std::filesystem::canonical(pattern);
+    std::filesystem::create_directories(dir / "a");
+    std::filesystem::create_symlink(dir / "a", dir / "link");
+    const auto o = parse({"--root", (dir / "link").string(), "--root=" + (dir / "a" / ".." / "a").string(), "tools"});
+    EXPECT_EQ(o.roots, (std::vector<std::filesystem::path>{dir / "a", dir / "a"}));  // the callback drops the duplicate
+    EXPECT_NE(usage_error({"--root", (dir / "none").string(), "tools"}).find("--root " + (dir / "none").string() + ": No such file"),
+              std::string::npos);
+    std::filesystem::remove(dir / "link");
+    EXPECT_NE(usage_error({"tools", "--root", dir.string()}).find("unknown option --root for `mcph tools`"), std::string::npos);
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

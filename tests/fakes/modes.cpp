@@ -28,6 +28,7 @@ constexpr std::pair<std::string_view, Mode> kModes[] = {
     {"listen-unacked", Mode::ListenUnacked}, {"unlisted-features", Mode::UnlistedFeatures}, {"memory", Mode::Memory},
     {"resource-updates", Mode::ResourceUpdates}, {"update-flood", Mode::UpdateFlood},
     {"env", Mode::Env},
+    {"ask-roots", Mode::AskRoots},
 };
 
 constexpr std::string_view kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -134,7 +135,7 @@ const char* mode_names() {
     return "normal invalid-json unknown-id exit-mid-call never-answer deaf-call stderr-flood big-message bad-version "
            "no-init progress list-changed paginate bad-cursor deep-line deep-schema request-flood deaf-flood list-flood "
            "progress-forever silent-discover modern-only-init listen-unacked unlisted-features memory "
-           "resource-updates update-flood env";
+           "resource-updates update-flood env ask-roots";
 }
 
 void FakeServer::on_start() {
@@ -148,7 +149,9 @@ void FakeServer::handle(const Json& message) {
     static const Value kEmpty(rapidjson::kObjectType);
     const Value* params = member(message, "params");
     if (!params) params = &kEmpty;
-    if (method.empty() && id && id->IsString() && std::string_view(id->GetString()) == "elicit") return on_elicitation_answer(message);
+    if (method.empty() && id && id->IsString() &&
+        (std::string_view(id->GetString()) == "elicit" || std::string_view(id->GetString()) == "roots"))
+        return on_elicitation_answer(message);
     if (method.empty() || !id || id->IsNull()) return;  // a notification, or a response to us: nothing to do
 
     if (method == "server/discover" && mode_ == Mode::SilentDiscover) return;  // read, never answered
@@ -521,6 +524,11 @@ void FakeServer::ask_elicitation(const Value& id) {
     wire_.write(request);
 }
 
+void FakeServer::ask_roots(const Value& id) {
+    pending_elicitation_call_.CopyFrom(id, pending_elicitation_call_.GetAllocator());
+    wire_.write_raw(R"({"jsonrpc":"2.0","id":"roots","method":"roots/list","params":{}})");
+}
+
 void FakeServer::on_elicitation_answer(const Json& message) {
     if (pending_elicitation_call_.IsNull()) return;
     const Value* answer = member(message, "result");
@@ -536,6 +544,7 @@ void FakeServer::on_tools_call(const Value& id, const Value& params) {
         return wire_.respond_error(id, -32602, "unknown tool '" + std::string(string_member(params, "name")) + "'");
     if (!options_.text_file.empty() && mode_ != Mode::ExitMidCall) return answer_hostile_text(id, params);
     if (!options_.elicit_file.empty()) return ask_elicitation(id);
+    if (mode_ == Mode::AskRoots) return ask_roots(id);
     if (answer_structured(id, name)) return;
     switch (mode_) {
         case Mode::Memory: {

@@ -45,6 +45,7 @@ enum class Mode {
     ResourceUpdates,  // resources {subscribe}: fake://counter; resources/subscribe is answered, then 3 updates
     UpdateFlood,      // the same, with 100,000 updates after the answer
     Env,              // tools/call: answers with this process's whole environment, a JSON object as text
+    AskRoots,         // tools/call: asks roots/list, answers with the client's answer as JSON text
 };
 
 std::optional<Mode> parse_mode(std::string_view name);
@@ -77,6 +78,8 @@ private:
     // (result or error, compact JSON) becomes the pending call's text (on_elicitation_answer).
     void ask_elicitation(const Value& id);
     void on_elicitation_answer(const Json& message);
+    // ask-roots: sends roots/list (id "roots"); the answer completes the call as on_elicitation_answer does.
+    void ask_roots(const Value& id);
     // tools/call of a tools-file entry with a `structuredContent` member: answered with it.
     bool answer_structured(const Value& id, const std::string& name);
     // --text-file: the file's bytes as a log notification, a progress message, a stderr line and

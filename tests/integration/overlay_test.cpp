@@ -86,6 +86,26 @@ TEST_F(Overlays, UnknownReferenceAndNameClashesAreRefused) {
     }
 }
 
+// "roots" in an agent's inline server is refused, naming it, rather than silently ignored (an
+// agent file's roots are not resolved yet; a project agent's would have to stay in the repository).
+TEST_F(Overlays, InlineServerRootsAreRefusedNotIgnored) {
+    OverlaySpec spec;
+    spec.agent = "a";
+    Json entry = fake_config("normal");
+    JsonValue roots(rapidjson::kArrayType);
+    roots.PushBack(JsonValue("/tmp", entry.GetAllocator()), entry.GetAllocator());
+    entry.AddMember("roots", roots, entry.GetAllocator());
+    spec.servers.push_back({"", "own", to_json(entry)});
+    try {
+        host_->open_overlay(spec);
+        ADD_FAILURE() << "roots in an inline server were accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Usage);
+        EXPECT_NE(std::string(e.what()).find("\"roots\" is not supported in an agent's inline server"), std::string::npos)
+            << e.what();
+    }
+}
+
 // A managed policy, through the layered config (MCPH_MANAGED_DIR / MCPH_CONFIG_HOME point at temp
 // dirs; each test runs in its own process, so the environment is ours).
 class OverlayPolicy : public ::testing::Test {

@@ -8,6 +8,7 @@
 #include <mcph/export.hpp>
 #include <mcph/json.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,7 +34,9 @@ struct ElicitationResponse {
 };
 
 struct ClientCallbacks {
-    // roots/list. Unset: the working directory as one file:// root.
+    // roots/list. Unset: the server's configured roots ("roots" in its entry, else in the user's or
+    // local settings; an empty list is answered as one), else the working directory (HostOptions::cwd
+    // when set) as one file:// root. The CLI's --root sets this (for every server).
     std::function<std::vector<Root>(const std::string& server)> roots;
     // sampling/createMessage: params in, CreateMessageResult object out. Throw mcph::Error to
     // refuse. Unset: the request is declined with a JSON-RPC error.
@@ -51,6 +54,11 @@ struct ClientCallbacks {
     // A cached list was re-fetched after a list_changed notification ("tools", "resources", "prompts").
     std::function<void(const std::string& server, const std::string& list)> on_list_changed;
 };
+
+// The Root of a directory: a file:// URI of the path (percent-encoded outside RFC 3986's unreserved
+// characters and '/'), named by its last component. The path is used as given: pass an absolute,
+// canonical one (std::filesystem::canonical), as servers compare roots with the paths they see.
+MCPH_API Root file_root(const std::filesystem::path& directory);
 
 // Fills `content` with the `default` of each property of `schema` it lacks (form elicitation).
 MCPH_API void apply_schema_defaults(const JsonValue& schema, Json& content);

@@ -220,6 +220,7 @@ void expand_server_entry(JsonValue& entry, Json::AllocatorType& allocator, const
     expand_map(entry, "headers", x);
     expand_member(entry, "cwd", x);
     expand_member(entry, "envFile", x);
+    expand_array(entry, "roots", x);
 }
 
 std::vector<std::string> variables_read_by(const JsonValue& entry) {

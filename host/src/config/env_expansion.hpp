@@ -51,7 +51,7 @@ struct ExpansionContext {
 std::string expand_variables(std::string_view text, const VariableLookup& lookup,
                              const ExpansionContext& context = {});
 
-// Expands, in place, the string values of command, args[], env{}, url, headers{}, cwd and envFile of one server
+// Expands, in place, the string values of command, args[], env{}, url, headers{}, cwd, envFile and roots[] of one server
 // definition (non-string values are left for parse_server_config to reject). Throws
 // mcph::Error(Usage) naming server and field: "server 'x': env.TOKEN: ${FOO} is not set".
 void expand_server_entry(JsonValue& entry, Json::AllocatorType& allocator, const std::string& server,

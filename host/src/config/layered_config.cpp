@@ -1,6 +1,7 @@
 #include "config/layered_config.hpp"
 
 #include "config/atomic_write.hpp"
+#include "config/config_roots.hpp"
 #include "config/connectors.hpp"
 #include "config/file_trust.hpp"
 #include "config/inherit_env.hpp"
@@ -199,6 +200,38 @@ struct Loader {
         return context;
     }
 
+    // "roots" resolved where the file stands (config_roots.hpp): a relative path from a project
+    // file's folder (and the result inside the repository), from the project root for the local
+    // settings and runtime documents (--mcp-config, the API), else from the defining file's folder.
+    // A connector service's list is refused: a web service has no business naming local folders.
+    std::vector<fs::path> roots_of(const std::vector<std::string>& written, const Source& source, const std::string& where) const {
+        if (source.scope == Scope::Webapp)
+            throw Error(ErrorKind::Usage, where + "roots are not accepted from a connector service");
+        const fs::path origin(source.origin);
+        const bool file_folder = source.scope != Scope::Local && source.scope != Scope::Dynamic && origin.is_absolute();
+        const fs::path base = file_folder ? origin.parent_path() : fs::path(workspace);
+        const fs::path confined_to = source.scope == Scope::Project ? fs::path(source.project_root) : fs::path();
+        return resolve_roots(written, base, confined_to, lookup, where);
+    }
+
+    // The default "roots" of a user or local settings file (every server without its own list):
+    // expanded like a server's, resolved from the file's folder (user) or the project root (local).
+    // A bad list is a problem of the file, and ignored.
+    std::optional<std::vector<fs::path>> settings_roots(const Document& file, const Source& source) {
+        if (!file.present || !file.error.empty()) return std::nullopt;
+        try {
+            std::optional<std::vector<std::string>> written = roots_member(file.doc, source.origin + ": ");
+            if (!written) return std::nullopt;
+            ExpansionContext context;
+            context.workspace_folder = workspace;
+            for (std::string& entry : *written) entry = expand_variables(entry, lookup, context);
+            return roots_of(*written, source, source.origin + ": ");
+        } catch (const Error& e) {
+            problems.push_back({source.origin, "", std::string(e.what()) + "; the default roots are ignored"});
+            return std::nullopt;
+        }
+    }
+
     // Each entry expanded then validated on its own: one bad entry costs only itself.
     void add_servers(const JsonValue& servers, const JsonValue* xaa_idp, const Source& source,
                      const std::map<std::string, InputSpec>* inputs = nullptr) {
@@ -213,6 +246,8 @@ struct Loader {
                                         source.plugin_source, source.project_root, written(m.value, xaa_idp), {}};
                 // A repository's envFile must stay inside the repository (env_file.hpp).
                 if (source.scope == Scope::Project) server.config.env_file_confined_to = source.project_root;
+                if (server.config.written_roots)
+                    server.config.roots = roots_of(*server.config.written_roots, source, "server '" + name + "': ");
                 if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
                 table.put(std::move(server));
             } catch (const Error& e) {
@@ -521,6 +556,9 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         if (remote_servers) loader.add_servers(*remote_servers, json::member(remote.doc, "xaaIdp"), {Scope::Managed, remote_origin, "", "", true, ""});
     }
 
+    // The settings' default roots: local over user, a server's own list over both.
+    std::optional<std::vector<fs::path>> default_roots = loader.settings_roots(local.file, {Scope::Local, local.origin, "", locations.project_root.string()});
+    if (!default_roots) default_roots = loader.settings_roots(user.file, {Scope::User, user.origin, "", ""});
     out.servers = loader.table.take();
     // The default inheritEnv: the local settings' (this project), else the user's.
     const PersonalSettings& inherit_default = local.inherit_env_json.empty() ? user : local;
@@ -529,6 +567,7 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         local.apply(s.config);
         if (!inherit_default.inherit_env_json.empty())
             give_inherit_env_default(s, inherit_default.inherit_env_json, inherit_default.origin);
+        if (!s.config.roots) s.config.roots = default_roots;
     }
     out.problems = std::move(loader.problems);
     out.policy.allowed = combine_allowed(admin, user, local);

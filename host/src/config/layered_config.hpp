@@ -53,6 +53,11 @@
 // local settings (which win), is the default of every stdio server without its own. Anywhere else
 // (a repository's .mcp.json, the legacy in-repository local file, --mcp-config, plugin files) it is
 // ignored with a ConfigProblem: a repository must not hand the user's environment to its servers.
+// Roots (config_roots.hpp): a server entry's "roots" is resolved where its file stands (a project
+// file's must stay inside the repository, else that entry is a problem naming the path); "roots"
+// at the top of the user or local settings is the default of every server without its own list
+// (local over user). No list anywhere: ServerConfig::roots stays nullopt (the host then offers the
+// working directory).
 // Disabled: disabledMcpServers / enabledMcpServers in user then local settings set
 // config.disabled for any server, whatever its scope; local wins over user, and within one file
 // enabled wins over disabled. An explicit enable also overrides the definition's own "disabled".

@@ -1,6 +1,7 @@
 #include "config/server_config.hpp"
 
 #include "config/inherit_env.hpp"
+#include "config/config_roots.hpp"
 #include "config/jsonc.hpp"
 #include "json/json_access.hpp"
 
@@ -133,6 +134,7 @@ ServerConfig parse_server_config(const std::string& name, const JsonValue& entry
         if (!d->IsBool()) bad(name, "disabled", "must be true or false");
         out.disabled = d->GetBool();
     }
+    out.written_roots = roots_member(entry, "server '" + name + "': ");
     Json filled;
     filled.CopyFrom(entry, filled.GetAllocator());
     auto& a = filled.GetAllocator();

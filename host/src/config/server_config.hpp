@@ -5,6 +5,7 @@
 #include <mcph/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,12 @@ struct ServerConfig {
     std::string inherit_env_json;
     // The settings file whose default "inheritEnv" the loader applied; empty: the entry's own (or none).
     std::string inherit_env_from;
+    // "roots" (config_roots.hpp): as written (validated, after ${VAR} expansion), and resolved by the
+    // loader — absolute, canonical, existing directories, a project's inside its repository.
+    // nullopt: not written (the settings' default, else the working directory, applies); an
+    // empty list: no roots.
+    std::optional<std::vector<std::string>> written_roots;
+    std::optional<std::vector<std::filesystem::path>> roots;
 };
 
 // "streamable-http", "streamableHttp", "http" → "http"; "websocket", "ws" → "ws"; any other

@@ -196,6 +196,18 @@ std::shared_ptr<detail::SessionCore> Host::Impl::make_session(const config::Serv
     merge(extensions::enterprise_auth_client_extensions(config));
     settings.client_extensions_json = to_json(client_extensions);
     settings.callbacks = options.callbacks;
+    // roots/list without a roots callback: the configured roots, else the host's own cwd. Fixed
+    // here, before the transport starts, so the answer never waits on anything (a server such as
+    // server-filesystem asks right after initialize).
+    if (config.roots) {
+        std::vector<Root> roots;
+        for (const auto& dir : *config.roots) roots.push_back(file_root(dir));
+        settings.roots = std::move(roots);
+    } else if (!options.cwd.empty()) {
+        std::error_code ec;
+        const std::filesystem::path cwd = std::filesystem::weakly_canonical(std::filesystem::absolute(options.cwd), ec);
+        if (!ec) settings.roots = std::vector<Root>{file_root(cwd)};
+    }
     settings.log = options.logger;
     settings.auth = auth_for(config);
     settings.on_disconnected = std::move(hooks.on_disconnected);

@@ -12,8 +12,9 @@ using detail::elicitation_result;
 using detail::roots_result;
 
 ClientRequestRouter::ClientRequestRouter(std::string server_name, const ClientCallbacks& callbacks,
+                                         const std::optional<std::vector<Root>>& roots,
                                          std::function<void(LogLevel, const std::string&)> log)
-    : server_(std::move(server_name)), callbacks_(callbacks), log_(std::move(log)) {}
+    : server_(std::move(server_name)), callbacks_(callbacks), roots_(roots), log_(std::move(log)) {}
 
 bool ClientRequestRouter::take_prompt(const std::string& method, std::string* why) {
     const bool prompts = (method == "sampling/createMessage" && callbacks_.sampling) ||
@@ -34,7 +35,10 @@ Json ClientRequestRouter::answer(const std::string& method, const JsonValue& par
 }
 
 Json ClientRequestRouter::answer_taken(const std::string& method, const JsonValue& params) {
-    if (method == "roots/list") return roots_result(callbacks_.roots ? callbacks_.roots(server_) : default_roots());
+    if (method == "roots/list") {
+        if (callbacks_.roots) return roots_result(callbacks_.roots(server_));
+        return roots_result(roots_ ? *roots_ : default_roots());
+    }
     if (method == "sampling/createMessage") {
         if (!callbacks_.sampling)
             throw Error(ErrorKind::Remote, "sampling declined: this application has no model to sample from", -1);

@@ -13,7 +13,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mcph::session {
 
@@ -22,7 +24,8 @@ inline constexpr int kPromptRateLimitedCode = -32000;
 
 class ClientRequestRouter {
 public:
-    ClientRequestRouter(std::string server_name, const ClientCallbacks& callbacks,
+    // roots/list: callbacks.roots when set, else `roots` when set, else the working directory.
+    ClientRequestRouter(std::string server_name, const ClientCallbacks& callbacks, const std::optional<std::vector<Root>>& roots,
                         std::function<void(LogLevel, const std::string&)> log);
 
     // The answer to one request. Throws mcph::Error (Remote, with the JSON-RPC code) to refuse
@@ -38,6 +41,7 @@ public:
 private:
     const std::string server_;
     const ClientCallbacks& callbacks_;  // owned by the session's settings, which outlive this
+    const std::optional<std::vector<Root>>& roots_;  // the same
     std::function<void(LogLevel, const std::string&)> log_;
     PromptBudget budget_{kPromptBurst, kPromptRefill};
     std::atomic<std::uint64_t> refused_{0};

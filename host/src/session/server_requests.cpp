@@ -17,6 +17,12 @@ void apply_schema_defaults(const JsonValue& schema, Json& content) {
     }
 }
 
+Root file_root(const std::filesystem::path& directory) {
+    std::filesystem::path name = directory.filename();
+    if (name.empty()) name = directory.parent_path().filename();  // "/srv/a/": named "a"
+    return Root{detail::file_uri(directory), name.string()};
+}
+
 }  // namespace mcph
 
 namespace mcph::detail {
@@ -42,7 +48,7 @@ std::vector<Root> default_roots() {
     std::error_code ec;
     auto cwd = std::filesystem::current_path(ec);
     if (ec) return {};
-    return {Root{file_uri(cwd), cwd.filename().string()}};
+    return {file_root(cwd)};
 }
 
 Json roots_result(const std::vector<Root>& roots) {

@@ -24,7 +24,7 @@ SessionCore::SessionCore(SessionSettings settings, TransportFactory make_transpo
       deadline_timer_(runtime_.loop()),
       tools_generation_(settings_.tools_generation ? settings_.tools_generation
                                                    : std::make_shared<std::atomic<std::uint64_t>>(0)),
-      client_requests_(settings_.server_name, settings_.callbacks,
+      client_requests_(settings_.server_name, settings_.callbacks, settings_.roots,
                        [this](LogLevel level, const std::string& message) { log(level, message); }) {
     Json config;
     if (!settings_.config_json.empty()) json_bounds::parse(config, settings_.config_json);
@@ -68,6 +68,7 @@ void SessionCore::connect() {
     establish();
     connected_ = true;
     refresh_lists();
+    settle_roots();
     start_listen();
 }
 

@@ -26,6 +26,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -56,6 +57,9 @@ struct SessionSettings {
     // The extensions map this client declares in its capabilities (JSON object text; "" = none).
     std::string client_extensions_json;
     ClientCallbacks callbacks;
+    // roots/list when callbacks.roots is unset: the server's configured roots (host.cpp), fixed
+    // for the session's life. nullopt: the working directory, read when the server asks.
+    std::optional<std::vector<Root>> roots;
     std::function<void(LogLevel, std::string_view, std::string_view)> log;
     // The server's auth backend, if its config names one; kept across reconnects.
     std::shared_ptr<auth::AuthSession> auth;
@@ -183,6 +187,10 @@ private:
     void require_capability(const char* name, const char* feature) const;
     void on_server_request(const std::string& method, Json params, std::shared_ptr<jsonrpc::Responder> responder);
     void answer_server_request(const std::string& method, const Json& params, jsonrpc::Responder& responder);
+    // roots/list of the 2025 era: counted when asked and when answered, so connect can wait for
+    // the answers (settle_roots).
+    void count_roots_request(bool answered);
+    void settle_roots();
     void on_server_notification(const std::string& method, const JsonValue& params);
     void arm_timeouts();
     void rearm_deadline_timer();
@@ -250,6 +258,10 @@ private:
 
     // One per list kind (tools, resources, prompts): list_changed floods coalesce here.
     session::ListRefreshGate refresh_gates_[3];
+    std::mutex roots_mutex_;  // guards the two counters; roots_cv_ signals an answer
+    std::condition_variable roots_cv_;
+    std::uint64_t roots_asked_ = 0;
+    std::uint64_t roots_answered_ = 0;
     // Answers what servers ask (both eras), under the session's prompt rate limit.
     session::ClientRequestRouter client_requests_;
 };
