@@ -4,20 +4,11 @@
 
 #include <mcph/plugin_helper.hpp>
 
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/environment.hpp>
-#include <boost/process/exe.hpp>
-#include <boost/process/extend.hpp>
-#include <boost/process/io.hpp>
-#include <boost/process/pipe.hpp>
-
 #include <fcntl.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,8 +16,6 @@
 #include <cstring>
 #include <system_error>
 #include <thread>
-
-namespace bp = boost::process;
 
 namespace mcph::stdio {
 namespace {
@@ -46,100 +35,96 @@ int above_stdio(int fd) {
     return moved;
 }
 
-// A pipe whose both ends are O_CLOEXEC from birth: another thread of the host spawning its own
-// process at the same moment must not inherit our ends (an inherited stdin write end would keep
-// our child from ever seeing EOF). The child gets its ends through dup2(), which clears the flag.
-bp::pipe make_pipe() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw_system_error(errno, "pipe2");
-    int read_end = above_stdio(fds[0]);
-    int write_end = above_stdio(fds[1]);
-    if (read_end < 0 || write_end < 0) {
-        int saved = errno;
-        if (read_end >= 0) ::close(read_end);
-        if (write_end >= 0) ::close(write_end);
-        throw_system_error(saved, "fcntl(F_DUPFD_CLOEXEC)");
-    }
-    return bp::pipe(read_end, write_end);
-}
-
-// Upper bound for the fallback of mark_inherited_cloexec(), computed before fork.
-int descriptor_limit() {
-    rlimit lim{};
-    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 65536) return 65536;
-    return static_cast<int>(lim.rlim_cur);
-}
-
-// Runs in the forked child before execve, so only async-signal-safe calls are allowed here.
-struct ChildSetup : bp::extend::handler {
-    const char* cwd;  // nullptr: inherit
-    int fd_limit;
-    rlim_t nofile_soft;  // 0: keep the host's; else the soft RLIMIT_NOFILE the mcph CLI started with
-
-    template <class Executor>
-    void on_exec_setup(Executor& exec) const {
-        ::setpgid(0, 0);  // own process group, so shutdown can signal the server and its children
-        reset_signals();
-        mark_inherited_cloexec(fd_limit);
-        restore_nofile_soft(nofile_soft);
-        if (cwd && ::chdir(cwd) != 0) {
-            // Boost 1.74's start_dir ignores chdir failures; report it through Boost's error pipe
-            // and stop here instead of running the server in the wrong directory.
-            exec.set_error(std::error_code(errno, std::system_category()), "chdir");
-            ::_exit(127);
-        }
-    }
-
-    // The exec failed after fork: Boost returns without reaping, which would leave a zombie.
-    template <class Executor>
-    void on_error(Executor& exec, const std::error_code&) const {
-        if (exec.pid <= 0) return;
-        ::kill(exec.pid, SIGKILL);  // in case it got past the failure (Boost keeps going on some)
-        while (::waitpid(exec.pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
-    }
-
-    // Our pipes are O_CLOEXEC, but the host process may hold descriptors that are not (inherited
-    // from its own parent, or opened by a careless library). None of them is the server's
-    // business, so mark everything above stderr close-on-exec. Marking instead of closing keeps
-    // Boost's exec-error pipe working until the execve itself.
-    static void mark_inherited_cloexec(int fd_limit) {
-#ifdef SYS_close_range
-        constexpr unsigned kCloseRangeCloexec = 1u << 2;  // CLOSE_RANGE_CLOEXEC, Linux 5.11
-        if (::syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec) == 0) return;
-#endif
-        for (int fd = STDERR_FILENO + 1; fd < fd_limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-
-    // The CLI raised its own soft limit for its many pipes; the server gets the limit the user
-    // gave mcph (see resource_limits.hpp). Failure is harmless: the server just keeps more.
-    static void restore_nofile_soft(rlim_t soft) {
-        rlimit lim{};
-        if (soft == 0 || ::getrlimit(RLIMIT_NOFILE, &lim) != 0 || soft >= lim.rlim_cur) return;
-        lim.rlim_cur = soft;
-        ::setrlimit(RLIMIT_NOFILE, &lim);
-    }
-
-    // Ignored dispositions and the signal mask survive execve. The host ignores SIGPIPE (see
-    // signals.hpp) and its threads may block signals; the server must start with the defaults,
-    // or SIGTERM/SIGPIPE would not work on it.
-    static void reset_signals() {
-        struct sigaction dfl;
-        std::memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        for (int sig = 1; sig < NSIG; ++sig) {
-            if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
-        }
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    }
+// One pipe, both ends O_CLOEXEC from birth: another thread of the host spawning its own process at
+// the same moment must not inherit our ends (an inherited stdin write end would keep our child from
+// ever seeing EOF). The child gets its ends through the dup2 file actions, which clear the flag.
+struct Pipe {
+    UniqueFd read_end, write_end;
 };
 
-bp::environment to_boost_environment(const EnvMap& env) {
-    bp::environment out;
-    for (const auto& [key, value] : env) out[key] = value;
+Pipe make_pipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw_system_error(errno, "pipe2");
+    Pipe p{UniqueFd(above_stdio(fds[0])), UniqueFd(above_stdio(fds[1]))};
+    if (!p.read_end || !p.write_end) throw_system_error(errno, "fcntl(F_DUPFD_CLOEXEC)");
+    return p;
+}
+
+// posix_spawn's attributes and file actions, destroyed on every path.
+struct SpawnAttributes {
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t actions;
+    SpawnAttributes() {
+        if (int e = ::posix_spawnattr_init(&attr)) throw_system_error(e, "posix_spawnattr_init");
+        if (int e = ::posix_spawn_file_actions_init(&actions)) {
+            ::posix_spawnattr_destroy(&attr);
+            throw_system_error(e, "posix_spawn_file_actions_init");
+        }
+    }
+    ~SpawnAttributes() {
+        ::posix_spawn_file_actions_destroy(&actions);
+        ::posix_spawnattr_destroy(&attr);
+    }
+    SpawnAttributes(const SpawnAttributes&) = delete;
+    SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+};
+
+void check(int error_number, const char* what) {
+    if (error_number != 0) throw_system_error(error_number, what);
+}
+
+// The child's set-up, all done by posix_spawn between its clone and the execve:
+//  - its own process group, so shutdown can signal the server and its children;
+//  - every signal at its default disposition and none blocked: ignored dispositions and the mask
+//    survive execve, the host ignores SIGPIPE (signals.hpp) and its threads may block signals, and
+//    the server must start with the defaults, or SIGTERM/SIGPIPE would not work on it;
+//  - stdin/stdout/stderr on our pipes, and every other descriptor closed (closefrom): our pipes
+//    are O_CLOEXEC, but the host may hold descriptors that are not (inherited from its parent, or
+//    opened by a careless library), and none of them is the server's business;
+//  - the working directory.
+void describe_child(SpawnAttributes& s, const SpawnSpec& spec, const int child_ends[3]) {
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    check(::posix_spawnattr_setflags(&s.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK),
+          "posix_spawnattr_setflags");
+    check(::posix_spawnattr_setpgroup(&s.attr, 0), "posix_spawnattr_setpgroup");
+    check(::posix_spawnattr_setsigdefault(&s.attr, &all), "posix_spawnattr_setsigdefault");
+    check(::posix_spawnattr_setsigmask(&s.attr, &none), "posix_spawnattr_setsigmask");
+    for (int target = 0; target < 3; ++target)
+        check(::posix_spawn_file_actions_adddup2(&s.actions, child_ends[target], target), "posix_spawn_file_actions_adddup2");
+    check(::posix_spawn_file_actions_addclosefrom_np(&s.actions, STDERR_FILENO + 1), "posix_spawn_file_actions_addclosefrom_np");
+    if (!spec.cwd.empty())
+        check(::posix_spawn_file_actions_addchdir_np(&s.actions, spec.cwd.c_str()), "posix_spawn_file_actions_addchdir_np");
+}
+
+// execve's NULL-terminated arrays, pointing into `storage` (which must outlive them).
+std::vector<char*> c_strings(std::vector<std::string>& storage) {
+    std::vector<char*> out;
+    out.reserve(storage.size() + 1);
+    for (auto& s : storage) out.push_back(s.data());
+    out.push_back(nullptr);
     return out;
+}
+
+std::vector<std::string> environment_entries(const EnvMap& env) {
+    std::vector<std::string> out;
+    out.reserve(env.size());
+    for (const auto& [key, value] : env) out.push_back(key + "=" + value);
+    return out;
+}
+
+// The CLI raised its own soft limit for its many pipes; the server gets the limit the user gave
+// mcph (see resource_limits.hpp). posix_spawn has no attribute for rlimits, so it is set on the
+// child right after it started: a program that reads its limit in its first microseconds sees the
+// host's, which matters little, since what the restored limit protects (select() on descriptors
+// above 1023) needs a thousand descriptors opened first. Failure is harmless: the server just
+// keeps more.
+void restore_nofile_soft(pid_t pid, rlim_t soft) {
+    rlimit lim{};
+    if (soft == 0 || ::prlimit(pid, RLIMIT_NOFILE, nullptr, &lim) != 0 || soft >= lim.rlim_cur) return;
+    lim.rlim_cur = soft;
+    ::prlimit(pid, RLIMIT_NOFILE, &lim, nullptr);
 }
 
 void check_directory(const SpawnSpec& spec) {
@@ -198,51 +183,40 @@ std::string ExitStatus::describe() const {
     return out;
 }
 
+// Why posix_spawn rather than fork (Boost.Process did fork + exec): glibc spawns with
+// clone(CLONE_VM | CLONE_VFORK), so the cost does not grow with the host's size. fork copied the
+// page tables of a host that, with hundreds of servers, holds a thousand threads and tens of MB,
+// once per server. It also reports a failed execve (or chdir) as its return value and reaps that
+// child itself, so no exec-error pipe and no zombie to collect.
 std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec& spec) {
     check_directory(spec);
-    bp::pipe in = make_pipe(), out = make_pipe(), err = make_pipe();
-    ChildSetup setup;
-    setup.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
-    setup.fd_limit = descriptor_limit();
-    setup.nofile_soft = static_cast<rlim_t>(child_nofile_soft_limit());
-    std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+    Pipe in = make_pipe(), out = make_pipe(), err = make_pipe();
+    const int child_ends[3] = {in.read_end.get(), out.write_end.get(), err.write_end.get()};
+    SpawnAttributes attributes;
+    describe_child(attributes, spec, child_ends);
+    std::vector<std::string> argv_storage = spec.argv, env_storage = environment_entries(spec.env);
+    std::vector<char*> argv = c_strings(argv_storage), envp = c_strings(env_storage);
 
-    // The child's ends, which Boost's redirections take over from the bp::pipe objects below.
-    const int child_ends[] = {in.native_source(), out.native_sink(), err.native_sink()};
-    std::error_code ec;
-    bp::child child(bp::exe = spec.program, bp::args = args, to_boost_environment(spec.env), bp::std_in < in,
-                    bp::std_out > out, bp::std_err > err, setup, ec);
-    const int spawn_errno = errno;
-    // fork() fails with EAGAIN at the process limit.
-    if (ec) cannot_start(spec, ec.message() + limit_hint(ec.value()));
-    if (!child.valid() || child.id() <= 0) {
-        // Boost.Process 1.74 returns an empty child *without* setting `ec` when it cannot create
-        // its own exec-error pipe (EMFILE at the descriptor limit): nothing was forked and no
-        // handler ran, so the child's pipe ends are still open and ours to close. Taken for a
-        // started server, this hung the handshake forever and later signalled pid -(-1).
-        for (int fd : child_ends) ::close(fd);
-        cannot_start(spec, std::string("no process was started: ") + std::strerror(spawn_errno) + limit_hint(spawn_errno));
-    }
-    // From here on we own the pid: bp::child would otherwise SIGKILL it in its destructor, and its
-    // running()/wait() would reap behind our back.
-    child.detach();
+    pid_t pid = -1;
+    const int e = ::posix_spawn(&pid, spec.program.c_str(), &attributes.actions, &attributes.attr, argv.data(), envp.data());
+    // EAGAIN: the process limit (clone failed).
+    if (e != 0) cannot_start(spec, std::strerror(e) + limit_hint(e));
+    if (pid <= 1) cannot_start(spec, "no process was started");  // never signal -pid for such a pid
 
     std::unique_ptr<ChildProcess> self;
     try {
-        self.reset(new ChildProcess(child.id()));
+        self.reset(new ChildProcess(pid));
     } catch (...) {  // out of memory: do not leave an unowned process behind
-        ::kill(-child.id(), SIGKILL);
-        ::waitpid(child.id(), nullptr, 0);
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
         throw;
     }
-    self->stdin_fd.reset(in.native_sink());
-    in.assign_sink(-1);
-    self->stdout_fd.reset(out.native_source());
-    out.assign_source(-1);
-    self->stderr_fd.reset(err.native_source());
-    err.assign_source(-1);
+    restore_nofile_soft(pid, static_cast<rlim_t>(child_nofile_soft_limit()));
+    self->stdin_fd = std::move(in.write_end);
+    self->stdout_fd = std::move(out.read_end);
+    self->stderr_fd = std::move(err.read_end);
     set_nonblocking(self->stdin_fd.get());  // on failure the destructor kills and reaps
-    return self;
+    return self;  // the child's ends close here, with `in`, `out` and `err`
 }
 
 ChildProcess::~ChildProcess() {

@@ -88,7 +88,8 @@ void StdioTransport::start_threads() {
     try {
         stderr_thread_ = std::thread([this] { drain_stderr(); });
         stdout_thread_ = std::thread([this] { read_stdout(); });
-        writer_thread_ = std::thread([this] { write_stdin(); });
+        // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
+        // most servers read their input as fast as it comes, and never need one.
     } catch (const std::system_error& e) {  // EAGAIN at the thread limit
         close();  // kills the child and joins whichever thread did start
         throw Error(MCPH_ERR_IO, std::string("cannot start the I/O threads: ") + e.what() + limit_hint(e.code().value()));
@@ -145,7 +146,21 @@ void StdioTransport::send(std::string_view message) {
     if (written < message.size()) queue_.push(message.substr(written), "\n");
     else queue_.push({}, "\n");
     last_progress_ = std::chrono::steady_clock::now();  // the stall clock starts when bytes start waiting
+    if (!writer_thread_.joinable()) start_writer_locked();
     write_cv_.notify_all();
+}
+
+// The first time bytes must wait for the pipe. Called with write_mutex_ held: the new thread's first
+// step is to take it, so it starts once this send has returned.
+void StdioTransport::start_writer_locked() {
+    try {
+        writer_thread_ = std::thread([this] { write_stdin(); });
+    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
+        // Part of a message may be in the pipe already: the stream is unusable from here on.
+        queue_.clear();
+        write_failure_ = std::string("cannot start the stdin writer thread: ") + e.what() + limit_hint(e.code().value());
+        throw Error(MCPH_ERR_IO, write_failure_);
+    }
 }
 
 void StdioTransport::refuse_send_locked() const {

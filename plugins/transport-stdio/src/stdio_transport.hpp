@@ -9,7 +9,9 @@
 //                  the pipe has room (the hot path: no hand-off); otherwise it queues the bytes,
 //                  bounded, and returns at once.
 //   stdin writer   drains that queue with poll(POLLOUT); a server that accepts no byte for
-//                  writeStallTimeoutMs while bytes wait is reported as a terminal error.
+//                  writeStallTimeoutMs while bytes wait is reported as a terminal error. Started
+//                  by the first send that finds the pipe full, so a server that keeps up with its
+//                  input costs two threads, not three.
 //   host thread    start(), close().
 #pragma once
 
@@ -46,6 +48,7 @@ private:
     void read_stdout() noexcept;
     void drain_stderr() noexcept;
     void write_stdin() noexcept;
+    void start_writer_locked();
     bool write_queued(std::unique_lock<std::mutex>& lock);
     void fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugin::Failure failure, bool report);
     void flush_and_stop_writer() noexcept;
