@@ -719,11 +719,45 @@ TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
         ASSERT_EQ(t.send("{}"), MCPH_OK);
         ASSERT_TRUE(t.recorder.wait_messages(1));
         EXPECT_GT(open_fd_count(), fds);
-        EXPECT_EQ(thread_count(), threads + 2)
-            << "one stdout reader, one stderr drain; no stdin writer while the pipe takes every send";
+        EXPECT_EQ(thread_count(), threads + 1)
+            << "one reader for stdout and stderr; no stdin writer while the pipe takes every send";
     }
     EXPECT_EQ(open_fd_count(), fds);
     EXPECT_EQ(thread_count(), threads);
+}
+
+TEST_F(StdioTransportTest, StdinWriterThreadStartsOnlyWhenThePipeIsFull) {
+    plugin();
+    std::thread([] {}).join();  // ThreadSanitizer's background thread, if any, in the baseline
+    const size_t threads = thread_count();
+    // A deaf server: it never reads stdin, so a message larger than the pipe must wait in the queue.
+    Transport t(sh("echo ready; exec sleep 30", "\"shutdownGraceMs\":100"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    ASSERT_EQ(t.send("{}"), MCPH_OK) << t.error();
+    EXPECT_EQ(thread_count(), threads + 1) << "the pipe took the send: no writer";
+    ASSERT_EQ(t.send("{\"pad\":\"" + std::string(256 << 10, 'q') + "\"}"), MCPH_OK) << t.error();
+    EXPECT_EQ(thread_count(), threads + 2) << "bytes wait for the pipe: the writer drains them";
+    expect_clean_shutdown(t);
+    EXPECT_EQ(thread_count(), threads);
+}
+
+TEST_F(StdioTransportTest, ServerWritingMuchStderrAfterClosingStdoutIsReportedWithItsExitCode) {
+    // 1 MB of stderr after stdout is closed: far more than the pipe holds, so the reader must keep
+    // draining stderr while it waits for the exit status, or the server would block and be taken
+    // for one that will not exit.
+    Transport t(sh("exec 1>&-; i=0; while [ $i -lt 1000 ]; do printf '%01000d\\n' 0 >&2; i=$((i+1)); done; "
+                   "echo 'last words' >&2; exit 4",
+                   "\"shutdownGraceMs\":1000"),
+                true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed(15s));
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    const RecordedFailure f = t.recorder.close_failure();
+    EXPECT_EQ(f.category, MCPH_FAILURE_PROCESS_EXITED) << f.message;
+    EXPECT_EQ(f.os_error, 4) << f.message;
+    EXPECT_EQ(f.stderr_tail.substr(f.stderr_tail.size() - 10), "last words");
+    expect_clean_shutdown(t);
 }
 
 TEST_F(StdioTransportTest, DestroyWithoutCloseStillShutsDown) {
