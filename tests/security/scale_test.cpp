@@ -162,14 +162,14 @@ CliResult run_cli_at_hard_limit(rlim_t limit, const std::vector<std::string>& ar
 }
 
 // At a hard limit the CLI cannot raise, every server either connects or fails with an error that
-// names RLIMIT_NOFILE, whichever descriptor of a spawn the limit hits: the two eventfds, the three
-// pipes, or Boost.Process's own exec-error pipe (which used to leave the handshake waiting forever
-// on a server that was never started). Twenty consecutive limits cover every one of those points,
-// since a server costs five descriptors and one connect runs at a time.
+// names RLIMIT_NOFILE, whichever descriptor of a spawn the limit hits: the two eventfds or the three
+// pipes. Twenty consecutive limits cover every one of those points, since a server costs five
+// descriptors and one connect runs at a time. (Boost.Process's exec-error pipe, a sixth point which
+// used to leave the handshake waiting forever on a server that was never started, is gone:
+// posix_spawn reports a failed exec as its return value and needs no descriptor of its own.)
 TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
     TempDir dir("mcph-fd-limit");
     write_file(dir / "servers.json", many_servers(12));
-    bool saw_no_process = false;
     for (rlim_t limit = 28; limit < 48; ++limit) {
         SCOPED_TRACE("RLIMIT_NOFILE " + std::to_string(limit));
         const CliResult r = run_cli_at_hard_limit(
@@ -184,10 +184,8 @@ TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
             EXPECT_NE(e.find("RLIMIT_NOFILE is reached (soft " + std::to_string(limit) + ", hard " + std::to_string(limit)),
                       std::string::npos)
                 << e;
-            saw_no_process = saw_no_process || e.find("no process was started") != std::string::npos;
         }
     }
-    EXPECT_TRUE(saw_no_process) << "no limit hit Boost.Process's exec-error pipe: the regression was not exercised";
 }
 
 }  // namespace
