@@ -1,11 +1,11 @@
 #include "child_process.hpp"
 
 #include "resource_limits.hpp"
+#include "spawn_child.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -37,65 +38,24 @@ int above_stdio(int fd) {
 
 // One pipe, both ends O_CLOEXEC from birth: another thread of the host spawning its own process at
 // the same moment must not inherit our ends (an inherited stdin write end would keep our child from
-// ever seeing EOF). The child gets its ends through the dup2 file actions, which clear the flag.
+// ever seeing EOF). The child gets its ends through dup3, which clears the flag on the copy.
 struct Pipe {
     UniqueFd read_end, write_end;
 };
 
-Pipe make_pipe() {
+Pipe make_pipe(int extra_flags = 0, const char* what = "pipe2") {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw_system_error(errno, "pipe2");
+    if (::pipe2(fds, O_CLOEXEC | extra_flags) != 0) throw_system_error(errno, what);
     Pipe p{UniqueFd(above_stdio(fds[0])), UniqueFd(above_stdio(fds[1]))};
     if (!p.read_end || !p.write_end) throw_system_error(errno, "fcntl(F_DUPFD_CLOEXEC)");
     return p;
 }
 
-// posix_spawn's attributes and file actions, destroyed on every path.
-struct SpawnAttributes {
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_t actions;
-    SpawnAttributes() {
-        if (int e = ::posix_spawnattr_init(&attr)) throw_system_error(e, "posix_spawnattr_init");
-        if (int e = ::posix_spawn_file_actions_init(&actions)) {
-            ::posix_spawnattr_destroy(&attr);
-            throw_system_error(e, "posix_spawn_file_actions_init");
-        }
-    }
-    ~SpawnAttributes() {
-        ::posix_spawn_file_actions_destroy(&actions);
-        ::posix_spawnattr_destroy(&attr);
-    }
-    SpawnAttributes(const SpawnAttributes&) = delete;
-    SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-};
-
-void check(int error_number, const char* what) {
-    if (error_number != 0) throw_system_error(error_number, what);
-}
-
-// The child's set-up, all done by posix_spawn between its clone and the execve:
-//  - its own process group, so shutdown can signal the server and its children;
-//  - every signal at its default disposition and none blocked: ignored dispositions and the mask
-//    survive execve, the host ignores SIGPIPE (signals.hpp) and its threads may block signals, and
-//    the server must start with the defaults, or SIGTERM/SIGPIPE would not work on it;
-//  - stdin/stdout/stderr on our pipes, and every other descriptor closed (closefrom): our pipes
-//    are O_CLOEXEC, but the host may hold descriptors that are not (inherited from its parent, or
-//    opened by a careless library), and none of them is the server's business;
-//  - the working directory.
-void describe_child(SpawnAttributes& s, const SpawnSpec& spec, const int child_ends[3]) {
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    check(::posix_spawnattr_setflags(&s.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK),
-          "posix_spawnattr_setflags");
-    check(::posix_spawnattr_setpgroup(&s.attr, 0), "posix_spawnattr_setpgroup");
-    check(::posix_spawnattr_setsigdefault(&s.attr, &all), "posix_spawnattr_setsigdefault");
-    check(::posix_spawnattr_setsigmask(&s.attr, &none), "posix_spawnattr_setsigmask");
-    for (int target = 0; target < 3; ++target)
-        check(::posix_spawn_file_actions_adddup2(&s.actions, child_ends[target], target), "posix_spawn_file_actions_adddup2");
-    check(::posix_spawn_file_actions_addclosefrom_np(&s.actions, STDERR_FILENO + 1), "posix_spawn_file_actions_addclosefrom_np");
-    if (!spec.cwd.empty())
-        check(::posix_spawn_file_actions_addchdir_np(&s.actions, spec.cwd.c_str()), "posix_spawn_file_actions_addchdir_np");
+// Upper bound for the child's descriptor sweep on kernels without close_range (before 5.9).
+int descriptor_limit() {
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 65536) return 65536;
+    return static_cast<int>(lim.rlim_cur);
 }
 
 // execve's NULL-terminated arrays, pointing into `storage` (which must outlive them).
@@ -114,17 +74,32 @@ std::vector<std::string> environment_entries(const EnvMap& env) {
     return out;
 }
 
-// The CLI raised its own soft limit for its many pipes; the server gets the limit the user gave
-// mcph (see resource_limits.hpp). posix_spawn has no attribute for rlimits, so it is set on the
-// child right after it started: a program that reads its limit in its first microseconds sees the
-// host's, which matters little, since what the restored limit protects (select() on descriptors
-// above 1023) needs a thousand descriptors opened first. Failure is harmless: the server just
-// keeps more.
-void restore_nofile_soft(pid_t pid, rlim_t soft) {
-    rlimit lim{};
-    if (soft == 0 || ::prlimit(pid, RLIMIT_NOFILE, nullptr, &lim) != 0 || soft >= lim.rlim_cur) return;
-    lim.rlim_cur = soft;
-    ::prlimit(pid, RLIMIT_NOFILE, &lim, nullptr);
+// What the child wrote before _exit(127), if its set-up failed. The pipe is non-blocking and the
+// child has exec'd or exited when clone_child returns, so an empty pipe means the exec succeeded
+// (0: EOF; EAGAIN: a concurrent spawn's child still holds a copy of the write end for a moment).
+std::optional<ChildFailure> read_failure(int fd) {
+    ChildFailure failure{};
+    ssize_t n;
+    while ((n = ::read(fd, &failure, sizeof failure)) < 0 && errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof failure)) return std::nullopt;  // pipe writes this small are atomic
+    return failure;
+}
+
+std::string describe(const ChildFailure& failure, const SpawnSpec& spec) {
+    const std::string reason = std::strerror(failure.error);
+    switch (failure.step) {
+        case ChildStep::process_group: return "setpgid: " + reason;
+        case ChildStep::standard_streams: return "dup2 of the pipes onto 0-2: " + reason;
+        case ChildStep::working_directory: return "working directory '" + spec.cwd + "': " + reason;
+        case ChildStep::exec: break;
+    }
+    return reason + limit_hint(failure.error);  // as execve says it: "No such file or directory"
+}
+
+void reap_failed(pid_t pid) {
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
 }
 
 void check_directory(const SpawnSpec& spec) {
@@ -183,25 +158,36 @@ std::string ExitStatus::describe() const {
     return out;
 }
 
-// Why posix_spawn rather than fork (Boost.Process did fork + exec): glibc spawns with
-// clone(CLONE_VM | CLONE_VFORK), so the cost does not grow with the host's size. fork copied the
-// page tables of a host that, with hundreds of servers, holds a thousand threads and tens of MB,
-// once per server. It also reports a failed execve (or chdir) as its return value and reaps that
-// child itself, so no exec-error pipe and no zombie to collect.
+// Why clone rather than fork (Boost.Process did fork + exec) or posix_spawn: see spawn_child.hpp.
+// A failed set-up step or execve comes back through the exec-error pipe; that child has exited and
+// is reaped here, so the caller sees a typed error and no zombie.
 std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec& spec) {
     check_directory(spec);
     Pipe in = make_pipe(), out = make_pipe(), err = make_pipe();
-    const int child_ends[3] = {in.read_end.get(), out.write_end.get(), err.write_end.get()};
-    SpawnAttributes attributes;
-    describe_child(attributes, spec, child_ends);
+    Pipe report = make_pipe(O_NONBLOCK, "pipe2 (the exec-error pipe)");
     std::vector<std::string> argv_storage = spec.argv, env_storage = environment_entries(spec.env);
     std::vector<char*> argv = c_strings(argv_storage), envp = c_strings(env_storage);
 
-    pid_t pid = -1;
-    const int e = ::posix_spawn(&pid, spec.program.c_str(), &attributes.actions, &attributes.attr, argv.data(), envp.data());
-    // EAGAIN: the process limit (clone failed).
-    if (e != 0) cannot_start(spec, std::strerror(e) + limit_hint(e));
+    ChildPlan plan;
+    plan.program = spec.program.c_str();
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+    plan.stdio[0] = in.read_end.get();
+    plan.stdio[1] = out.write_end.get();
+    plan.stdio[2] = err.write_end.get();
+    plan.report_fd = report.write_end.get();
+    plan.close_limit = descriptor_limit();
+    plan.nofile_soft = child_nofile_soft_limit();
+    const pid_t pid = clone_child(plan);
+    report.write_end.reset();
+    // EAGAIN: the process limit.
+    if (pid < 0) cannot_start(spec, std::strerror(-pid) + limit_hint(-pid));
     if (pid <= 1) cannot_start(spec, "no process was started");  // never signal -pid for such a pid
+    if (std::optional<ChildFailure> failure = read_failure(report.read_end.get())) {
+        reap_failed(pid);
+        cannot_start(spec, describe(*failure, spec));
+    }
 
     std::unique_ptr<ChildProcess> self;
     try {
@@ -211,7 +197,6 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec& spec) {
         ::waitpid(pid, nullptr, 0);
         throw;
     }
-    restore_nofile_soft(pid, static_cast<rlim_t>(child_nofile_soft_limit()));
     self->stdin_fd = std::move(in.write_end);
     self->stdout_fd = std::move(out.read_end);
     self->stderr_fd = std::move(err.read_end);
