@@ -162,14 +162,15 @@ CliResult run_cli_at_hard_limit(rlim_t limit, const std::vector<std::string>& ar
 }
 
 // At a hard limit the CLI cannot raise, every server either connects or fails with an error that
-// names RLIMIT_NOFILE, whichever descriptor of a spawn the limit hits: the two eventfds or the three
-// pipes. Twenty consecutive limits cover every one of those points, since a server costs five
-// descriptors and one connect runs at a time. (Boost.Process's exec-error pipe, a sixth point which
-// used to leave the handshake waiting forever on a server that was never started, is gone:
-// posix_spawn reports a failed exec as its return value and needs no descriptor of its own.)
+// names RLIMIT_NOFILE, whichever descriptor of a spawn the limit hits: the two eventfds, the three
+// pipes, or the exec-error pipe the clone'd child reports a failed execve through (Boost.Process's
+// own such pipe used to leave the handshake waiting forever on a server that was never started).
+// Twenty consecutive limits cover every one of those points, since a spawn holds up to seven
+// descriptors at its peak and five after, and one connect runs at a time.
 TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
     TempDir dir("mcph-fd-limit");
     write_file(dir / "servers.json", many_servers(12));
+    bool saw_exec_error_pipe = false;
     for (rlim_t limit = 28; limit < 48; ++limit) {
         SCOPED_TRACE("RLIMIT_NOFILE " + std::to_string(limit));
         const CliResult r = run_cli_at_hard_limit(
@@ -184,8 +185,10 @@ TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
             EXPECT_NE(e.find("RLIMIT_NOFILE is reached (soft " + std::to_string(limit) + ", hard " + std::to_string(limit)),
                       std::string::npos)
                 << e;
+            saw_exec_error_pipe = saw_exec_error_pipe || e.find("(the exec-error pipe)") != std::string::npos;
         }
     }
+    EXPECT_TRUE(saw_exec_error_pipe) << "no limit hit the exec-error pipe: that point was not exercised";
 }
 
 }  // namespace
