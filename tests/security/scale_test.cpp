@@ -1,4 +1,4 @@
-// Scale limits (#10 item 9): each stdio server costs the host about 5 descriptors and 2 threads, so
+// Scale limits (#10 item 9): each stdio server costs the host about 5 descriptors and 1 thread, so
 // a config of a few hundred servers meets the common soft `ulimit -n 1024`. The real `mcph` binary
 // is run the way a user's shell would start it (the soft limit lowered in this process, which the
 // CLI inherits exactly as after `ulimit -Sn 1024; exec mcph ...`).

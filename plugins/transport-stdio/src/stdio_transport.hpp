@@ -12,7 +12,7 @@
 //   stdin writer   drains that queue with poll(POLLOUT); a server that accepts no byte for
 //                  writeStallTimeoutMs while bytes wait is reported as a terminal error. Started
 //                  by the first send that finds the pipe full, so a server that keeps up with its
-//                  input costs two threads, not three.
+//                  input costs one thread, not two.
 //   host thread    start(), close().
 #pragma once
 
