@@ -1,32 +1,22 @@
 #include "child_process.hpp"
 
 #include "resource_limits.hpp"
+#include "spawn_child.hpp"
 
 #include <mcph/plugin_helper.hpp>
-
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/environment.hpp>
-#include <boost/process/exe.hpp>
-#include <boost/process/extend.hpp>
-#include <boost/process/io.hpp>
-#include <boost/process/pipe.hpp>
 
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <thread>
-
-namespace bp = boost::process;
 
 namespace mcph::stdio {
 namespace {
@@ -46,104 +36,70 @@ int above_stdio(int fd) {
     return moved;
 }
 
-// A pipe whose both ends are O_CLOEXEC from birth: another thread of the host spawning its own
-// process at the same moment must not inherit our ends (an inherited stdin write end would keep
-// our child from ever seeing EOF). The child gets its ends through dup2(), which clears the flag.
-bp::pipe make_pipe() {
+// One pipe, both ends O_CLOEXEC from birth: another thread of the host spawning its own process at
+// the same moment must not inherit our ends (an inherited stdin write end would keep our child from
+// ever seeing EOF). The child gets its ends through dup3, which clears the flag on the copy.
+struct Pipe {
+    UniqueFd read_end, write_end;
+};
+
+Pipe make_pipe(int extra_flags = 0, const char* what = "pipe2") {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw_system_error(errno, "pipe2");
-    int read_end = above_stdio(fds[0]);
-    int write_end = above_stdio(fds[1]);
-    if (read_end < 0 || write_end < 0) {
-        int saved = errno;
-        if (read_end >= 0) ::close(read_end);
-        if (write_end >= 0) ::close(write_end);
-        throw_system_error(saved, "fcntl(F_DUPFD_CLOEXEC)");
-    }
-    return bp::pipe(read_end, write_end);
+    if (::pipe2(fds, O_CLOEXEC | extra_flags) != 0) throw_system_error(errno, what);
+    Pipe p{UniqueFd(above_stdio(fds[0])), UniqueFd(above_stdio(fds[1]))};
+    if (!p.read_end || !p.write_end) throw_system_error(errno, "fcntl(F_DUPFD_CLOEXEC)");
+    return p;
 }
 
-// Upper bound for the fallback of mark_inherited_cloexec(), computed before fork.
+// Upper bound for the child's descriptor sweep on kernels without close_range (before 5.9).
 int descriptor_limit() {
     rlimit lim{};
     if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 65536) return 65536;
     return static_cast<int>(lim.rlim_cur);
 }
 
-// Runs in the forked child before execve, so only async-signal-safe calls are allowed here.
-struct ChildSetup : bp::extend::handler {
-    const char* cwd;  // nullptr: inherit
-    int fd_limit;
-    rlim_t nofile_soft;  // 0: keep the host's; else the soft RLIMIT_NOFILE the mcph CLI started with
-
-    template <class Executor>
-    void on_exec_setup(Executor& exec) const {
-        ::setpgid(0, 0);  // own process group, so shutdown can signal the server and its children
-        reset_signals();
-        mark_inherited_cloexec(fd_limit);
-        restore_nofile_soft(nofile_soft);
-        if (cwd && ::chdir(cwd) != 0) {
-            // Boost 1.74's start_dir ignores chdir failures; report it through Boost's error pipe
-            // and stop here instead of running the server in the wrong directory.
-            exec.set_error(std::error_code(errno, std::system_category()), "chdir");
-            ::_exit(127);
-        }
-    }
-
-    // The exec failed after fork: Boost returns without reaping, which would leave a zombie.
-    template <class Executor>
-    void on_error(Executor& exec, const std::error_code&) const {
-        if (exec.pid <= 0) return;
-        ::kill(exec.pid, SIGKILL);  // in case it got past the failure (Boost keeps going on some)
-        while (::waitpid(exec.pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
-    }
-
-    // Our pipes are O_CLOEXEC, but the host process may hold descriptors that are not (inherited
-    // from its own parent, or opened by a careless library). None of them is the server's
-    // business, so mark everything above stderr close-on-exec. Marking instead of closing keeps
-    // Boost's exec-error pipe working until the execve itself.
-    static void mark_inherited_cloexec(int fd_limit) {
-#ifdef SYS_close_range
-        constexpr unsigned kCloseRangeCloexec = 1u << 2;  // CLOSE_RANGE_CLOEXEC, Linux 5.11
-        if (::syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec) == 0) return;
-#endif
-        for (int fd = STDERR_FILENO + 1; fd < fd_limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-
-    // The CLI raised its own soft limit for its many pipes; the server gets the limit the user
-    // gave mcph (see resource_limits.hpp). Failure is harmless: the server just keeps more.
-    static void restore_nofile_soft(rlim_t soft) {
-        rlimit lim{};
-        if (soft == 0 || ::getrlimit(RLIMIT_NOFILE, &lim) != 0 || soft >= lim.rlim_cur) return;
-        lim.rlim_cur = soft;
-        ::setrlimit(RLIMIT_NOFILE, &lim);
-    }
-
-    // Ignored dispositions and the signal mask survive execve. The host ignores SIGPIPE (see
-    // signals.hpp) and its threads may block signals; the server must start with the defaults,
-    // or SIGTERM/SIGPIPE would not work on it.
-    static void reset_signals() {
-        struct sigaction dfl;
-        std::memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        for (int sig = 1; sig < NSIG; ++sig) {
-            if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
-        }
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    }
-};
-
-bp::environment to_boost_environment(const EnvMap& env) {
-    bp::environment out;
-    // set(), not operator[]: Boost.Process 1.x's find() (behind operator[]) compares "KEY=" with
-    // each entry over the key's length and reads past an entry that is shorter (ASan: heap-buffer-
-    // overflow once inheritEnv passes many variables); set() checks the length first. The map's keys
-    // are unique, so nothing needs finding.
-    for (const auto& [key, value] : env) out.set(key, value);
+// execve's NULL-terminated arrays, pointing into `storage` (which must outlive them).
+std::vector<char*> c_strings(std::vector<std::string>& storage) {
+    std::vector<char*> out;
+    out.reserve(storage.size() + 1);
+    for (auto& s : storage) out.push_back(s.data());
+    out.push_back(nullptr);
     return out;
+}
+
+std::vector<std::string> environment_entries(const EnvMap& env) {
+    std::vector<std::string> out;
+    out.reserve(env.size());
+    for (const auto& [key, value] : env) out.push_back(key + "=" + value);
+    return out;
+}
+
+// What the child wrote before _exit(127), if its set-up failed. The pipe is non-blocking and the
+// child has exec'd or exited when clone_child returns, so an empty pipe means the exec succeeded
+// (0: EOF; EAGAIN: a concurrent spawn's child still holds a copy of the write end for a moment).
+std::optional<ChildFailure> read_failure(int fd) {
+    ChildFailure failure{};
+    ssize_t n;
+    while ((n = ::read(fd, &failure, sizeof failure)) < 0 && errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof failure)) return std::nullopt;  // pipe writes this small are atomic
+    return failure;
+}
+
+std::string describe(const ChildFailure& failure, const SpawnSpec& spec) {
+    const std::string reason = std::strerror(failure.error);
+    switch (failure.step) {
+        case ChildStep::process_group: return "setpgid: " + reason;
+        case ChildStep::standard_streams: return "dup2 of the pipes onto 0-2: " + reason;
+        case ChildStep::working_directory: return "working directory '" + spec.cwd + "': " + reason;
+        case ChildStep::exec: break;
+    }
+    return reason + limit_hint(failure.error);  // as execve says it: "No such file or directory"
+}
+
+void reap_failed(pid_t pid) {
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
 }
 
 void check_directory(const SpawnSpec& spec) {
@@ -202,51 +158,50 @@ std::string ExitStatus::describe() const {
     return out;
 }
 
+// Why clone rather than fork (Boost.Process did fork + exec) or posix_spawn: see spawn_child.hpp.
+// A failed set-up step or execve comes back through the exec-error pipe; that child has exited and
+// is reaped here, so the caller sees a typed error and no zombie.
 std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec& spec) {
     check_directory(spec);
-    bp::pipe in = make_pipe(), out = make_pipe(), err = make_pipe();
-    ChildSetup setup;
-    setup.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
-    setup.fd_limit = descriptor_limit();
-    setup.nofile_soft = static_cast<rlim_t>(child_nofile_soft_limit());
-    std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+    Pipe in = make_pipe(), out = make_pipe(), err = make_pipe();
+    Pipe report = make_pipe(O_NONBLOCK, "pipe2 (the exec-error pipe)");
+    std::vector<std::string> argv_storage = spec.argv, env_storage = environment_entries(spec.env);
+    std::vector<char*> argv = c_strings(argv_storage), envp = c_strings(env_storage);
 
-    // The child's ends, which Boost's redirections take over from the bp::pipe objects below.
-    const int child_ends[] = {in.native_source(), out.native_sink(), err.native_sink()};
-    std::error_code ec;
-    bp::child child(bp::exe = spec.program, bp::args = args, to_boost_environment(spec.env), bp::std_in < in,
-                    bp::std_out > out, bp::std_err > err, setup, ec);
-    const int spawn_errno = errno;
-    // fork() fails with EAGAIN at the process limit.
-    if (ec) cannot_start(spec, ec.message() + limit_hint(ec.value()));
-    if (!child.valid() || child.id() <= 0) {
-        // Boost.Process 1.74 returns an empty child *without* setting `ec` when it cannot create
-        // its own exec-error pipe (EMFILE at the descriptor limit): nothing was forked and no
-        // handler ran, so the child's pipe ends are still open and ours to close. Taken for a
-        // started server, this hung the handshake forever and later signalled pid -(-1).
-        for (int fd : child_ends) ::close(fd);
-        cannot_start(spec, std::string("no process was started: ") + std::strerror(spawn_errno) + limit_hint(spawn_errno));
+    ChildPlan plan;
+    plan.program = spec.program.c_str();
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+    plan.stdio[0] = in.read_end.get();
+    plan.stdio[1] = out.write_end.get();
+    plan.stdio[2] = err.write_end.get();
+    plan.report_fd = report.write_end.get();
+    plan.close_limit = descriptor_limit();
+    plan.nofile_soft = child_nofile_soft_limit();
+    const pid_t pid = clone_child(plan);
+    report.write_end.reset();
+    // EAGAIN: the process limit.
+    if (pid < 0) cannot_start(spec, std::strerror(-pid) + limit_hint(-pid));
+    if (pid <= 1) cannot_start(spec, "no process was started");  // never signal -pid for such a pid
+    if (std::optional<ChildFailure> failure = read_failure(report.read_end.get())) {
+        reap_failed(pid);
+        cannot_start(spec, describe(*failure, spec));
     }
-    // From here on we own the pid: bp::child would otherwise SIGKILL it in its destructor, and its
-    // running()/wait() would reap behind our back.
-    child.detach();
 
     std::unique_ptr<ChildProcess> self;
     try {
-        self.reset(new ChildProcess(child.id()));
+        self.reset(new ChildProcess(pid));
     } catch (...) {  // out of memory: do not leave an unowned process behind
-        ::kill(-child.id(), SIGKILL);
-        ::waitpid(child.id(), nullptr, 0);
+        ::kill(-pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
         throw;
     }
-    self->stdin_fd.reset(in.native_sink());
-    in.assign_sink(-1);
-    self->stdout_fd.reset(out.native_source());
-    out.assign_source(-1);
-    self->stderr_fd.reset(err.native_source());
-    err.assign_source(-1);
+    self->stdin_fd = std::move(in.write_end);
+    self->stdout_fd = std::move(out.read_end);
+    self->stderr_fd = std::move(err.read_end);
     set_nonblocking(self->stdin_fd.get());  // on failure the destructor kills and reaps
-    return self;
+    return self;  // the child's ends close here, with `in`, `out` and `err`
 }
 
 ChildProcess::~ChildProcess() {

@@ -1,4 +1,4 @@
-// One server process: spawned with Boost.Process in its own process group, stdio piped.
+// One server process: spawned with clone + execve (spawn_child.hpp) in its own process group, stdio piped.
 //
 // Reaping is deliberately separated from noticing the exit: exit_status()/wait_exit() look with
 // waitid(WNOWAIT) and leave the zombie in place; only reap() collects it. While the zombie

@@ -43,7 +43,7 @@ std::string limit_hint(int error_number) {
         case EAGAIN:
             return "; the process/thread limit RLIMIT_NPROC may be reached (" + soft_and_hard(RLIMIT_NPROC) +
                    ", kernel.threads-max " + proc_value("/proc/sys/kernel/threads-max") +
-                   "; each stdio server runs 2 threads and a process): raise it with `ulimit -u <N>`";
+                   "; each stdio server runs a process and 1 thread, 2 while its stdin is full): raise it with `ulimit -u <N>`";
         default:
             return {};
     }

@@ -6,7 +6,9 @@
 #include "resource_limits.hpp"
 #include "signals.hpp"
 
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -86,9 +88,9 @@ void StdioTransport::start() {
 
 void StdioTransport::start_threads() {
     try {
-        stderr_thread_ = std::thread([this] { drain_stderr(); });
         stdout_thread_ = std::thread([this] { read_stdout(); });
-        writer_thread_ = std::thread([this] { write_stdin(); });
+        // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
+        // most servers read their input as fast as it comes, and never need one.
     } catch (const std::system_error& e) {  // EAGAIN at the thread limit
         close();  // kills the child and joins whichever thread did start
         throw Error(MCPH_ERR_IO, std::string("cannot start the I/O threads: ") + e.what() + limit_hint(e.code().value()));
@@ -145,7 +147,21 @@ void StdioTransport::send(std::string_view message) {
     if (written < message.size()) queue_.push(message.substr(written), "\n");
     else queue_.push({}, "\n");
     last_progress_ = std::chrono::steady_clock::now();  // the stall clock starts when bytes start waiting
+    if (!writer_thread_.joinable()) start_writer_locked();
     write_cv_.notify_all();
+}
+
+// The first time bytes must wait for the pipe. Called with write_mutex_ held: the new thread's first
+// step is to take it, so it starts once this send has returned.
+void StdioTransport::start_writer_locked() {
+    try {
+        writer_thread_ = std::thread([this] { write_stdin(); });
+    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
+        // Part of a message may be in the pipe already: the stream is unusable from here on.
+        queue_.clear();
+        write_failure_ = std::string("cannot start the stdin writer thread: ") + e.what() + limit_hint(e.code().value());
+        throw Error(MCPH_ERR_IO, write_failure_);
+    }
 }
 
 void StdioTransport::refuse_send_locked() const {
@@ -247,14 +263,27 @@ void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugi
 
 // ---- the stdout reader thread ---------------------------------------------------------------
 
+// One thread reads both of the server's output pipes: stdout lines are delivered, stderr chunks
+// go to the capped buffer. Never stop reading stderr before EOF while the server may still write
+// to it (a server blocked on a full stderr pipe would hang): poll() watches both, and the waits at
+// stdout EOF drain stderr too.
 void StdioTransport::read_stdout() noexcept {
     try {
-        std::unique_ptr<char[]> buffer(new char[kReadBufferBytes]);
+        read_buffer_.reset(new char[kReadBufferBytes]);
         bool framing = true;  // false after a fatal framing error: keep draining, deliver nothing
         for (;;) {
-            ssize_t n = read_or_wake(stdout_.get(), buffer.get(), kReadBufferBytes, read_wake_.fd());
+            pollfd fds[3] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
+                             {read_wake_.fd(), POLLIN, 0}};
+            if (::poll(fds, 3, -1) < 0) {
+                if (errno == EINTR) continue;
+                return on_read_error("waiting for the server's output failed");
+            }
+            if (fds[2].revents) return;  // close() told us to stop
+            if (fds[1].revents) read_stderr_once();
+            if (!fds[0].revents) continue;
+            ssize_t n = ::read(stdout_.get(), read_buffer_.get(), kReadBufferBytes);
             if (n > 0) {
-                if (framing && !lines_.feed(buffer.get(), static_cast<size_t>(n),
+                if (framing && !lines_.feed(read_buffer_.get(), static_cast<size_t>(n),
                                             [this](std::string_view line) { on_line(line); })) {
                     framing = false;
                     on_oversized_line();
@@ -262,18 +291,42 @@ void StdioTransport::read_stdout() noexcept {
                 continue;
             }
             if (n == 0) return on_stdout_eof();
-            if (n == -1) return;  // close() told us to stop
-            const int read_errno = errno;
-            return finish(MCPH_CLOSE_ERROR,
-                          failure(MCPH_FAILURE_RESET,
-                                  std::string("read from the server's stdout failed: ") + std::strerror(read_errno),
-                                  read_errno));
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return on_read_error("read from the server's stdout failed");
         }
     } catch (const std::exception& e) {
         on_internal_error(e.what());
     } catch (...) {
         on_internal_error("unknown exception");
     }
+}
+
+void StdioTransport::on_read_error(const char* what) {
+    const int read_errno = errno;
+    finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_RESET, std::string(what) + ": " + std::strerror(read_errno), read_errno));
+}
+
+// One read of stderr into the capped buffer; at EOF (or an error) stderr is no longer watched.
+void StdioTransport::read_stderr_once() noexcept {
+    ssize_t n = ::read(stderr_.get(), read_buffer_.get(), kReadBufferBytes);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+        stderr_open_ = false;
+        return;
+    }
+    try {
+        stderr_buffer_.append(read_buffer_.get(), static_cast<size_t>(n));
+    } catch (...) {
+        // Out of memory: losing diagnostics is better than blocking the server.
+    }
+}
+
+// Waits up to `timeout` for stderr to become readable (reading once if it does) or for close().
+// With stderr at EOF it only sleeps, interruptibly.
+void StdioTransport::drain_stderr_for(std::chrono::milliseconds timeout) noexcept {
+    pollfd fds[2] = {{stderr_open_ ? stderr_.get() : -1, POLLIN, 0}, {read_wake_.fd(), POLLIN, 0}};
+    if (::poll(fds, 2, static_cast<int>(timeout.count())) <= 0 || fds[1].revents) return;
+    if (fds[0].revents) read_stderr_once();
 }
 
 void StdioTransport::on_line(std::string_view line) {
@@ -293,7 +346,7 @@ void StdioTransport::on_stdout_eof() {
     if (closing_.load() || ended_.load()) return;
     // The server closed stdout, normally because it exited. Give it a moment to finish exiting
     // (EOF can arrive just before the exit status does), and stderr a moment to flush.
-    std::optional<ExitStatus> status = child_->wait_exit(std::max(config_.shutdown_grace, kMinExitWait), &closing_);
+    std::optional<ExitStatus> status = wait_exit_draining(std::max(config_.shutdown_grace, kMinExitWait));
     wait_stderr_eof(kStderrSettle);
     if (!status)
         return finish(MCPH_CLOSE_ERROR,
@@ -313,30 +366,34 @@ void StdioTransport::finish(mcph_close_reason reason, mcph::plugin::Failure why)
     host_.closed(reason, why);
 }
 
-// ---- the stderr drain thread ----------------------------------------------------------------
+// ---- waits at stdout EOF, draining stderr --------------------------------------------------
 
-void StdioTransport::drain_stderr() noexcept {
-    // Never stop reading before EOF: a server blocked on a full stderr pipe would hang.
-    char buffer[kReadBufferBytes];  // on this thread's own stack, which is 8 MiB by default
+// Like ChildProcess::wait_exit (polling, with the same back-off), but stderr keeps being read
+// meanwhile: a server that closed stdout and then writes a long report to stderr before exiting
+// must not block on the pipe and be taken for one that will not exit.
+std::optional<ExitStatus> StdioTransport::wait_exit_draining(std::chrono::milliseconds timeout) noexcept {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + timeout;
+    auto step = std::chrono::milliseconds(1);
     for (;;) {
-        ssize_t n = read_or_wake(stderr_.get(), buffer, sizeof buffer, read_wake_.fd());
-        if (n <= 0) break;
-        try {
-            stderr_buffer_.append(buffer, static_cast<size_t>(n));
-        } catch (...) {
-            // Out of memory: losing diagnostics is better than blocking the server.
-        }
+        if (auto s = child_->exit_status()) return s;
+        if (closing_.load()) return std::nullopt;
+        const auto now = Clock::now();
+        if (now >= deadline) return std::nullopt;
+        drain_stderr_for(std::min(step, std::chrono::ceil<std::chrono::milliseconds>(deadline - now)));
+        step = std::min(step * 2, std::chrono::milliseconds(20));
     }
-    {
-        std::lock_guard lock(stderr_mutex_);
-        stderr_eof_ = true;
-    }
-    stderr_cv_.notify_all();
 }
 
-bool StdioTransport::wait_stderr_eof(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(stderr_mutex_);
-    return stderr_cv_.wait_for(lock, timeout, [this] { return stderr_eof_ || closing_.load(); });
+bool StdioTransport::wait_stderr_eof(std::chrono::milliseconds timeout) noexcept {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + timeout;
+    while (stderr_open_ && !closing_.load()) {
+        const auto now = Clock::now();
+        if (now >= deadline) return false;
+        drain_stderr_for(std::min(std::chrono::milliseconds(20), std::chrono::ceil<std::chrono::milliseconds>(deadline - now)));
+    }
+    return !stderr_open_;
 }
 
 mcph::plugin::Failure StdioTransport::with_stderr_tail(mcph::plugin::Failure why) const {
@@ -349,11 +406,7 @@ mcph::plugin::Failure StdioTransport::with_stderr_tail(mcph::plugin::Failure why
 void StdioTransport::close() noexcept {
     if (closed_) return;
     closed_ = true;
-    closing_.store(true);
-    {
-        std::lock_guard lock(stderr_mutex_);  // pairs with wait_stderr_eof's predicate
-    }
-    stderr_cv_.notify_all();
+    closing_.store(true);  // the reader's waits at stdout EOF look at it at least every 20 ms
     if (!child_) return;  // never started
     flush_and_stop_writer();
     {
@@ -400,7 +453,6 @@ void StdioTransport::shut_down_threads() noexcept {
     // pipe, and close() must return regardless.
     read_wake_.signal();
     if (stdout_thread_.joinable()) stdout_thread_.join();
-    if (stderr_thread_.joinable()) stderr_thread_.join();
     stdout_.reset();
     stderr_.reset();
 }

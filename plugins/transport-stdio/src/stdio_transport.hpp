@@ -1,15 +1,18 @@
 // The "stdio" transport: an MCP server as a child process, one JSON-RPC message per line.
 //
 // Threads (see ../README.md):
-//   stdout reader  poll+read 64 KiB, frame lines, call on_message directly (the hot path);
-//                  at EOF it looks at the exit status and reports on_closed once, typed (ABI
-//                  1.1: PROCESS_EXITED with the exit status, the stderr tail as its own field).
-//   stderr drain   reads stderr into a capped buffer so a chatty server never blocks on it.
+//   reader         poll over stdout and stderr; stdout: read 64 KiB, frame lines, call on_message
+//                  directly (the hot path); stderr: into a capped buffer, so a chatty server
+//                  never blocks on it. At stdout EOF it looks at the exit status (still draining
+//                  stderr) and reports on_closed once, typed (ABI 1.1: PROCESS_EXITED with the
+//                  exit status, the stderr tail as its own field).
 //   callers        send() writes on the calling thread under a mutex when nothing is queued and
 //                  the pipe has room (the hot path: no hand-off); otherwise it queues the bytes,
 //                  bounded, and returns at once.
 //   stdin writer   drains that queue with poll(POLLOUT); a server that accepts no byte for
-//                  writeStallTimeoutMs while bytes wait is reported as a terminal error.
+//                  writeStallTimeoutMs while bytes wait is reported as a terminal error. Started
+//                  by the first send that finds the pipe full, so a server that keeps up with its
+//                  input costs one thread, not two.
 //   host thread    start(), close().
 #pragma once
 
@@ -44,8 +47,12 @@ public:
 private:
     void start_threads();
     void read_stdout() noexcept;
-    void drain_stderr() noexcept;
+    void on_read_error(const char* what);
+    void read_stderr_once() noexcept;
+    void drain_stderr_for(std::chrono::milliseconds timeout) noexcept;
+    std::optional<ExitStatus> wait_exit_draining(std::chrono::milliseconds timeout) noexcept;
     void write_stdin() noexcept;
+    void start_writer_locked();
     bool write_queued(std::unique_lock<std::mutex>& lock);
     void fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugin::Failure failure, bool report);
     void flush_and_stop_writer() noexcept;
@@ -55,7 +62,7 @@ private:
     void on_stdout_eof();
     void on_internal_error(std::string_view what);
     void finish(mcph_close_reason reason, mcph::plugin::Failure failure);
-    bool wait_stderr_eof(std::chrono::milliseconds timeout);
+    bool wait_stderr_eof(std::chrono::milliseconds timeout) noexcept;
     mcph::plugin::Failure with_stderr_tail(mcph::plugin::Failure failure) const;
     void stop_child() noexcept;
     void shut_down_threads() noexcept;
@@ -84,13 +91,11 @@ private:
 
     LineReader lines_;
     StderrBuffer stderr_buffer_;
-    std::mutex stderr_mutex_;
-    std::condition_variable stderr_cv_;
-    bool stderr_eof_ = false;  // guarded by stderr_mutex_
+    std::unique_ptr<char[]> read_buffer_;  // reader thread only: stdout and stderr chunks
+    bool stderr_open_ = true;              // reader thread only: stderr not at EOF yet
 
-    std::thread stdout_thread_;
-    std::thread stderr_thread_;
-    std::thread writer_thread_;
+    std::thread stdout_thread_;  // the reader
+    std::thread writer_thread_;  // guarded by write_mutex_ until close() joins it
 
     std::atomic<bool> closing_{false};  // close() began: deliver nothing more
     std::atomic<bool> ended_{false};    // on_closed fired (or will never fire)

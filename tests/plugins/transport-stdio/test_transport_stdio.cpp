@@ -7,9 +7,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -393,6 +395,96 @@ TEST_F(StdioTransportTest, NotExecutableFailsStart) {
     }
 }
 
+// Each failure of execve comes back through the exec-error pipe with its errno, and the child that
+// failed is reaped at once (TearDown checks no child is left) with no descriptor left open.
+TEST_F(StdioTransportTest, ExecFailureIsReportedWithItsErrnoAndLeavesNothingBehind) {
+    TempDir dir;
+    const fs::path unreadable = dir.path / "no-permission", garbage = dir.path / "garbage";
+    std::ofstream(unreadable) << "#!/bin/sh\necho hi\n";
+    fs::permissions(unreadable, fs::perms::owner_read | fs::perms::owner_write);  // no x bit: EACCES even for root
+    std::ofstream(garbage) << "\x7f" "ELF but not really\n";  // executable, not a format the kernel runs
+    fs::permissions(garbage, fs::perms::owner_all);
+    plugin();
+    const size_t fds = open_fd_count();
+    const std::pair<fs::path, std::string> cases[] = {
+        {dir.path / "absent", "No such file or directory"},
+        {unreadable, "Permission denied"},
+        {garbage, "Exec format error"},
+    };
+    for (const auto& [file, reason] : cases) {
+        Transport t(Config{file.string()});
+        EXPECT_EQ(t.start(), MCPH_ERR_IO);
+        EXPECT_EQ(t.error(), "cannot start '" + file.string() + "': " + reason);
+        EXPECT_FALSE(has_children()) << file << ": the child whose exec failed was not reaped";
+    }
+    EXPECT_EQ(open_fd_count(), fds) << "a pipe of a failed spawn was left open";
+}
+
+// The soft RLIMIT_NOFILE is the host's original one from the child's first instruction on (set
+// before execve, not with prlimit afterwards, which raced a server reading its limit at start),
+// and the child holds exactly 0, 1 and 2 (seen from outside, in /proc/<pid>/fd of the live child).
+TEST_F(StdioTransportTest, ChildStartsWithTheOriginalSoftNofileLimitAndOnlyDescriptors0To2) {
+    rlimit lim{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+    if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur < 64) GTEST_SKIP() << "soft RLIMIT_NOFILE " << lim.rlim_cur;
+    // The host started with `original` and raised its own soft limit to what it is now, as the mcph
+    // CLI does (host/cli/fd_limit.cpp), leaving the original in the environment.
+    const rlim_t original = std::min<rlim_t>(1024, lim.rlim_cur / 2);
+    const char* saved = std::getenv("MCPH_CHILD_NOFILE_SOFT");
+    const std::string saved_value = saved ? saved : "";
+    ::setenv("MCPH_CHILD_NOFILE_SOFT", std::to_string(original).c_str(), 1);
+    Transport t(sh("ulimit -Sn; echo $$; exec cat"));
+    const mcph_status started = t.start();
+    if (saved) ::setenv("MCPH_CHILD_NOFILE_SOFT", saved_value.c_str(), 1);
+    else ::unsetenv("MCPH_CHILD_NOFILE_SOFT");
+    ASSERT_EQ(started, MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(2));
+    const auto messages = t.recorder.messages();
+    EXPECT_EQ(messages[0], std::to_string(original)) << "the limit the shell saw first thing";
+    const std::string proc = "/proc/" + messages[1];
+    // Wait (bounded) until the shell has become cat: the same process, after its second execve.
+    std::string comm;
+    for (auto deadline = Clock::now() + 10s; Clock::now() < deadline; std::this_thread::sleep_for(2ms)) {
+        std::ifstream in(proc + "/comm");
+        if (std::getline(in, comm) && comm == "cat") break;
+    }
+    ASSERT_EQ(comm, "cat");
+    std::set<std::string> fds;
+    for (const auto& entry : fs::directory_iterator(proc + "/fd")) fds.insert(entry.path().filename().string());
+    EXPECT_EQ(fds, (std::set<std::string>{"0", "1", "2"}));
+    std::ifstream limits(proc + "/limits");
+    std::string line, soft;
+    while (std::getline(limits, line))
+        if (line.rfind("Max open files", 0) == 0) soft = line.substr(26, line.find(' ', 26) - 26);
+    EXPECT_EQ(soft, std::to_string(original)) << "/proc/<pid>/limits of cat";
+    EXPECT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+    EXPECT_GT(lim.rlim_cur, original) << "the host's own limit is untouched";
+    expect_clean_shutdown(t);
+}
+
+// Spawns on many host threads at once: each child gets its own three pipes and nothing else (the
+// others' pipe ends, exec-error pipes included, are closed in the child before execve), and no
+// spawn waits on another's exec-error pipe.
+TEST_F(StdioTransportTest, ConcurrentSpawnsEachGiveTheChildOnlyItsOwnPipes) {
+    constexpr int kThreads = 6, kEach = 5;
+    std::vector<std::future<std::vector<std::string>>> results;
+    for (int i = 0; i < kThreads; ++i)
+        results.push_back(std::async(std::launch::async, [] {
+            std::vector<std::string> out;
+            for (int j = 0; j < kEach; ++j) {
+                Transport t(Config{"ls", {"/proc/self/fd"}});
+                if (t.start() != MCPH_OK) return std::vector<std::string>{"start: " + t.error()};
+                if (!t.recorder.wait_closed()) return std::vector<std::string>{"no exit"};
+                for (const auto& m : t.recorder.messages()) out.push_back(m);
+                t.close();
+            }
+            return out;
+        }));
+    std::vector<std::string> expected;
+    for (int j = 0; j < kEach; ++j) expected.insert(expected.end(), {"0", "1", "2", "3"});  // 3: ls's own directory
+    for (auto& r : results) EXPECT_EQ(r.get(), expected);
+}
+
 TEST_F(StdioTransportTest, BadWorkingDirectoryFailsStart) {
     Config c{"cat"};
     c.cwd = "/nonexistent-mcph-dir";
@@ -531,15 +623,22 @@ TEST_F(StdioTransportTest, ShellPrefixIsPrependedToArgv) {
 TEST_F(StdioTransportTest, ChildStartsWithDefaultSignalsAndNoBlockedSignals) {
     // The host ignores SIGPIPE (plugin init) and this thread blocks SIGUSR1: neither may leak
     // into the server, or SIGPIPE/SIGTERM would stop working on it.
+    // The host ignoring SIGTERM as well (an application may) must not reach the server either.
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGUSR1);
+    struct sigaction ignore {}, old_term {};
+    ignore.sa_handler = SIG_IGN;
+    ASSERT_EQ(::sigaction(SIGTERM, &ignore, &old_term), 0);
     ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &block, &old), 0);
     Transport t(Config{"grep", {"-E", "^Sig(Ign|Blk)", "/proc/self/status"}});
     mcph_status st = t.start();
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
     ASSERT_EQ(st, MCPH_OK) << t.error();
     ASSERT_TRUE(t.recorder.wait_closed());
+    // Every signal, glibc's internal 32 and 33 included (posix_spawn left those two ignored), is at
+    // its default: the child resets all 64 itself.
     EXPECT_EQ(t.recorder.messages(),
               (std::vector<std::string>{"SigBlk:\t0000000000000000", "SigIgn:\t0000000000000000"}));
     expect_clean_shutdown(t);
@@ -738,10 +837,45 @@ TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
         ASSERT_EQ(t.send("{}"), MCPH_OK);
         ASSERT_TRUE(t.recorder.wait_messages(1));
         EXPECT_GT(open_fd_count(), fds);
-        EXPECT_EQ(thread_count(), threads + 3) << "one stdout reader, one stderr drain, one stdin writer";
+        EXPECT_EQ(thread_count(), threads + 1)
+            << "one reader for stdout and stderr; no stdin writer while the pipe takes every send";
     }
     EXPECT_EQ(open_fd_count(), fds);
     EXPECT_EQ(thread_count(), threads);
+}
+
+TEST_F(StdioTransportTest, StdinWriterThreadStartsOnlyWhenThePipeIsFull) {
+    plugin();
+    std::thread([] {}).join();  // ThreadSanitizer's background thread, if any, in the baseline
+    const size_t threads = thread_count();
+    // A deaf server: it never reads stdin, so a message larger than the pipe must wait in the queue.
+    Transport t(sh("echo ready; exec sleep 30", "\"shutdownGraceMs\":100"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    ASSERT_EQ(t.send("{}"), MCPH_OK) << t.error();
+    EXPECT_EQ(thread_count(), threads + 1) << "the pipe took the send: no writer";
+    ASSERT_EQ(t.send("{\"pad\":\"" + std::string(256 << 10, 'q') + "\"}"), MCPH_OK) << t.error();
+    EXPECT_EQ(thread_count(), threads + 2) << "bytes wait for the pipe: the writer drains them";
+    expect_clean_shutdown(t);
+    EXPECT_EQ(thread_count(), threads);
+}
+
+TEST_F(StdioTransportTest, ServerWritingMuchStderrAfterClosingStdoutIsReportedWithItsExitCode) {
+    // 1 MB of stderr after stdout is closed: far more than the pipe holds, so the reader must keep
+    // draining stderr while it waits for the exit status, or the server would block and be taken
+    // for one that will not exit.
+    Transport t(sh("exec 1>&-; i=0; while [ $i -lt 1000 ]; do printf '%01000d\\n' 0 >&2; i=$((i+1)); done; "
+                   "echo 'last words' >&2; exit 4",
+                   "\"shutdownGraceMs\":1000"),
+                true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed(15s));
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    const RecordedFailure f = t.recorder.close_failure();
+    EXPECT_EQ(f.category, MCPH_FAILURE_PROCESS_EXITED) << f.message;
+    EXPECT_EQ(f.os_error, 4) << f.message;
+    EXPECT_EQ(f.stderr_tail.substr(f.stderr_tail.size() - 10), "last words");
+    expect_clean_shutdown(t);
 }
 
 TEST_F(StdioTransportTest, DestroyWithoutCloseStillShutsDown) {
