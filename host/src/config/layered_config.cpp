@@ -85,7 +85,7 @@ struct Source {
     std::string project_root;
     // Off for what a web service sent (connectors.hpp): it must not read this machine's environment.
     bool expand_variables = true;
-    std::string file;  // the document's file, where it is one (inputs are kept per canonical file)
+    std::string file = {};  // the document's file, where it is one (inputs are kept per canonical file)
 };
 
 // The object holding a document's server definitions: "mcpServers", or VS Code's "servers" where
