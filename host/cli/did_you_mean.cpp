@@ -1,4 +1,4 @@
-// Written here rather than taken from a library: the distance is twelve lines and no Debian
+// Written here rather than taken from a library: the distance is fifteen lines and no Debian
 // package offers it to C++ on its own.
 #include "did_you_mean.hpp"
 
@@ -7,15 +7,17 @@
 namespace mcph::cli {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
+    // Three rows of the matrix: a transposition looks two characters back.
+    std::vector<std::size_t> before(b.size() + 1), above(b.size() + 1), row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
+        std::swap(before, above);
+        std::swap(above, row);
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
+            const std::size_t substitute = above[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+            row[j] = std::min({above[j] + 1, row[j - 1] + 1, substitute});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
         }
     }
     return row[b.size()];

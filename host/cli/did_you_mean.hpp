@@ -7,7 +7,8 @@
 
 namespace mcph::cli {
 
-// Levenshtein distance (insert, delete, substitute; each costs 1).
+// Optimal string alignment distance: insert, delete, substitute, or swap two adjacent characters;
+// each costs 1 (so `kye` is one edit from `key`).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate nearest to `typed`, if it is close enough to be a typo (at most a third of the

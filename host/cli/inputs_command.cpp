@@ -72,7 +72,7 @@ Error unknown_input(Host& host, const std::string& id, const std::string& file) 
     std::string message = "no kept answer for input '" + id + "'";
     if (!file.empty()) message += " of " + file;
     message += kept_for.empty() ? did_you_mean(id, ids) : "; it is kept for " + kept_for;
-    return Error(ErrorKind::NotFound, message + " (`mcph inputs list` shows the kept answers)");
+    return Error(ErrorKind::NotFound, message);  // the hint names `mcph inputs list`
 }
 
 int forget_inputs(Host& host, const Options& o) {

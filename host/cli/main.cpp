@@ -31,8 +31,10 @@ namespace {
 
 using namespace mcph::cli;
 
-const char* hint_for(mcph::ErrorKind kind, bool auth) {
+const char* hint_for(mcph::ErrorKind kind, bool auth, const std::string& command) {
     if (auth) return "sign in with `mcph login <server>`";
+    // What `inputs` looks for are kept answers, not servers, tools or prompts.
+    if (kind == mcph::ErrorKind::NotFound && command == "inputs") return "list the kept answers with `mcph inputs list`";
     switch (kind) {
         case mcph::ErrorKind::Usage: return "run `mcph --help`, or `mcph help <command>`, for usage";
         case mcph::ErrorKind::NotFound: return "list what exists with `mcph servers`, `mcph tools` or `mcph prompts`";
@@ -74,9 +76,11 @@ int main(int argc, char** argv) {
     // First, before any thread or descriptor: 500 stdio servers need ~2,500 descriptors.
     debug_log(raise_fd_limit().describe());
     bool json = wants_json(argc, argv);
+    std::string command;  // for the hint after a failure
     try {
         Options options = parse_options(argc, argv);
-        json = options.json;  // parsed: `add s cmd --json` passes --json to the server, not to mcph
+        json = options.json;
+        command = options.command;  // parsed: `add s cmd --json` passes --json to the server, not to mcph
         for (const auto& w : options.warnings) std::cerr << "mcph: warning: " << w << "\n";
         // --debug is MCPH_LOG_LEVEL=trace: the host's debug lines and the wire trace. Set here, before
         // the host (and any thread) exists; stdio servers do not inherit it (their allow-list).
@@ -97,10 +101,10 @@ int main(int argc, char** argv) {
         }
         return run_command(options);
     } catch (const AuthNeeded& e) {
-        return report_failure(json, "auth-needed", e.what(), hint_for(e.kind(), true), kExitAuthNeeded);
+        return report_failure(json, "auth-needed", e.what(), hint_for(e.kind(), true, command), kExitAuthNeeded);
     } catch (const mcph::Error& e) {
         // An error message carries what a server said (a JSON-RPC error, an OAuth error_description).
-        return report_failure(json, mcph::to_string(e.kind()), e.what(), hint_for(e.kind(), false), exit_code_for(e.kind()));
+        return report_failure(json, mcph::to_string(e.kind()), e.what(), hint_for(e.kind(), false, command), exit_code_for(e.kind()));
     } catch (const std::exception& e) {
         return report_failure(json, "internal", std::string("internal error: ") + e.what(), "a bug in mcph: please report it",
                               kExitFailure);

@@ -350,6 +350,7 @@ expect inputs-list-json 0 '"inputs": \[\]' -- env MCPH_SECRET_STORE=file "$MCPH"
 expect inputs-no-subcommand 2 "\`mcph inputs\` needs a subcommand" -- "$MCPH" inputs
 expect inputs-unknown-subcommand 2 "unknown subcommand 'lst' of \`mcph inputs\` \(did you mean 'list'\?\)" -- "$MCPH" inputs lst
 expect inputs-forget-unknown 2 "no kept answer for input 'nope'" -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget nope
+expect inputs-forget-unknown-hint 2 "\(list the kept answers with \`mcph inputs list\`\)" -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget nope
 expect inputs-forget-needs-id 2 "usage: mcph inputs forget <id>" -- "$MCPH" inputs forget
 expect inputs-forget-id-and-all 2 "usage: mcph inputs forget <id>" -- "$MCPH" inputs forget x --all
 expect inputs-forget-all-empty 0 '"forgotten": \[\]' -- env MCPH_SECRET_STORE=file "$MCPH" inputs forget --all --json

@@ -109,6 +109,16 @@ TEST(DidYouMean, NearNamesOnly) {
     EXPECT_EQ(mcph::cli::closest_name(std::string(10000, 'a'), {"a"}), "");  // bounded work
 }
 
+TEST(DidYouMean, AdjacentSwapIsOneEdit) {
+    EXPECT_EQ(mcph::cli::edit_distance("kye", "key"), 1u);
+    EXPECT_EQ(mcph::cli::edit_distance("ab", "ba"), 1u);
+    EXPECT_EQ(mcph::cli::edit_distance("abc", "ca"), 3u);  // no substring edited twice
+    EXPECT_EQ(mcph::cli::edit_distance("", "abc"), 3u);
+    EXPECT_EQ(mcph::cli::edit_distance("kitten", "sitting"), 3u);
+    EXPECT_EQ(mcph::cli::closest_name("kye", {"key", "github"}), "key");
+    EXPECT_EQ(mcph::cli::closest_name("lsit", {"list", "forget"}), "list");
+}
+
 }  // namespace
 
 namespace {
