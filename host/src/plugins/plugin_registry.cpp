@@ -130,6 +130,14 @@ const std::vector<PluginInfo>& PluginRegistry::infos() {
     return infos_;
 }
 
+std::vector<PluginRegistry::Listed> PluginRegistry::listing() const {
+    std::lock_guard lock(mutex_);
+    std::vector<Listed> out;
+    out.reserve(entries_.size());
+    for (const auto& e : entries_) out.push_back({e.info, !e.attempted});
+    return out;
+}
+
 std::shared_ptr<LoadedPlugin> PluginRegistry::transport_for(const std::string& type) {
     std::lock_guard lock(mutex_);
     auto it = transports_.find(type);
