@@ -58,7 +58,7 @@ private:
         bool attempted = false;                   // load_plugin ran (loaded or refused)
     };
 
-    void consider(const std::filesystem::path& file);
+    void consider(const std::filesystem::path& canonical);  // a file sorted_entries listed
     void claim(std::size_t index);
     std::shared_ptr<LoadedPlugin> ensure_loaded(std::size_t index);  // mutex_ held
     void note_claims(std::size_t index);                               // mutex_ held
