@@ -1,6 +1,7 @@
 // What a one-stdio-server host maps: the stdio plugin only. Neither a call nor the status view
 // loads the plugins no server needs (listed from their manifests), and nothing that does not touch
-// a stored secret opens libsecret and GLib (the secret store is chosen on first use).
+// a stored secret opens libsecret and GLib (the secret store is chosen on first use), nor
+// libcrypto (opened for skill files' base64 only).
 #include "test_support.hpp"
 
 #include "dynload/on_demand_library.hpp"
@@ -32,6 +33,7 @@ TEST(LazyLoading, AStdioCallAndTheStatusViewMapNeitherTheHttpPluginNorLibsecret)
     // ctest runs each test in a process of its own; run alone, an earlier test may have mapped them.
     ASSERT_FALSE(is_mapped("libmcph_transport_http.so")) << "another test of this process loaded it already";
     ASSERT_FALSE(is_mapped("libsecret-1.so")) << "another test of this process opened it already";
+    ASSERT_FALSE(is_mapped("libcrypto.so")) << "another test of this process opened it already";
     LogCapture logs;
     Host host(test_options(logs));
     host.add_server("fake", fake_config("normal"));
@@ -39,6 +41,7 @@ TEST(LazyLoading, AStdioCallAndTheStatusViewMapNeitherTheHttpPluginNorLibsecret)
     EXPECT_FALSE(host.call_tool("mcp__fake__work", parse_json("{}")).is_error);
     EXPECT_FALSE(is_mapped("libsecret-1.so")) << "a call that stores no secret opened libsecret";
     EXPECT_FALSE(dynload::libsecret().opened());
+    EXPECT_FALSE(is_mapped("libcrypto.so")) << "a stdio call mapped libcrypto (only skill files' base64 needs it)";
 
     const Json status = host.status_json();
     EXPECT_TRUE(status["secretStore"].HasMember("kind")) << "the status view still names the store";

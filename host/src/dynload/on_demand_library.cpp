@@ -46,6 +46,11 @@ OnDemandLibrary& libsecret() {
     return library;
 }
 
+OnDemandLibrary& libcrypto() {
+    static OnDemandLibrary library("libcrypto.so.3");
+    return library;
+}
+
 bool libcurl_opened() { return libcurl().opened(); }
 
 }  // namespace mcph::dynload

@@ -41,6 +41,8 @@ private:
 OnDemandLibrary& libcurl();
 // libsecret (and through it GLib/GIO): only the keyring secret store uses it (secrets/).
 OnDemandLibrary& libsecret();
+// libcrypto: base64 decoding of skill files only (libcrypto_on_demand.cpp).
+OnDemandLibrary& libcrypto();
 
 // Whether libcurl has been opened by the host core in this process (for tests and the status view).
 bool libcurl_opened();
