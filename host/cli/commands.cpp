@@ -339,8 +339,11 @@ int cmd_logout(Host& host, const Options& o) {
 }
 
 int cmd_plugins(Host& host, const Options& o) {
+    // plugins() loads each plugin not loaded yet, so that every one shows loaded or refused (a
+    // manifest that lies is found out); status_json() then lists them as they now are.
+    const auto& plugins = host.plugins();
     if (o.json) print_json(host.status_json()["plugins"], "plugins");
-    else print_plugins(std::cout, host.plugins());
+    else print_plugins(std::cout, plugins);
     return 0;
 }
 

@@ -468,6 +468,15 @@ void print_status(std::ostream& out, const JsonValue& status) {
         out << "credentials: " << shown(status["secretStore"], "kind") << " — " << shown(status["secretStore"], "detail") << "\n";
     out << "plugins:\n";
     for (const JsonValue& p : status["plugins"].GetArray()) {
+        if (p.HasMember("notLoadedYet")) {  // named by its manifest: loaded when a server needs it
+            out << "    on use  " << shown(p, "path") << "  (not loaded yet; serves";
+            if (p.HasMember("transportTypes") && p["transportTypes"].IsArray())
+                for (const JsonValue& t : p["transportTypes"].GetArray())
+                    if (t.IsString()) out << " " << one_line(t.GetString());
+            if (!member(p, "authBackend").empty()) out << " auth:" << shown(p, "authBackend");
+            out << ")\n";
+            continue;
+        }
         out << "    " << (p["loaded"].GetBool() ? "loaded  " : "refused ") << shown(p, "name") << " "
             << shown(p, "version") << "  " << shown(p, "path");
         if (!member(p, "error").empty()) out << "\n        " << shown(p, "error");

@@ -4,13 +4,9 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
 #include <mutex>
 
 namespace mcph::dynload {
-namespace {
-std::atomic<bool> g_curl_opened{false};
-}
 
 void* OnDemandLibrary::handle() {
     static std::mutex m;  // one mutex for every on-demand library: opening is rare
@@ -24,7 +20,7 @@ void* OnDemandLibrary::handle() {
             throw Error(ErrorKind::Plugin, std::string("cannot load ") + soname_ + " (install it: it is a dependency of libmcph): " +
                                                (why ? why : "unknown reason"));
         }
-        if (this == &libcurl()) g_curl_opened.store(true);
+        opened_.store(true, std::memory_order_release);
     }
     return handle_;
 }
@@ -43,6 +39,18 @@ OnDemandLibrary& libcurl() {
     return library;
 }
 
-bool libcurl_opened() { return g_curl_opened.load(); }
+// Never closed: GLib registers types and threads that cannot be unloaded, and libcurl's global
+// state lives until exit; both are opened at most once per process.
+OnDemandLibrary& libsecret() {
+    static OnDemandLibrary library("libsecret-1.so.0");
+    return library;
+}
+
+OnDemandLibrary& libcrypto() {
+    static OnDemandLibrary library("libcrypto.so.3");
+    return library;
+}
+
+bool libcurl_opened() { return libcurl().opened(); }
 
 }  // namespace mcph::dynload

@@ -1,10 +1,14 @@
 // A system library opened the first time the host needs it, not when libmcph is loaded.
 //
-// Why: what a process maps costs resident memory, and libcurl alone brings GnuTLS, Kerberos, LDAP,
-// libssh2 and more (~3.8 MB resident). A host that only starts stdio servers never needs it, and
-// the dynamic linker cannot defer a DT_NEEDED library, so libmcph names it here instead.
+// Why: what a process maps costs start-up time and resident memory. libcurl alone brings GnuTLS,
+// Kerberos, LDAP, libssh2 and more (~3.8 MB resident); libsecret brings GLib, GIO, GObject,
+// libgcrypt, libmount and libselinux (~2.2 MB, a dozen libraries whose relocations and
+// constructors every start paid). A host that only starts stdio servers and never touches a stored
+// secret needs neither, and the dynamic linker cannot defer a DT_NEEDED library, so libmcph names
+// them here instead.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 namespace mcph::dynload {
@@ -22,16 +26,23 @@ public:
     void* symbol(const char* name);
 
     const char* soname() const { return soname_; }
+    // Whether this process has opened it through this object (for tests and diagnostics).
+    bool opened() const { return opened_.load(std::memory_order_acquire); }
 
 private:
     void* handle();
 
     const char* soname_;
     void* handle_ = nullptr;
+    std::atomic<bool> opened_{false};
 };
 
 // The one libcurl the host core uses (URL parsing, the reachability check, remote config fetches).
 OnDemandLibrary& libcurl();
+// libsecret (and through it GLib/GIO): only the keyring secret store uses it (secrets/).
+OnDemandLibrary& libsecret();
+// libcrypto: base64 decoding of skill files only (libcrypto_on_demand.cpp).
+OnDemandLibrary& libcrypto();
 
 // Whether libcurl has been opened by the host core in this process (for tests and the status view).
 bool libcurl_opened();

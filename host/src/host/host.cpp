@@ -92,15 +92,18 @@ secrets::StoreChoice store_choice_for(const HostOptions& options) {
 
 void Host::Impl::choose_secret_store(plugins::HostServiceBindings& bindings) {
     const auto file = options.credentials_file.empty() ? secrets::default_credentials_path() : options.credentials_file;
-    secrets::SelectedStore chosen = secrets::select_secret_store(store_choice_for(options), file);
-    // One line, once per process: where tokens go and, when the keyring was passed over, why.
-    if (chosen.fell_back && options.logger)
-        options.logger(chosen.keyring_expected ? LogLevel::Warn : LogLevel::Info, "secrets",
-                       "storing credentials in " + chosen.detail);
-    secrets = chosen.store;
-    secret_store_kind = chosen.kind;
-    secret_store_detail = chosen.detail;
-    bindings.secret_lock_folder = chosen.lock_folder;
+    // Read now, so that a bad $MCPH_SECRET_STORE fails the Host's construction (Usage) as before;
+    // the choice itself, which may probe the keyring, waits for the first use.
+    const secrets::StoreChoice choice = store_choice_for(options);
+    auto choose = [choice, file] { return secrets::select_secret_store(choice, file); };
+    // One line, once per host: where tokens go and, when the keyring was passed over, why.
+    auto tell = [logger = options.logger](const secrets::SelectedStore& chosen) {
+        if (chosen.fell_back && logger)
+            logger(chosen.keyring_expected ? LogLevel::Warn : LogLevel::Info, "secrets", "storing credentials in " + chosen.detail);
+    };
+    secret_store = std::make_shared<secrets::LazySecretStore>(std::move(choose), std::move(tell));
+    secrets = secret_store;
+    bindings.secret_lock_folder = [store = secret_store] { return store->chosen().lock_folder; };
 }
 
 Host::Impl::Impl(HostOptions opts)
@@ -118,7 +121,7 @@ Host::Impl::Impl(HostOptions opts)
     };
     bindings.secrets = secrets;
     services = std::make_shared<plugins::HostServices>(std::move(bindings));
-    registry.discover(plugins::plugin_search_path(options), services->table());
+    registry.discover(locations.plugin_dirs, services->table());  // plugin_search_path(options), computed once
 }
 
 void Host::Impl::shutdown() {

@@ -20,6 +20,7 @@
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "runtime/runtime.hpp"
+#include "secrets/lazy_secret_store.hpp"
 #include "session/response_cache.hpp"
 #include "session/session_core.hpp"
 #include "host/tool_review.hpp"
@@ -41,8 +42,9 @@ namespace mcph {
 struct MCPH_LOCAL Host::Impl {
     HostOptions options;
     std::shared_ptr<runtime::Runtime> runtime = std::make_shared<runtime::Runtime>();
-    std::shared_ptr<plugins::SecretStore> secrets;
-    std::string secret_store_kind, secret_store_detail;  // for status: which store, and why
+    std::shared_ptr<plugins::SecretStore> secrets;  // == secret_store
+    // Chosen on first use (secrets/lazy_secret_store.hpp); status asks it which store, and why.
+    std::shared_ptr<secrets::LazySecretStore> secret_store;
     std::shared_ptr<plugins::HostServices> services;
     mutable plugins::PluginRegistry registry;  // loads plugins on first need, from const paths too
     config::ConfigLocations locations;
@@ -64,8 +66,8 @@ struct MCPH_LOCAL Host::Impl {
     governance::PolicySettings policy;
 
     explicit Impl(HostOptions opts);
-    // Picks the secret store (secrets/store_selection.hpp), logs why when it fell back, and
-    // points secret_lock at the store's lock folder.
+    // Sets up the secret store, chosen on its first use (secrets/store_selection.hpp), which
+    // logs why when it fell back; points secret_lock at the chosen store's lock folder.
     void choose_secret_store(plugins::HostServiceBindings& bindings);
     // Answers ${input:id} for the loader (server_table.cpp), from the kept answers when it can.
     config::InputResolver input_resolver();

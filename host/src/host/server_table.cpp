@@ -59,7 +59,7 @@ void report_shadowing(const config::ConfiguredServer& s, ConfigReport& report) {
 
 // ${input:id} (config/inputs.hpp): the answer kept in the secret store, else the embedder's
 // ask_input, whose answer is then kept there — so each input of each file is asked once.
-config::KeptInputs Host::Impl::kept_inputs() const { return {secrets, services->bindings().secret_lock_folder}; }
+config::KeptInputs Host::Impl::kept_inputs() const { return {secrets, services->bindings().lock_folder()}; }
 
 config::InputResolver Host::Impl::input_resolver() {
     return [this](const config::InputQuestion& q) -> std::optional<std::string> {

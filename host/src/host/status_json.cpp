@@ -284,11 +284,18 @@ Json Host::status_json() const {
     }
     doc.AddMember("agents", agents_json(agents(), a), a);
     JsonValue store(rapidjson::kObjectType);  // which secret store holds the tokens, and why
-    store.AddMember("kind", str(impl_->secret_store_kind, a), a);
-    store.AddMember("detail", str(impl_->secret_store_detail, a), a);
+    const secrets::SelectedStore& chosen = impl_->secret_store->chosen();  // a diagnostic view: choose now
+    store.AddMember("kind", str(chosen.kind, a), a);
+    store.AddMember("detail", str(chosen.detail, a), a);
     doc.AddMember("secretStore", store, a);
     JsonValue plugins(rapidjson::kArrayType);
-    for (const PluginInfo& p : impl_->registry.infos()) plugins.PushBack(plugin_json(p, a), a);
+    // As they are: listing a plugin no server needed does not load it (the manifest names it);
+    // `mcph plugins` loads every one first (Host::plugins()) to check each.
+    for (const auto& listed : impl_->registry.listing()) {
+        JsonValue p = plugin_json(listed.info, a);
+        if (listed.not_loaded_yet) p.AddMember("notLoadedYet", true, a);
+        plugins.PushBack(p, a);
+    }
     doc.AddMember("plugins", plugins, a);
     return doc;
 }

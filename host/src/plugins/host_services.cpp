@@ -91,7 +91,7 @@ mcph_status secret_delete_unshielded(void* host_data, mcph_str key, mcph_error* 
 }
 
 mcph_status secret_lock_unshielded(void* host_data, mcph_str key, uint32_t timeout_ms, void** handle, mcph_error* err) {
-    const auto& folder = self(host_data)->bindings().secret_lock_folder;
+    const auto folder = self(host_data)->bindings().lock_folder();
     if (folder.empty() || !handle) {
         fill_error(err, MCPH_ERR_UNSUPPORTED, "this secret store is private to the process: no cross-process lock");
         return MCPH_ERR_UNSUPPORTED;

@@ -44,9 +44,13 @@ struct HostServiceBindings {
     std::function<void(std::function<void()>)> post;
     std::shared_ptr<SecretStore> secrets;
     // Where secret_lock keeps its lock files (secrets/key_lock.hpp): a folder every process using
-    // the same store shares. Empty: secret_lock answers MCPH_ERR_UNSUPPORTED (a memory store is
-    // private to the process, so there is nobody to exclude).
-    std::filesystem::path secret_lock_folder;
+    // the same store shares. Asked on each lock, since it depends on the store, which the host
+    // chooses on first use (secrets/lazy_secret_store.hpp). Unset, or an empty path: secret_lock
+    // answers MCPH_ERR_UNSUPPORTED (a memory store is private to the process, so there is nobody
+    // to exclude).
+    std::function<std::filesystem::path()> secret_lock_folder;
+
+    std::filesystem::path lock_folder() const { return secret_lock_folder ? secret_lock_folder() : std::filesystem::path(); }
 };
 
 class HostServices {

@@ -142,11 +142,17 @@ std::vector<std::filesystem::path> default_plugin_dirs() {
 }
 
 void append_unique_dirs(std::vector<std::filesystem::path>& dirs, const std::vector<std::filesystem::path>& candidates) {
+    // Each directory is resolved once (weakly_canonical costs a readlink per path component, and
+    // comparing every candidate with every kept directory resolved them again each time).
+    std::vector<std::filesystem::path> kept;
+    kept.reserve(dirs.size() + candidates.size());
+    for (const auto& d : dirs) kept.push_back(directory_identity(d));
     for (const auto& dir : candidates) {
         if (dir.empty()) continue;
-        const auto key = directory_identity(dir);
-        const bool seen = std::any_of(dirs.begin(), dirs.end(), [&](const auto& d) { return directory_identity(d) == key; });
-        if (!seen) dirs.push_back(dir);
+        auto key = directory_identity(dir);
+        if (std::find(kept.begin(), kept.end(), key) != kept.end()) continue;
+        kept.push_back(std::move(key));
+        dirs.push_back(dir);
     }
 }
 

@@ -10,14 +10,29 @@ bool looks_like_shared_library(const std::filesystem::path& p) {
     return p.extension() == ".so" || name.find(".so.") != std::string::npos;
 }
 
+// The plugin files of `dir` in file-name order, each by its canonical path. The directory is
+// resolved once; a file on its own only when it is a symlink (canonical() costs a readlink per path
+// component, and this ran for every file).
 std::vector<std::filesystem::path> sorted_entries(const std::filesystem::path& dir) {
-    std::vector<std::filesystem::path> files;
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> found;  // name, canonical
     std::error_code ec;
+    auto resolved_dir = std::filesystem::canonical(dir, ec);
+    if (ec) resolved_dir.clear();
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        std::error_code type_ec;
-        if (entry.is_regular_file(type_ec) && looks_like_shared_library(entry.path())) files.push_back(entry.path());
+        std::error_code type_ec, link_ec, canonical_ec;
+        if (!entry.is_regular_file(type_ec) || !looks_like_shared_library(entry.path())) continue;
+        const auto name = entry.path().filename();
+        if (!resolved_dir.empty() && !entry.is_symlink(link_ec) && !link_ec) {
+            found.emplace_back(name, resolved_dir / name);
+            continue;
+        }
+        auto canonical = std::filesystem::canonical(entry.path(), canonical_ec);
+        found.emplace_back(name, canonical_ec ? entry.path() : canonical);
     }
-    std::sort(files.begin(), files.end());  // deterministic precedence within one directory
+    std::sort(found.begin(), found.end());  // deterministic precedence within one directory
+    std::vector<std::filesystem::path> files;
+    files.reserve(found.size());
+    for (auto& f : found) files.push_back(std::move(f.second));
     return files;
 }
 
@@ -54,10 +69,7 @@ void PluginRegistry::discover(const std::vector<std::filesystem::path>& dirs, co
     }
 }
 
-void PluginRegistry::consider(const std::filesystem::path& file) {
-    std::error_code ec;
-    auto canonical = std::filesystem::canonical(file, ec);
-    if (ec) canonical = file;
+void PluginRegistry::consider(const std::filesystem::path& canonical) {  // sorted_entries resolved it
     if (std::find(seen_.begin(), seen_.end(), canonical) != seen_.end()) return;
     seen_.push_back(canonical);
 
@@ -128,6 +140,14 @@ const std::vector<PluginInfo>& PluginRegistry::infos() {
         infos_ready_ = true;
     }
     return infos_;
+}
+
+std::vector<PluginRegistry::Listed> PluginRegistry::listing() const {
+    std::lock_guard lock(mutex_);
+    std::vector<Listed> out;
+    out.reserve(entries_.size());
+    for (const auto& e : entries_) out.push_back({e.info, !e.attempted});
+    return out;
 }
 
 std::shared_ptr<LoadedPlugin> PluginRegistry::transport_for(const std::string& type) {

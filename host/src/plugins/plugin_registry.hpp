@@ -26,6 +26,14 @@ public:
     // Every plugin found, each loaded first if it was not yet (so each shows loaded, or refused
     // with the reason). The reference stays valid and unchanged until the registry is destroyed.
     const std::vector<PluginInfo>& infos();
+    // Every plugin found as it is now, loading none. For views that list plugins without needing
+    // them (`mcph status`): a one-stdio-server host then never maps the HTTP plugin, libcurl or
+    // OpenSSL's TLS just to name them.
+    struct Listed {
+        PluginInfo info;              // of a plugin not loaded yet: what its manifest claims
+        bool not_loaded_yet = false;  // indexed from its manifest; loads when a server needs it
+    };
+    std::vector<Listed> listing() const;
     // The plugin serving a transport type, loading it now if needed; null if none does (or it
     // failed to load: infos() says why).
     std::shared_ptr<LoadedPlugin> transport_for(const std::string& type);
@@ -50,7 +58,7 @@ private:
         bool attempted = false;                   // load_plugin ran (loaded or refused)
     };
 
-    void consider(const std::filesystem::path& file);
+    void consider(const std::filesystem::path& canonical);  // a file sorted_entries listed
     void claim(std::size_t index);
     std::shared_ptr<LoadedPlugin> ensure_loaded(std::size_t index);  // mutex_ held
     void note_claims(std::size_t index);                               // mutex_ held

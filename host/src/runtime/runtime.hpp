@@ -9,6 +9,8 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 namespace mcph::runtime {
@@ -24,10 +26,10 @@ public:
     // Runs fn on the event loop thread.
     void post(std::function<void()> fn) { boost::asio::post(loop_, std::move(fn)); }
     // Runs fn on the callback pool (application callbacks; may block on a person).
-    void run_callback(std::function<void()> fn) { boost::asio::post(callbacks_, std::move(fn)); }
+    void run_callback(std::function<void()> fn) { post_to(callbacks_, std::move(fn)); }
     // Runs fn on the background pool (host work that waits on servers, e.g. list refreshes). Kept
     // apart from the callback pool so neither can starve the other.
-    void run_background(std::function<void()> fn) { boost::asio::post(background_, std::move(fn)); }
+    void run_background(std::function<void()> fn) { post_to(background_, std::move(fn)); }
     bool on_loop_thread() const { return std::this_thread::get_id() == loop_thread_.get_id(); }
 
     // Stops both; pending work on the pool is finished first. Idempotent.
@@ -36,8 +38,14 @@ public:
 private:
     boost::asio::io_context loop_;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
-    boost::asio::thread_pool callbacks_;
-    boost::asio::thread_pool background_;
+    // The pools start their threads on their first task, not with the host: a one-shot call that
+    // never runs a callback or a background refresh does not create (and join) four threads.
+    // After stop(), a task is dropped, as a stopped pool drops it.
+    void post_to(std::optional<boost::asio::thread_pool>& pool, std::function<void()> fn);
+
+    std::mutex pools_mutex_;  // guards the two pools' creation and stopped_
+    std::optional<boost::asio::thread_pool> callbacks_;
+    std::optional<boost::asio::thread_pool> background_;
     std::thread loop_thread_;
     bool stopped_ = false;
 };

@@ -1,5 +1,7 @@
 #include "secrets/keyring_secret_store.hpp"
 
+#include "dynload/on_demand_library.hpp"
+
 #include <mcph/error.hpp>
 
 #include <libsecret/secret.h>
@@ -13,6 +15,47 @@ namespace mcph::secrets {
 namespace {
 
 using std::chrono::milliseconds;
+
+// libsecret and the GLib functions this file calls, resolved from libsecret-1.so.0 when the keyring
+// is first asked about (dynload::libsecret()): libmcph has no DT_NEEDED entry for libsecret, so a
+// host that never touches a stored secret never maps it, GLib, GIO and their dependencies. Only
+// libsecret's headers are used (host/CMakeLists.txt); a direct call would not link. Several of
+// these are variadic, hence pointers with the header's own types rather than forwarding
+// definitions like dynload/libcurl_on_demand.cpp's.
+struct SecretApi {
+#define MCPH_SECRET_FN(fn) decltype(&::fn) fn = resolve<decltype(&::fn)>(#fn)
+    template <class F>
+    static F resolve(const char* name) {
+        return reinterpret_cast<F>(dynload::libsecret().symbol(name));
+    }
+    MCPH_SECRET_FN(g_cancellable_new);
+    MCPH_SECRET_FN(g_cancellable_cancel);
+    MCPH_SECRET_FN(g_object_unref);
+    MCPH_SECRET_FN(g_error_free);
+    MCPH_SECRET_FN(g_bus_get_sync);
+    MCPH_SECRET_FN(g_dbus_connection_call_sync);
+    MCPH_SECRET_FN(g_variant_new);
+    MCPH_SECRET_FN(g_variant_get);
+    MCPH_SECRET_FN(g_variant_unref);
+    MCPH_SECRET_FN(secret_service_get_sync);
+    MCPH_SECRET_FN(secret_collection_for_alias_sync);
+    MCPH_SECRET_FN(secret_collection_get_locked);
+    MCPH_SECRET_FN(secret_password_lookup_sync);
+    MCPH_SECRET_FN(secret_password_store_sync);
+    MCPH_SECRET_FN(secret_password_clear_sync);
+    MCPH_SECRET_FN(secret_password_free);
+#undef MCPH_SECRET_FN
+};
+
+// Opens libsecret on first use (thread-safe); throws mcph::Error(Plugin) naming the library or
+// the symbol when it is missing.
+const SecretApi& api() {
+    static const SecretApi table;
+    return table;
+}
+
+// G_VARIANT_TYPE without the checked cast that would call into GLib: the type string is a literal.
+const GVariantType* variant_type(const char* type_string) { return reinterpret_cast<const GVariantType*>(type_string); }
 
 const SecretSchema* schema() {
     // SECRET_SCHEMA_NONE: items are matched by our attribute only, never by the schema name of
@@ -28,12 +71,12 @@ const SecretSchema* schema() {
 // all take one, and cancelling is thread-safe.
 class Deadline {
 public:
-    explicit Deadline(milliseconds timeout) : cancellable_(g_cancellable_new()) {
+    explicit Deadline(milliseconds timeout) : cancellable_(api().g_cancellable_new()) {
         watchdog_ = std::thread([this, timeout] {
             std::unique_lock lock(mutex_);
             if (!cv_.wait_for(lock, timeout, [this] { return done_; })) {
                 expired_ = true;
-                g_cancellable_cancel(cancellable_);
+                api().g_cancellable_cancel(cancellable_);
             }
         });
     }
@@ -44,7 +87,7 @@ public:
         }
         cv_.notify_all();
         watchdog_.join();
-        g_object_unref(cancellable_);
+        api().g_object_unref(cancellable_);
     }
     Deadline(const Deadline&) = delete;
     Deadline& operator=(const Deadline&) = delete;
@@ -68,7 +111,7 @@ private:
 struct ErrorBox {
     GError* error = nullptr;
     ~ErrorBox() {
-        if (error) g_error_free(error);
+        if (error) api().g_error_free(error);
     }
     std::string text() const { return error && error->message ? error->message : "unknown error"; }
 };
@@ -96,7 +139,7 @@ bool session_bus_named() {
 
 struct Unref {
     void operator()(gpointer p) const {
-        if (p) g_object_unref(p);
+        if (p) api().g_object_unref(p);
     }
 };
 template <class T>
@@ -107,41 +150,46 @@ using GPtr = std::unique_ptr<T, Unref>;
 std::optional<KeyringProblem> keyring_unavailable_reason(milliseconds timeout) {
     using K = KeyringProblem::Kind;
     if (!session_bus_named()) return KeyringProblem{K::NoSessionBus, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset)"};
+    try {
+        api();
+    } catch (const Error& e) {
+        return KeyringProblem{K::NoLibrary, e.what()};
+    }
     Deadline deadline(timeout);
     ErrorBox e;
-    GPtr<GDBusConnection> bus(g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable(), &e.error));
+    GPtr<GDBusConnection> bus(api().g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable(), &e.error));
     if (!bus) {
         if (deadline.expired()) return KeyringProblem{K::TimedOut, did_not_answer("the D-Bus session bus", timeout)};
         return KeyringProblem{K::BusUnreachable, "cannot reach the D-Bus session bus: " + e.text()};
     }
     // Asked first, so that a bus without a keyring never D-Bus-activates one (which would prompt).
     const int call_timeout = static_cast<int>(timeout.count());
-    GVariant* owned = g_dbus_connection_call_sync(
+    GVariant* owned = api().g_dbus_connection_call_sync(
         bus.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-        g_variant_new("(s)", "org.freedesktop.secrets"), G_VARIANT_TYPE("(b)"), G_DBUS_CALL_FLAGS_NONE, call_timeout,
+        api().g_variant_new("(s)", "org.freedesktop.secrets"), variant_type("(b)"), G_DBUS_CALL_FLAGS_NONE, call_timeout,
         deadline.cancellable(), &e.error);
     if (!owned) {
         if (deadline.expired()) return KeyringProblem{K::TimedOut, did_not_answer("the D-Bus session bus", timeout)};
         return KeyringProblem{K::BusUnreachable, "cannot ask the D-Bus session bus for a Secret Service: " + e.text()};
     }
     gboolean has_owner = FALSE;
-    g_variant_get(owned, "(b)", &has_owner);
-    g_variant_unref(owned);
+    api().g_variant_get(owned, "(b)", &has_owner);
+    api().g_variant_unref(owned);
     if (!has_owner) return KeyringProblem{K::NoSecretService, "no Secret Service (e.g. gnome-keyring-daemon) on the D-Bus session bus"};
 
-    GPtr<SecretService> service(secret_service_get_sync(SECRET_SERVICE_NONE, deadline.cancellable(), &e.error));
+    GPtr<SecretService> service(api().secret_service_get_sync(SECRET_SERVICE_NONE, deadline.cancellable(), &e.error));
     if (!service) {
         if (deadline.expired()) return KeyringProblem{K::TimedOut, did_not_answer("the Secret Service", timeout)};
         return KeyringProblem{K::NoSecretService, "cannot open the Secret Service: " + e.text()};
     }
-    GPtr<SecretCollection> collection(secret_collection_for_alias_sync(
+    GPtr<SecretCollection> collection(api().secret_collection_for_alias_sync(
         service.get(), SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, deadline.cancellable(), &e.error));
     if (!collection) {
         if (deadline.expired()) return KeyringProblem{K::TimedOut, did_not_answer("the Secret Service", timeout)};
         if (e.error) return KeyringProblem{K::NoDefaultKeyring, "cannot find the default keyring: " + e.text()};
         return KeyringProblem{K::NoDefaultKeyring, "the Secret Service has no default keyring"};
     }
-    if (secret_collection_get_locked(collection.get())) return KeyringProblem{K::Locked, "the default keyring is locked"};
+    if (api().secret_collection_get_locked(collection.get())) return KeyringProblem{K::Locked, "the default keyring is locked"};
     return std::nullopt;
 }
 
@@ -151,11 +199,11 @@ std::optional<std::string> KeyringSecretStore::get(const std::string& key) {
     std::lock_guard guard(mutex_);
     Deadline deadline(timeout_);
     ErrorBox e;
-    gchar* value = secret_password_lookup_sync(schema(), deadline.cancellable(), &e.error, "key", key.c_str(), nullptr);
+    gchar* value = api().secret_password_lookup_sync(schema(), deadline.cancellable(), &e.error, "key", key.c_str(), nullptr);
     if (e.error) fail(deadline, e, timeout_, "read a secret");
     if (!value) return std::nullopt;
     std::string out(value);
-    secret_password_free(value);  // wipes the copy libsecret made
+    api().secret_password_free(value);  // wipes the copy libsecret made
     return out;
 }
 
@@ -164,7 +212,7 @@ void KeyringSecretStore::set(const std::string& key, const std::string& value) {
     Deadline deadline(timeout_);
     ErrorBox e;
     // The label is what a keyring manager shows: which application, never what for.
-    if (!secret_password_store_sync(schema(), SECRET_COLLECTION_DEFAULT, "mcph credential", value.c_str(),
+    if (!api().secret_password_store_sync(schema(), SECRET_COLLECTION_DEFAULT, "mcph credential", value.c_str(),
                                     deadline.cancellable(), &e.error, "key", key.c_str(), nullptr))
         fail(deadline, e, timeout_, "store a secret");
 }
@@ -174,7 +222,7 @@ void KeyringSecretStore::erase(const std::string& key) {
     Deadline deadline(timeout_);
     ErrorBox e;
     // FALSE without an error: there was nothing to remove, which is what erase wants.
-    if (!secret_password_clear_sync(schema(), deadline.cancellable(), &e.error, "key", key.c_str(), nullptr) && e.error)
+    if (!api().secret_password_clear_sync(schema(), deadline.cancellable(), &e.error, "key", key.c_str(), nullptr) && e.error)
         fail(deadline, e, timeout_, "remove a secret");
 }
 

@@ -23,7 +23,8 @@ namespace mcph::secrets {
 // The reason is one line for people: "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset)",
 // "the default keyring is locked", "the D-Bus session bus did not answer within 2000 ms"…
 struct KeyringProblem {
-    enum class Kind { NoSessionBus, BusUnreachable, TimedOut, NoSecretService, NoDefaultKeyring, Locked };
+    // NoLibrary: libsecret-1.so.0 (opened on demand) is not installed or too old.
+    enum class Kind { NoSessionBus, NoLibrary, BusUnreachable, TimedOut, NoSecretService, NoDefaultKeyring, Locked };
     Kind kind;
     std::string text;
 };

@@ -1,24 +1,19 @@
 #include "tools/sha256.hpp"
 
-#include <openssl/evp.h>
+#include <sha2.h>
 
-#include <stdexcept>
+#include <cstdint>
 
 namespace mcph::tools {
 
+// libmd (Debian libmd-dev), not OpenSSL's EVP_Digest: OpenSSL 3 initialises itself on the first
+// EVP call (reads openssl.cnf, loads the default provider, builds its algorithm tables), which was
+// 14% of a one-shot `mcph call`'s CPU for the one hash of a settings path; libmd's SHA256Data is a
+// plain function. Same digest, lowercase hex.
 std::string sha256_hex(std::string_view data) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-        throw std::runtime_error("SHA-256 failed");
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(length * 2);
-    for (unsigned int i = 0; i < length; ++i) {
-        out.push_back(kHex[digest[i] >> 4]);
-        out.push_back(kHex[digest[i] & 0xF]);
-    }
-    return out;
+    char hex[SHA256_DIGEST_STRING_LENGTH];
+    SHA256Data(reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), hex);
+    return std::string(hex, SHA256_DIGEST_STRING_LENGTH - 1);
 }
 
 }  // namespace mcph::tools

@@ -1,4 +1,4 @@
-// SHA-256 through OpenSSL (a fixed dependency): deterministic name suffixes, content signatures,
+// SHA-256 (libmd): deterministic name suffixes, content signatures,
 // and the integrity check of skill files against their declared digests (extensions/skill_verify).
 #pragma once
 

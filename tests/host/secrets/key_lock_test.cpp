@@ -87,7 +87,7 @@ TEST(KeyLock, SymlinkInPlaceOfTheLockFileIsRefused) {
 TEST(KeyLock, HostServiceLocksUnlocksAndTimesOut) {
     mcph::test::ScratchDir dir;
     mcph::plugins::HostServiceBindings b;
-    b.secret_lock_folder = dir.path() / "locks";
+    b.secret_lock_folder = [folder = dir.path() / "locks"] { return folder; };
     mcph::plugins::HostServices services(std::move(b));
     const mcph_host_services* t = services.table();
     ASSERT_NE(t->secret_lock, nullptr);

@@ -39,7 +39,7 @@ int run_oauth(const std::string& plugin, const std::string& url, const std::stri
     };
     b.post = [](std::function<void()> fn) { fn(); };
     b.secrets = chosen.store;
-    b.secret_lock_folder = chosen.lock_folder;
+    b.secret_lock_folder = [folder = chosen.lock_folder] { return folder; };
     mcph::plugins::HostServices services(std::move(b));
     void* lib = dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) throw std::runtime_error(dlerror());
