@@ -1,6 +1,6 @@
 #include "connection/server_connection.hpp"
 
-#include "connection/reachability.hpp"
+#include "connection/reachability_watch.hpp"
 #include "connection/terminal_errors.hpp"
 #include "json/json_access.hpp"
 #include "session/era.hpp"
@@ -177,10 +177,38 @@ std::shared_ptr<detail::SessionCore> ServerConnection::connect_locked() {
     return core_;
 }
 
-void ServerConnection::check_reachable() const {
-    if (!deps_.reachability_check || !is_remote(effective_) || proxy_configured()) return;
-    if (auto problem = connection::check_reachable(effective_.url, deps_.reachability_timeout))
-        throw Error(ErrorKind::Connection, "server '" + name() + "' is unreachable: " + *problem);
+bool ServerConnection::reachability_applies() const {
+    return deps_.reachability_check && deps_.runtime && is_remote(effective_) && !proxy_configured();
+}
+
+// Connects first; the reachability check runs only when the connect failed at the connection level
+// or is slow (reachability_watch.hpp), so a connect that succeeds opens one connection, not two.
+void ServerConnection::connect_diagnosed(const std::shared_ptr<detail::SessionCore>& core) {
+    if (!reachability_applies()) {
+        core->connect();
+        return;
+    }
+    std::weak_ptr<detail::SessionCore> weak = core;
+    auto watch = ReachabilityWatch::arm(deps_.runtime->loop(), effective_.url, deps_.reachability_timeout, [weak] {
+        if (auto c = weak.lock()) c->close();  // the pending handshake fails at once
+    });
+    try {
+        core->connect();
+    } catch (const Error& e) {
+        // The server answered (an HTTP status, a protocol error) or wants a sign-in: it is reachable.
+        const bool connection_level = e.kind() == ErrorKind::Connection || e.kind() == ErrorKind::Timeout;
+        if (!connection_level || core->needs_auth()) {
+            if (auto problem = watch->settle_success()) throw unreachable(*problem);  // aborted just before
+            throw;
+        }
+        if (auto problem = watch->settle_failure()) throw unreachable(*problem);
+        throw;
+    }
+    if (auto problem = watch->settle_success()) throw unreachable(*problem);
+}
+
+Error ServerConnection::unreachable(const std::string& problem) const {
+    return Error(ErrorKind::Connection, "server '" + name() + "' is unreachable: " + problem);
 }
 
 // One attempt: (re)uses the session so ClientSession handles stay valid across reconnects.
@@ -205,9 +233,8 @@ void ServerConnection::connect_once() {
             std::lock_guard lock(mutex_);
             core_ = core;
         }
-        check_reachable();
         try {
-            core->connect();
+            connect_diagnosed(core);
         } catch (const Error& e) {
             if (!effective_.auto_fallback_to_sse || !looks_like_legacy_server(e)) throw;
             deps_.log(LogLevel::Info, name(), "Streamable HTTP refused; falling back to the legacy SSE transport");
@@ -222,8 +249,7 @@ void ServerConnection::connect_once() {
         }
         return;
     }
-    check_reachable();
-    core->connect();
+    connect_diagnosed(core);
 }
 
 void ServerConnection::mark_connected() {
