@@ -121,7 +121,12 @@ TEST(ReachabilityConnect, ANameThatDoesNotResolveNamesTheDnsStep) {
 // A listener whose accept queue is full drops new SYNs (Linux): the handshake's own connect would
 // wait out its connect timeout (20 s here). The probe started beside it ends the attempt at the
 // reachability bound, min(connect timeout, 5 s), naming the TCP step.
-TEST(ReachabilityConnect, ASilentHostEndsAtTheReachabilityBoundNotTheConnectTimeout) {
+// Over every remote transport: http through the probe beside the connect (which aborts it); sse and
+// ws, whose plugins block in start() for their handshake and cannot be aborted, through the check
+// run first. Either way the bound is the same.
+class ReachabilitySilent : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReachabilitySilent, ASilentHostEndsAtTheReachabilityBoundNotTheConnectTimeout) {
     int port = 0;
     const int listener = listen_on_loopback(port, 0);
     ASSERT_GE(listener, 0);
@@ -152,7 +157,8 @@ TEST(ReachabilityConnect, ASilentHostEndsAtTheReachabilityBoundNotTheConnectTime
     LogCapture logs;
     const std::string endpoint = "127.0.0.1:" + std::to_string(port);
     const auto t0 = std::chrono::steady_clock::now();
-    Error e = failed_connect(reach_options(logs, 20s), "silent", remote_config("http", "http://" + endpoint + "/mcp"));
+    const std::string scheme = GetParam() == "ws" ? "ws" : "http";
+    Error e = failed_connect(reach_options(logs, 20s), "silent", remote_config(GetParam(), scheme + "://" + endpoint + "/mcp"));
     const auto took = elapsed_ms(t0);
     cleanup();
     EXPECT_EQ(e.kind(), ErrorKind::Connection) << e.what();
@@ -161,6 +167,9 @@ TEST(ReachabilityConnect, ASilentHostEndsAtTheReachabilityBoundNotTheConnectTime
     EXPECT_GE(took, 4900) << e.what();
     EXPECT_LT(took, 6500) << e.what();  // today's bound (5 s) plus slack, far below the 20 s connect timeout
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, ReachabilitySilent, ::testing::Values("http", "sse", "ws"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace mcph::test

@@ -5,6 +5,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <system_error>
 #include <thread>
 
@@ -63,7 +64,12 @@ void ReachabilityWatch::probe() {
     // never reaches a session that already counts as connected.
     if (problem && !settled_) {
         aborted_ = true;
-        abort_();
+        try {
+            abort_();
+        } catch (const std::exception&) {
+            // A transport that cannot be closed now: the attempt ends by its own timeout, and
+            // settle_failure still reports this verdict. Never let it escape a detached thread.
+        }
     }
     probed_.notify_all();
 }

@@ -8,6 +8,9 @@
 //     what is left of `timeout`: a silent host (SYNs dropped, a resolver that hangs) still ends
 //     `timeout` after the attempt began — the bound of the check it replaces, not the handshake's
 //     longer connect timeout — because a probe that finds a problem aborts the connect.
+// Used for Streamable HTTP ("http") only: the sse and ws plugins block in start() for their own
+// handshake, which a close() does not end, so for them the check still runs first
+// (ServerConnection::connect_diagnosed).
 // Why not decide on the plugin's failure category: SessionCore turns a failed initialize into an
 // Error without it (session_core_internals.hpp, request_failure_error), so every connection-level
 // failure is ambiguous here and is checked; the category is never guessed from message text.

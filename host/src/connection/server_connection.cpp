@@ -1,5 +1,6 @@
 #include "connection/server_connection.hpp"
 
+#include "connection/reachability.hpp"
 #include "connection/reachability_watch.hpp"
 #include "connection/terminal_errors.hpp"
 #include "json/json_access.hpp"
@@ -57,6 +58,12 @@ bool proxy_configured() {
         if (const char* v = std::getenv(var); v && *v) return true;
     return false;
 }
+
+// Streamable HTTP only: its plugin's start() returns at once and the handshake is requests, which
+// SessionCore::close() fails at once. The sse and ws plugins block in start() for their own
+// handshake, and a close() then does not end it (sse waits out its connect timeout; ws was seen to
+// throw): for them, and for third-party types, the check still runs first, as before.
+bool connect_can_be_aborted(const config::ServerConfig& config) { return config.type == "http"; }
 
 std::vector<std::string> tail_lines(std::string_view text) {
     std::vector<std::string> lines;
@@ -185,6 +192,11 @@ bool ServerConnection::reachability_applies() const {
 // or is slow (reachability_watch.hpp), so a connect that succeeds opens one connection, not two.
 void ServerConnection::connect_diagnosed(const std::shared_ptr<detail::SessionCore>& core) {
     if (!reachability_applies()) {
+        core->connect();
+        return;
+    }
+    if (!connect_can_be_aborted(effective_)) {
+        if (auto problem = connection::check_reachable(effective_.url, deps_.reachability_timeout)) throw unreachable(*problem);
         core->connect();
         return;
     }
