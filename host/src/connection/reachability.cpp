@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <optional>
@@ -88,13 +89,15 @@ struct Probe {
     tcp::socket socket{io};
     asio::steady_timer deadline{io};
     Target target;
-    std::chrono::milliseconds timeout;
+    std::chrono::milliseconds timeout;  // named in a time-out message: the attempt's whole budget
+    std::chrono::milliseconds budget;   // what this probe may still spend of it
     Step step = Step::Resolve;
     std::size_t addresses = 0;
     bool resolving = true;  // until the resolver's handler ran: its thread may still be in getaddrinfo
     std::optional<std::string> failure;
 
-    Probe(Target t, std::chrono::milliseconds limit) : target(std::move(t)), timeout(limit) {}
+    Probe(Target t, std::chrono::milliseconds limit, std::chrono::milliseconds left)
+        : target(std::move(t)), timeout(limit), budget(left) {}
 
     std::string endpoint() const { return target.host + ":" + target.port; }
 
@@ -108,7 +111,7 @@ struct Probe {
     }
 
     void start() {
-        deadline.expires_after(timeout);
+        deadline.expires_after(budget);
         deadline.async_wait([this](boost::system::error_code ec) {
             if (!ec) on_deadline();
         });
@@ -160,13 +163,19 @@ void dispose(std::unique_ptr<Probe> probe) {
 }  // namespace
 
 std::optional<std::string> check_reachable(const std::string& url, std::chrono::milliseconds timeout) {
+    return check_reachable(url, timeout, std::chrono::milliseconds(0));
+}
+
+std::optional<std::string> check_reachable(const std::string& url, std::chrono::milliseconds timeout,
+                                           std::chrono::milliseconds spent) {
     if (timeout.count() <= 0) throw Error(ErrorKind::Usage, "check_reachable: the timeout must be positive");
     auto parsed = parse_target(url);
     if (auto* why = std::get_if<std::string>(&parsed)) return *why;
-    auto probe = std::make_unique<Probe>(std::get<Target>(std::move(parsed)), timeout);
+    const auto left = std::max(timeout - std::max(spent, std::chrono::milliseconds(0)), std::chrono::milliseconds(1));
+    auto probe = std::make_unique<Probe>(std::get<Target>(std::move(parsed)), timeout, left);
     probe->start();
     // The deadline timer normally ends the run; run_for is the backstop should a handler misbehave.
-    probe->io.run_for(timeout + std::chrono::milliseconds(100));
+    probe->io.run_for(left + std::chrono::milliseconds(100));
     if (probe->step != Probe::Step::Done) probe->on_deadline();
     std::optional<std::string> failure = probe->failure;
     dispose(std::move(probe));

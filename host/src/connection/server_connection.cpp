@@ -1,6 +1,7 @@
 #include "connection/server_connection.hpp"
 
 #include "connection/reachability.hpp"
+#include "connection/reachability_watch.hpp"
 #include "connection/terminal_errors.hpp"
 #include "json/json_access.hpp"
 #include "session/era.hpp"
@@ -57,6 +58,12 @@ bool proxy_configured() {
         if (const char* v = std::getenv(var); v && *v) return true;
     return false;
 }
+
+// Streamable HTTP only: its plugin's start() returns at once and the handshake is requests, which
+// SessionCore::close() fails at once. The sse and ws plugins block in start() for their own
+// handshake, and a close() then does not end it (sse waits out its connect timeout; ws was seen to
+// throw): for them, and for third-party types, the check still runs first, as before.
+bool connect_can_be_aborted(const config::ServerConfig& config) { return config.type == "http"; }
 
 std::vector<std::string> tail_lines(std::string_view text) {
     std::vector<std::string> lines;
@@ -177,10 +184,43 @@ std::shared_ptr<detail::SessionCore> ServerConnection::connect_locked() {
     return core_;
 }
 
-void ServerConnection::check_reachable() const {
-    if (!deps_.reachability_check || !is_remote(effective_) || proxy_configured()) return;
-    if (auto problem = connection::check_reachable(effective_.url, deps_.reachability_timeout))
-        throw Error(ErrorKind::Connection, "server '" + name() + "' is unreachable: " + *problem);
+bool ServerConnection::reachability_applies() const {
+    return deps_.reachability_check && deps_.runtime && is_remote(effective_) && !proxy_configured();
+}
+
+// Connects first; the reachability check runs only when the connect failed at the connection level
+// or is slow (reachability_watch.hpp), so a connect that succeeds opens one connection, not two.
+void ServerConnection::connect_diagnosed(const std::shared_ptr<detail::SessionCore>& core) {
+    if (!reachability_applies()) {
+        core->connect();
+        return;
+    }
+    if (!connect_can_be_aborted(effective_)) {
+        if (auto problem = connection::check_reachable(effective_.url, deps_.reachability_timeout)) throw unreachable(*problem);
+        core->connect();
+        return;
+    }
+    std::weak_ptr<detail::SessionCore> weak = core;
+    auto watch = ReachabilityWatch::arm(deps_.runtime->loop(), effective_.url, deps_.reachability_timeout, [weak] {
+        if (auto c = weak.lock()) c->close();  // the pending handshake fails at once
+    });
+    try {
+        core->connect();
+    } catch (const Error& e) {
+        // The server answered (an HTTP status, a protocol error) or wants a sign-in: it is reachable.
+        const bool connection_level = e.kind() == ErrorKind::Connection || e.kind() == ErrorKind::Timeout;
+        if (!connection_level || core->needs_auth()) {
+            if (auto problem = watch->settle_success()) throw unreachable(*problem);  // aborted just before
+            throw;
+        }
+        if (auto problem = watch->settle_failure()) throw unreachable(*problem);
+        throw;
+    }
+    if (auto problem = watch->settle_success()) throw unreachable(*problem);
+}
+
+Error ServerConnection::unreachable(const std::string& problem) const {
+    return Error(ErrorKind::Connection, "server '" + name() + "' is unreachable: " + problem);
 }
 
 // One attempt: (re)uses the session so ClientSession handles stay valid across reconnects.
@@ -205,9 +245,8 @@ void ServerConnection::connect_once() {
             std::lock_guard lock(mutex_);
             core_ = core;
         }
-        check_reachable();
         try {
-            core->connect();
+            connect_diagnosed(core);
         } catch (const Error& e) {
             if (!effective_.auto_fallback_to_sse || !looks_like_legacy_server(e)) throw;
             deps_.log(LogLevel::Info, name(), "Streamable HTTP refused; falling back to the legacy SSE transport");
@@ -222,8 +261,7 @@ void ServerConnection::connect_once() {
         }
         return;
     }
-    check_reachable();
-    core->connect();
+    connect_diagnosed(core);
 }
 
 void ServerConnection::mark_connected() {

@@ -75,7 +75,9 @@ private:
     std::shared_ptr<detail::SessionCore> connect_locked();
     void connect_once();
     void mark_connected();
-    void check_reachable() const;
+    bool reachability_applies() const;
+    void connect_diagnosed(const std::shared_ptr<detail::SessionCore>& core);
+    Error unreachable(const std::string& problem) const;
     void on_lost(const std::string& reason);
     // Counts a lost connection (`lost`) or a failed attempt and schedules the next one or gives up.
     void after_failed_attempt(const std::string& error, bool needs_auth, bool lost);

@@ -50,16 +50,26 @@ TEST(Reachability, Ipv6LiteralKeepsItsBracketsInTheMessage) {
     EXPECT_TRUE(contains(*why, "TCP connect to [::1]:" + port + " failed")) << *why;
 }
 
+// A listener with a backlog of 0 that never accepts: once a probe or two sit in its queue, the
+// kernel drops further SYNs.
+struct FullQueueListener {
+    boost::asio::io_context io;
+    tcp::acceptor acceptor{io};
+    std::string port;
+    FullQueueListener() {
+        acceptor.open(tcp::v4());
+        acceptor.bind(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+        acceptor.listen(0);
+        port = std::to_string(acceptor.local_endpoint().port());
+    }
+};
+
 // A listener whose accept queue is full drops new SYNs on Linux, so the connect hangs: the deadline,
 // not the kernel, must end it, and the message must name the TCP step. Each probe that got through
 // stays in the queue (it is never accepted), so a few probes fill it.
 TEST(Reachability, SilentPortTimesOutAtTheTcpStep) {
-    boost::asio::io_context io;
-    tcp::acceptor a(io);
-    a.open(tcp::v4());
-    a.bind(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
-    a.listen(0);
-    std::string port = std::to_string(a.local_endpoint().port());
+    FullQueueListener listener;
+    const std::string& port = listener.port;
     const milliseconds timeout(300);
     for (int i = 0; i < 8; ++i) {
         auto start = std::chrono::steady_clock::now();
@@ -68,6 +78,25 @@ TEST(Reachability, SilentPortTimesOutAtTheTcpStep) {
         if (!why) continue;  // still room in the queue
         EXPECT_EQ(*why, "TCP connect to 127.0.0.1:" + port + " timed out after 300 ms");
         EXPECT_LT(took, timeout + milliseconds(300));
+        return;
+    }
+    GTEST_SKIP() << "this kernel never dropped a SYN for a full accept queue";
+}
+
+// A probe started late into an attempt (ReachabilityWatch) spends only what is left of the budget,
+// and its time-out still names the whole budget: the attempt ends when a first-thing check would.
+TEST(Reachability, ALateProbeEndsAtTheAttemptsDeadlineAndNamesTheWholeBudget) {
+    FullQueueListener listener;
+    const std::string& port = listener.port;
+    const milliseconds timeout(600), spent(400);
+    for (int i = 0; i < 8; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        auto why = mcph::connection::check_reachable("http://127.0.0.1:" + port + "/", timeout, spent);
+        auto took = std::chrono::steady_clock::now() - start;
+        if (!why) continue;  // still room in the queue
+        EXPECT_EQ(*why, "TCP connect to 127.0.0.1:" + port + " timed out after 600 ms");
+        EXPECT_GE(took, milliseconds(190));
+        EXPECT_LT(took, timeout - spent + milliseconds(250));  // what was left, not the whole 600 ms
         return;
     }
     GTEST_SKIP() << "this kernel never dropped a SYN for a full accept queue";
