@@ -301,11 +301,13 @@ void StdioTransport::read_stdout() noexcept {
 
 // The reader thread waits for the read role: while a caller pumps, and for kReaderGrace after one
 // gave it back. Timed waits, never a notify from the pumper: waking the reader per call is the
-// cost pump() exists to remove. False: stop (close() began, or stdout is finished).
+// cost pump() exists to remove. False: stop (close() is done with the child, or stdout is finished).
 bool StdioTransport::take_read_role() noexcept {
     std::unique_lock lock(role_mutex_);
     for (;;) {
-        if (read_done_ || closing_.load()) return false;
+        // Not on closing_: during close() the reader keeps draining, so a server writing as it
+        // exits never blocks on a full pipe; shut_down_threads() says when to stop.
+        if (read_done_ || reader_stop_) return false;
         const auto resume_at = released_at_ + kReaderGrace;
         if (pumper_) {
             reader_cv_.wait_for(lock, kReaderGrace);
@@ -590,7 +592,8 @@ void StdioTransport::shut_down_threads() noexcept {
     {
         // A pumping caller sees read_wake_ too; it must have left the plugin before we return.
         std::unique_lock lock(role_mutex_);
-        reader_cv_.notify_all();  // a parked reader sees closing_
+        reader_stop_ = true;
+        reader_cv_.notify_all();  // a parked reader ends now
         handoff_cv_.wait(lock, [this] { return !pumper_; });
     }
     if (stdout_thread_.joinable()) stdout_thread_.join();

@@ -127,6 +127,7 @@ private:
     bool reader_reading_ = false;         // the reader thread holds the role
     bool pumper_ = false;                 // a host thread holds the role (inside pump)
     bool read_done_ = false;              // stdout is finished: nobody reads again
+    bool reader_stop_ = false;            // close() is done with the child: the reader thread ends
     std::chrono::steady_clock::time_point released_at_{};  // a pumper last gave the role back
     Wakeup yield_wake_;                   // a pumper asks the polling reader thread to yield the role
     std::thread::id reader_id_;           // set by start(): a pump from the reader thread is refused
