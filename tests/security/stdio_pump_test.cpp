@@ -26,6 +26,21 @@ Json work_params() {
     return params;
 }
 
+// A host with the fake server in `mode`, connected (the host outlives the session it serves).
+struct FakeConnection {
+    explicit FakeConnection(const std::string& mode, HostOptions options = test_options(LogCapture()))
+        : host(std::move(options)) {
+        EXPECT_TRUE(has_stdio_plugin(host));
+        host.add_server("fake", fake_config(mode));
+        session = host.connect("fake");
+    }
+    ~FakeConnection() {
+        if (session) session->close();
+    }
+    Host host;
+    std::shared_ptr<ClientSession> session;
+};
+
 // The threads inbound messages were handed to the host on (the wire trace runs there).
 struct InboundThreads {
     std::mutex mutex;
@@ -47,10 +62,8 @@ TEST(StdioPump, SynchronousCallsReadTheirRepliesOnTheCallingThread) {
         std::lock_guard lock(inbound->mutex);
         inbound->ids.push_back(std::this_thread::get_id());
     };
-    Host host(options);
-    ASSERT_TRUE(has_stdio_plugin(host));
-    host.add_server("fake", fake_config("normal"));
-    auto session = host.connect("fake");
+    FakeConnection fake("normal", options);
+    auto& session = fake.session;
     constexpr int kCalls = 200;
     for (int i = 0; i < kCalls; ++i) {
         Json result = session->call("tools/call", work_params());
@@ -61,15 +74,11 @@ TEST(StdioPump, SynchronousCallsReadTheirRepliesOnTheCallingThread) {
     // pause us past the reader's grace now and then).
     EXPECT_GE(inbound->on(std::this_thread::get_id()), static_cast<std::size_t>(kCalls / 2))
         << "replies were not read on the calling thread";
-    session->close();
 }
 
 TEST(StdioPump, SixteenFuturesFromOneThreadAllComplete) {
-    LogCapture logs;
-    Host host(test_options(logs));
-    ASSERT_TRUE(has_stdio_plugin(host));
-    host.add_server("fake", fake_config("normal"));
-    auto session = host.connect("fake");
+    FakeConnection fake("normal");
+    auto& session = fake.session;
     constexpr int kWindow = 16;
     constexpr int kTotal = 2000;
     std::vector<PendingRequest> window;
@@ -87,17 +96,13 @@ TEST(StdioPump, SixteenFuturesFromOneThreadAllComplete) {
         }
     }
     EXPECT_EQ(done, kTotal);
-    session->close();
 }
 
 // Several threads waiting at once: one pumps, the others are woken after each round and one of
 // them takes over when the pumper's own reply is in. Every call completes.
 TEST(StdioPump, ConcurrentSynchronousCallersAllComplete) {
-    LogCapture logs;
-    Host host(test_options(logs));
-    ASSERT_TRUE(has_stdio_plugin(host));
-    host.add_server("fake", fake_config("normal"));
-    auto session = host.connect("fake");
+    FakeConnection fake("normal");
+    auto& session = fake.session;
     std::atomic<int> ok{0};
     std::vector<std::thread> callers;
     for (int t = 0; t < 4; ++t)
@@ -107,15 +112,11 @@ TEST(StdioPump, ConcurrentSynchronousCallersAllComplete) {
         });
     for (auto& c : callers) c.join();
     EXPECT_EQ(ok.load(), 800);
-    session->close();
 }
 
 TEST(StdioPump, AServerDyingDuringAPumpedWaitIsATypedConnectionErrorNotAHang) {
-    LogCapture logs;
-    Host host(test_options(logs));
-    ASSERT_TRUE(has_stdio_plugin(host));
-    host.add_server("fake", fake_config("exit-mid-call"));
-    auto session = host.connect("fake");
+    FakeConnection fake("exit-mid-call");
+    auto& session = fake.session;
     RequestOptions ro;
     ro.timeout = 20s;
     const auto t0 = std::chrono::steady_clock::now();

@@ -40,6 +40,11 @@ constexpr int kMaxIov = 64;
 // while no call is waiting (a notification between calls) is still read within ~2 ms.
 constexpr auto kReaderGrace = std::chrono::milliseconds(2);
 
+// True on a reader thread (of any stdio transport): a pump from there, i.e. from inside one of
+// its callbacks, is refused. Thread-local rather than a stored thread id: the id would be written
+// by start() while the new thread may already be running.
+thread_local bool t_reader_thread = false;
+
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 mcph::plugin::Failure failure(mcph_failure_category category, std::string message, int os_error = 0) {
@@ -96,7 +101,6 @@ void StdioTransport::start_threads() {
         // Before the thread: a pump may read before the reader thread first runs.
         read_buffer_.reset(new char[kReadBufferBytes]);
         stdout_thread_ = std::thread([this] { read_stdout(); });
-        reader_id_ = stdout_thread_.get_id();
         // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
         // most servers read their input as fast as it comes, and never need one.
     } catch (const std::system_error& e) {  // EAGAIN at the thread limit
@@ -276,6 +280,7 @@ void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugi
 // to it (a server blocked on a full stderr pipe would hang): poll() watches both, and the waits at
 // stdout EOF drain stderr too. While a host thread pumps, that thread reads instead (pump()).
 void StdioTransport::read_stdout() noexcept {
+    t_reader_thread = true;
     try {
         for (;;) {
             if (!take_read_role()) return;
@@ -359,7 +364,7 @@ mcph_status StdioTransport::pump(std::int32_t timeout_ms) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::milliseconds(std::max<std::int32_t>(timeout_ms, 0));
     if (!child_) return MCPH_ERR_CLOSED;  // never started
-    if (std::this_thread::get_id() == reader_id_) return MCPH_BUSY;  // from inside our own callback
+    if (t_reader_thread) return MCPH_BUSY;  // from inside a reader's callback
     std::unique_lock lock(role_mutex_);
     if (closing_.load() || ended_.load() || read_done_) return MCPH_ERR_CLOSED;
     if (pumper_) return MCPH_BUSY;

@@ -130,7 +130,6 @@ private:
     bool reader_stop_ = false;            // close() is done with the child: the reader thread ends
     std::chrono::steady_clock::time_point released_at_{};  // a pumper last gave the role back
     Wakeup yield_wake_;                   // a pumper asks the polling reader thread to yield the role
-    std::thread::id reader_id_;           // set by start(): a pump from the reader thread is refused
 
     std::thread stdout_thread_;  // the reader
     std::thread writer_thread_;  // guarded by write_mutex_ until close() joins it
