@@ -74,6 +74,8 @@ static_assert(offsetof(mcph_auth_vtable_v1, get_headers_ex) > offsetof(mcph_auth
 static_assert(offsetof(mcph_auth_vtable_v1, cancel) > offsetof(mcph_auth_vtable_v1, handle_challenge_ex));
 static_assert(offsetof(mcph_host_services, secret_lock) > offsetof(mcph_host_services, check_fetch_url));
 static_assert(offsetof(mcph_host_services, secret_unlock) > offsetof(mcph_host_services, secret_lock));
+// 1.3 appended `pump` after the last 1.1 field of the transport vtable.
+static_assert(offsetof(mcph_transport_vtable_v1, pump) > offsetof(mcph_transport_vtable_v1, cancel));
 
 TEST(PluginApiLayout, StructSizeComesFirstInEveryVersionedStruct) {
     for (const Layout& l : kLayouts) {
@@ -101,6 +103,7 @@ TEST(PluginApiLayout, EnumsAreIntSizedAndStable) {
     EXPECT_EQ(MCPH_ERR_INTERNAL, 8);
     EXPECT_EQ(MCPH_ERR_CANCELLED, 9);
     EXPECT_EQ(MCPH_PENDING, 10);
+    EXPECT_EQ(MCPH_BUSY, 11);
     EXPECT_EQ(MCPH_AUTH_NONBLOCKING, 1u);
     EXPECT_EQ(MCPH_CLOSE_AUTH_REQUIRED, 3);
     EXPECT_EQ(MCPH_LOG_ERROR, 3);
@@ -116,7 +119,7 @@ TEST(PluginApiLayout, StrFromWorksInBothLanguages) {
 
 TEST(PluginApiLayout, VersionMacros) {
     EXPECT_EQ(MCPH_ABI_MAJOR, 1u);
-    EXPECT_EQ(MCPH_ABI_MINOR, 2u);
+    EXPECT_EQ(MCPH_ABI_MINOR, 3u);
     EXPECT_STREQ(MCPH_ENTRY_SYMBOL, "mcph_plugin_entry");
     EXPECT_STREQ(MCPH_TRANSPORT_INTERFACE_V1, "mcph.transport/1");
     EXPECT_STREQ(MCPH_AUTH_INTERFACE_V1, "mcph.auth/1");

@@ -178,6 +178,11 @@ TEST(PluginHelperTransportVtable, EntryPointsReportStatusesNotExceptions) {
     EXPECT_EQ(vt.set_option(t, mcph::plugin::str("protocol-version"), mcph::plugin::str("x"), &err),
               MCPH_ERR_UNSUPPORTED);  // the base class refuses unknown options
 
+    // v1.3: a transport that does not override pump() says so; the host then waits as before.
+    ASSERT_NE(vt.pump, nullptr);
+    err = make_error();
+    EXPECT_EQ(vt.pump(t, 10, &err), MCPH_ERR_UNSUPPORTED);
+
     vt.destroy(t);  // closes first, then deletes
     EXPECT_EQ(Probe::closes, closes + 1);
     EXPECT_EQ(Probe::destroyed, destroyed + 1);

@@ -11,6 +11,7 @@
 #include <mcph/types.hpp>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -26,10 +27,28 @@ struct ClientSessionAccess;
 // A request in flight: its result, and a way to cancel it (sends notifications/cancelled).
 class PendingRequest {
 public:
-    PendingRequest(std::future<Json> result, std::function<void(const std::string&)> cancel)
-        : result_(std::move(result)), cancel_(std::move(cancel)) {}
+    // How the library waits for the result instead of sleeping on the future: it reads the
+    // transport on the waiting thread when it can (the reply is then delivered right here, with no
+    // hand-off between threads), until the result is ready or `deadline`; it returns early when it
+    // cannot, and the caller then waits on the future as usual.
+    using Waiter = std::function<void(std::future<Json>& result, std::chrono::steady_clock::time_point deadline)>;
+
+    PendingRequest(std::future<Json> result, std::function<void(const std::string&)> cancel,
+                   std::shared_ptr<const Waiter> wait = nullptr)
+        : result_(std::move(result)), cancel_(std::move(cancel)), wait_(std::move(wait)) {}
     // Blocks for the result object; throws mcph::Error (Remote, Timeout, Cancelled, Connection...).
-    Json get() { return result_.get(); }
+    Json get() {
+        if (wait_ && result_.valid()) (*wait_)(result_, std::chrono::steady_clock::time_point::max());
+        return result_.get();
+    }
+    // Waits up to `timeout` for the result; true when it is ready (get() then returns at once).
+    bool wait_for(std::chrono::milliseconds timeout) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        if (wait_ && result_.valid()) (*wait_)(result_, deadline);
+        return result_.wait_until(deadline) == std::future_status::ready;
+    }
+    // The bare future: waiting on it directly sleeps while the transport's thread reads (get() and
+    // wait_for() are cheaper for a blocking wait).
     std::future<Json>& future() { return result_; }
     void cancel(const std::string& reason = "cancelled by the caller") {
         if (cancel_) cancel_(reason);
@@ -38,6 +57,7 @@ public:
 private:
     std::future<Json> result_;
     std::function<void(const std::string&)> cancel_;
+    std::shared_ptr<const Waiter> wait_;
 };
 
 // Completion of an asynchronous request: called exactly once, with `error` null on success. It runs

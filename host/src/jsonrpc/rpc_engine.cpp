@@ -174,16 +174,27 @@ void Responder::error(int code, const std::string& message) {
 
 // ---- Engine -------------------------------------------------------------------------------------
 
-RpcEngine::RpcEngine(std::string peer_name, EngineHooks hooks) : peer_(std::move(peer_name)), hooks_(std::move(hooks)) {}
+RpcEngine::RpcEngine(std::string peer_name, EngineHooks hooks) : peer_(std::move(peer_name)), hooks_(std::move(hooks)) {
+    // One waiter for every request (shared, so a request copies a pointer, not a function).
+    if (hooks_.pump)
+        waiter_ = std::make_shared<const PendingRequest::Waiter>(
+            [pump = hooks_.pump](std::future<Json>& result, Clock::time_point deadline) {
+                pump([&result] { return result.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+                     deadline);
+            });
+}
 
 PendingRequest RpcEngine::start_request(std::string_view method, Json params, RequestSettings settings) {
     Pending entry;
     std::future<Json> future = entry.promise.get_future();
     const std::int64_t id = register_and_send(method, params, settings, std::move(entry));
     std::weak_ptr<RpcEngine> weak = weak_from_this();
-    return PendingRequest(std::move(future), [weak, id](const std::string& reason) {
-        if (auto engine = weak.lock()) engine->cancel(id, reason);
-    });
+    return PendingRequest(
+        std::move(future),
+        [weak, id](const std::string& reason) {
+            if (auto engine = weak.lock()) engine->cancel(id, reason);
+        },
+        waiter_);
 }
 
 std::int64_t RpcEngine::start_request_async(std::string_view method, Json params, RequestSettings settings,

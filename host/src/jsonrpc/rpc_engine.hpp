@@ -87,6 +87,12 @@ struct EngineHooks {
     // request while another write is stuck (a peer that stopped reading would block it, and the
     // loop must keep ticking for every other session). Empty: the work runs in place.
     std::function<void(std::function<void()>)> defer;
+    // [ABI 1.3] Reads the transport on the calling thread until `ready()` or `deadline`
+    // (Transport::pump_until): PendingRequest::get and wait_for use it, so a waiting caller reads
+    // its own reply instead of sleeping while the transport's thread reads it and wakes it. It
+    // returns early when it cannot pump (then the caller sleeps on the future as before). Empty:
+    // waits only sleep on the future.
+    std::function<void(const std::function<bool()>& ready, Clock::time_point deadline)> pump;
     // Server→client requests (other than ping) handed to on_request and not yet answered, at most.
     std::size_t max_inbound_in_flight = kDefaultMaxInboundInFlight;
 };
@@ -185,6 +191,7 @@ private:
 
     const std::string peer_;
     EngineHooks hooks_;
+    std::shared_ptr<const PendingRequest::Waiter> waiter_;  // from hooks_.pump; null without it
     std::atomic<std::int64_t> next_id_{0};
     mutable std::mutex mutex_;
     std::unordered_map<std::int64_t, Pending> pending_;

@@ -94,6 +94,9 @@ void SessionCore::create_engine() {
     };
     hooks.log = [this](int level, const std::string& message) { log(static_cast<LogLevel>(level), message); };
     hooks.arm_timeouts = [this] { arm_timeouts(); };
+    hooks.pump = [weak](const std::function<bool()>& ready, jsonrpc::Clock::time_point deadline) {
+        if (auto self = weak.lock()) self->pump_until(ready, deadline);
+    };
     hooks.defer = [this](std::function<void()> work) { runtime_.run_background(std::move(work)); };
     engine_ = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
 }

@@ -156,6 +156,9 @@ private:
     void create_engine();
     void establish();
     void drop_transport();
+    // [ABI 1.3] The engine's pump hook: reads the transport on this thread until `ready()` or
+    // `deadline`, when the transport can be pumped (session_requests.cpp).
+    void pump_until(const std::function<bool()>& ready, std::chrono::steady_clock::time_point deadline);
     bool session_can_expire() const;
     void recover_expired_session(std::uint64_t seen_generation);
     void handshake(std::chrono::milliseconds budget);

@@ -20,7 +20,7 @@ namespace {
 Json await_answer(PendingRequest pending, const RequestOptions& options) {
     if (!options.is_cancelled) return pending.get();
     constexpr auto kPoll = std::chrono::milliseconds(50);
-    while (pending.future().wait_for(kPoll) != std::future_status::ready) {
+    while (!pending.wait_for(kPoll)) {
         if (!options.is_cancelled()) continue;
         pending.cancel("cancelled by the user");
         break;
@@ -29,6 +29,22 @@ Json await_answer(PendingRequest pending, const RequestOptions& options) {
 }
 
 }  // namespace
+
+// The channel is picked under the shared lock (a reconnect swaps it under the exclusive one);
+// enter_pump keeps it alive until leave_pump, so no session lock is held while inside the plugin.
+void SessionCore::pump_until(const std::function<bool()>& ready, std::chrono::steady_clock::time_point deadline) {
+    transport::Transport* channel = nullptr;
+    {
+        std::shared_lock lock(channel_mutex_);
+        if (!channel_ || !channel_->enter_pump()) return;
+        channel = channel_.get();
+    }
+    struct Leave {
+        transport::Transport* channel;
+        ~Leave() { channel->leave_pump(); }
+    } leave{channel};
+    channel->pump_until(ready, deadline);
+}
 
 PendingRequest SessionCore::request(const std::string& method, Json params, const RequestOptions& options) {
     if (!engine_) {

@@ -4,6 +4,7 @@
 
 #include <mcph/plugin_api.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +40,13 @@ struct Failure {
     std::string body;
 };
 
+// How a pumping wait ended (Transport::pump_until).
+enum class PumpWait {
+    ready,        // ready() became true
+    deadline,     // the deadline passed first
+    unsupported,  // this transport cannot be read on this thread now: wait the usual way
+};
+
 class Transport {
 public:
     virtual ~Transport() = default;
@@ -54,6 +62,18 @@ public:
     // MCPH_TRAIT_* flags.
     virtual std::uint32_t traits() const = 0;
     virtual void close() = 0;  // idempotent; no callbacks after it returns
+
+    // [ABI 1.3] A waiting caller reads the transport itself. enter_pump() (called where the object
+    // is known to be alive, e.g. under the session's channel lock) says whether pumping is possible
+    // and, when true, keeps the object alive until the matching leave_pump(); pump_until() between
+    // the two reads on this thread until `ready()` or `deadline`. Default: no pumping.
+    virtual bool enter_pump() { return false; }
+    virtual PumpWait pump_until(const std::function<bool()>& ready, std::chrono::steady_clock::time_point deadline) {
+        (void)ready;
+        (void)deadline;
+        return PumpWait::unsupported;
+    }
+    virtual void leave_pump() {}
 };
 
 // The HTTP request an auth hook is asked about (ABI v1.2 mcph_auth_request), owning its text so

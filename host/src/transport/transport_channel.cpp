@@ -26,11 +26,30 @@ AuthRequest auth_request_from(const mcph_auth_request* request) {
     return out;
 }
 
+// How deep this thread is in the plugin's callbacks. A wait started from inside one (a handler
+// making a blocking call) must not pump: the thread already holds the read role, or is the
+// plugin's own reader.
+thread_local int t_callback_depth = 0;
+
+struct InCallback {
+    InCallback() noexcept { ++t_callback_depth; }
+    ~InCallback() { --t_callback_depth; }
+    InCallback(const InCallback&) = delete;
+    InCallback& operator=(const InCallback&) = delete;
+};
+
+// The longest single pump: a result completed by another thread (the deadline timer's Timeout, a
+// cancel, fail_all) does not wake a caller sleeping in the plugin's poll, so this bounds how late
+// such a caller notices (the old timeout poll had the same 20 ms grain). A reply from the server
+// ends the pump at once, whatever the slice.
+constexpr auto kPumpSlice = std::chrono::milliseconds(20);
+
 // Every host callback a plugin thread enters runs under this: no exception may unwind into the
 // plugin's C frames (that is undefined, and in practice std::terminate). What was thrown is said
 // as a diagnostic (itself shielded), so a broken listener shows up in the log rather than as a crash.
 template <class Fn>
 void shielded(TransportListener* listener, const char* callback, Fn&& fn) noexcept {
+    const InCallback in_callback;
     try {
         fn();
         return;
@@ -111,6 +130,7 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
     callbacks_.on_auth_challenge_ex = &TransportChannel::on_auth_challenge_ex;
     auth_ = listener_->auth_hooks();
     traits_ = has_v11(offsetof(mcph_transport_vtable_v1, traits)) ? vtable_->traits : traits_of_v10_plugin(vtable_);
+    can_pump_ = has_v11(offsetof(mcph_transport_vtable_v1, pump)) && vtable_->pump;
 
     mcph_error err = make_error();
     mcph_status status = vtable_->create(services, str(config_json), &callbacks_, &transport_, &err);
@@ -128,7 +148,11 @@ TransportChannel::TransportChannel(std::shared_ptr<plugins::LoadedPlugin> plugin
 
 TransportChannel::~TransportChannel() {
     if (!transport_) return;
-    close();
+    close();  // makes a pump in progress return; then the pumper leaves soon
+    {
+        std::unique_lock lock(pump_mutex_);
+        pump_cv_.wait(lock, [this] { return pump_users_ == 0; });
+    }
     vtable_->destroy(transport_);
 }
 
@@ -179,9 +203,60 @@ void TransportChannel::set_option(std::string_view key, std::string_view value) 
 // is told to give up, but never waited for: its job finds no entry left and drops its answer.
 void TransportChannel::close() {
     std::call_once(closed_, [this] {
+        {
+            std::lock_guard lock(pump_mutex_);
+            pump_closed_ = true;
+            pump_cv_.notify_all();  // waiters for the pump role stop waiting for it
+        }
         if (completions_->close() > 0 && auth_) auth_->cancel();
         vtable_->close(transport_);
     });
+}
+
+bool TransportChannel::enter_pump() {
+    if (!can_pump_.load(std::memory_order_relaxed) || t_callback_depth > 0) return false;
+    std::lock_guard lock(pump_mutex_);
+    if (pump_closed_) return false;
+    ++pump_users_;
+    return true;
+}
+
+void TransportChannel::leave_pump() {
+    std::lock_guard lock(pump_mutex_);
+    if (--pump_users_ == 0 && pump_closed_) pump_cv_.notify_all();  // the destructor may be waiting
+}
+
+// One thread at a time in the plugin's pump; the others wait for a round to end (their result may
+// have come with it) and one of them takes over when the pumper's own result is in. The lock is
+// never held inside the plugin.
+PumpWait TransportChannel::pump_until(const std::function<bool()>& ready, std::chrono::steady_clock::time_point deadline) {
+    using Clock = std::chrono::steady_clock;
+    std::unique_lock lock(pump_mutex_);
+    for (;;) {
+        if (ready()) return PumpWait::ready;
+        const auto now = Clock::now();
+        if (now >= deadline) return PumpWait::deadline;
+        if (pump_closed_ || !can_pump_.load(std::memory_order_relaxed)) return PumpWait::unsupported;
+        const auto slice_end = deadline - now > kPumpSlice ? now + kPumpSlice : deadline;
+        if (pumping_) {
+            ++pump_waiters_;
+            pump_cv_.wait_until(lock, slice_end);
+            --pump_waiters_;
+            continue;
+        }
+        pumping_ = true;
+        lock.unlock();
+        const auto slice = std::chrono::ceil<std::chrono::milliseconds>(slice_end - now).count();
+        mcph_error err = make_error();
+        const mcph_status status = vtable_->pump(transport_, static_cast<std::int32_t>(slice), &err);
+        lock.lock();
+        pumping_ = false;
+        if (pump_waiters_ > 0) pump_cv_.notify_all();
+        if (status == MCPH_ERR_UNSUPPORTED) can_pump_ = false;
+        // CLOSED (on_closed came, or close began), BUSY (a thread outside this gate reads),
+        // anything else: the result arrives another way, as without pumping.
+        if (status != MCPH_OK && status != MCPH_ERR_TIMEOUT) return PumpWait::unsupported;
+    }
 }
 
 void TransportChannel::on_message(void* ud, mcph_str message) {

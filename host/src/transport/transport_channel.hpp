@@ -8,6 +8,8 @@
 
 #include <mcph/plugin_api.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,6 +40,9 @@ public:
     void cancel(std::string_view request_id) override;
     std::uint32_t traits() const override { return traits_; }
     void close() override;                        // idempotent; no callbacks after it returns
+    bool enter_pump() override;
+    PumpWait pump_until(const std::function<bool()>& ready, std::chrono::steady_clock::time_point deadline) override;
+    void leave_pump() override;
 
 private:
     static void on_message(void* ud, mcph_str message);
@@ -69,6 +74,17 @@ private:
     mcph_transport* transport_ = nullptr;
     std::uint32_t traits_ = 0;
     std::once_flag closed_;
+
+    // ABI 1.3 pump: one host thread at a time is inside the plugin's pump (pumping_); the other
+    // waiters sleep on pump_cv_ and are woken after each round, to find their result or take over.
+    // pump_users_ counts threads between enter_pump and leave_pump: the destructor waits for them.
+    std::mutex pump_mutex_;
+    std::condition_variable pump_cv_;
+    bool pumping_ = false;
+    int pump_waiters_ = 0;
+    int pump_users_ = 0;
+    bool pump_closed_ = false;           // close() began: nobody pumps again
+    std::atomic<bool> can_pump_{false};  // the plugin has pump and has not said UNSUPPORTED
 };
 
 }  // namespace mcph::transport

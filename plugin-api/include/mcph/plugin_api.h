@@ -1,9 +1,10 @@
 /*
- * mcph plugin ABI, version 1.2 — the only contract between the mcph host and its plugins.
+ * mcph plugin ABI, version 1.3 — the only contract between the mcph host and its plugins.
  * (1.1 appended: per-message facts for `send_ex`, typed failures, transport traits.
  *  1.2 appended: asynchronous auth hooks that see the HTTP request (method, URL, response
  *  headers: DPoP), MCPH_PENDING, auth `cancel`, and a cross-process lock in the secret store.
- *  A plugin built against 1.0 or 1.1 still loads: the host only reads fields inside each
+ *  1.3 appended: transport `pump` -- a waiting host thread reads its own reply -- and MCPH_BUSY.
+ *  A plugin built against 1.0, 1.1 or 1.2 still loads: the host only reads fields inside each
  *  struct_size.)
  *
  * Rules (see docs/plugin-abi.md for the reasoning):
@@ -35,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCPH_ABI_MAJOR 1u
-#define MCPH_ABI_MINOR 2u
+#define MCPH_ABI_MINOR 3u
 
 #define MCPH_ENTRY_SYMBOL "mcph_plugin_entry"
 #define MCPH_TRANSPORT_INTERFACE_V1 "mcph.transport/1"
@@ -84,8 +85,10 @@ typedef enum mcph_status {
     MCPH_ERR_NOT_FOUND = 7,        /* e.g. no such secret */
     MCPH_ERR_INTERNAL = 8,         /* a bug or an unexpected exception inside the callee */
     MCPH_ERR_CANCELLED = 9,        /* the user or the application declined (e.g. open_url refused) */
-    MCPH_PENDING = 10              /* [v1.2] not an error: an asynchronous hook answers later through
+    MCPH_PENDING = 10,             /* [v1.2] not an error: an asynchronous hook answers later through
                                       its completion (only from the *_ex hooks that take one) */
+    MCPH_BUSY = 11                 /* [v1.3] not an error: "not now" -- another thread is reading this
+                                      transport (only from `pump`); wait for the message another way */
 } mcph_status;
 
 #define MCPH_ERROR_MESSAGE_CAPACITY 1024
@@ -378,6 +381,24 @@ typedef struct mcph_transport_vtable_v1 {
      * MCPH_TRAIT_PER_REQUEST_CANCEL ends that request's response stream. No callback for that
      * request fires after it returns. May be NULL. */
     mcph_status (*cancel)(mcph_transport* transport, mcph_str request_id, mcph_error* err);
+
+    /* ---- v1.3 (present when struct_size covers it) ---- */
+
+    /* [any host thread, one at a time per transport, never from inside a callback] Read what the
+     * peer has sent and deliver it through the callbacks ON THE CALLING THREAD, so a host thread
+     * waiting for a reply reads it itself instead of sleeping while a plugin thread reads it and
+     * wakes it (two sleeps and two wake-ups per call become one). Returns:
+     *   MCPH_OK           after delivering at least one message (on_message, or on_closed*);
+     *   MCPH_ERR_TIMEOUT  when `timeout_ms` (>= 0) passed with nothing delivered;
+     *   MCPH_BUSY         at once when another host thread is pumping, or when called on a
+     *                     plugin thread: nothing was read;
+     *   MCPH_ERR_CLOSED   at once after close() began or after on_closed fired;
+     *   MCPH_ERR_UNSUPPORTED when this transport cannot be read from a host thread.
+     * Every other rule stays: on_message calls are serialised in arrival order whichever thread
+     * makes them, on_closed fires once after the last on_message, and `close` (from another host
+     * thread) makes a pump in progress return soon and returns only once it has left the plugin.
+     * While no host thread pumps, the plugin reads on its own threads as before. May be NULL. */
+    mcph_status (*pump)(mcph_transport* transport, int32_t timeout_ms, mcph_error* err);
 } mcph_transport_vtable_v1;
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -384,6 +384,12 @@ public:
     }
     // [thread-safe] ABI v1.1: the host gave up on one request (JSON text of its id).
     virtual void cancel(std::string_view request_id) { (void)request_id; }
+    // [any host thread, one at a time] ABI v1.3: read and deliver on the calling thread (see
+    // `pump` in plugin_api.h for the statuses). Default: this transport reads on its own threads.
+    virtual mcph_status pump(std::int32_t timeout_ms) {
+        (void)timeout_ms;
+        return MCPH_ERR_UNSUPPORTED;
+    }
 };
 
 namespace detail {
@@ -404,6 +410,11 @@ constexpr mcph_transport_vtable_v1 make_transport_vtable(const char* const* conf
     };
     v.cancel = [](mcph_transport* t, mcph_str request_id, mcph_error* err) noexcept {
         return guarded(err, [&] { detail::as<Transport>(t)->cancel(view(request_id)); });
+    };
+    v.pump = [](mcph_transport* t, std::int32_t timeout_ms, mcph_error* err) noexcept {
+        mcph_status status = MCPH_OK;
+        const mcph_status thrown = guarded(err, [&] { status = detail::as<Transport>(t)->pump(timeout_ms); });
+        return thrown != MCPH_OK ? thrown : status;
     };
     v.create = [](const mcph_host_services* host, mcph_str config, const mcph_transport_callbacks* cb,
                   mcph_transport** out, mcph_error* err) noexcept {

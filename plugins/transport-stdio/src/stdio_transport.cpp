@@ -34,6 +34,16 @@ constexpr size_t kMinQueueBytes = size_t{16} << 20;
 constexpr size_t kMaxQueuedMessages = size_t{1} << 16;
 // iovecs per writev from the queue (IOV_MAX is 1024; a pipe takes 64 KiB at a time anyway).
 constexpr int kMaxIov = 64;
+// How long the reader thread stays parked after a pumping caller last gave the read role back.
+// Long enough that back-to-back synchronous calls (microseconds apart) keep the role with the
+// callers, so nothing wakes the reader per call; short enough that a message the server sends
+// while no call is waiting (a notification between calls) is still read within ~2 ms.
+constexpr auto kReaderGrace = std::chrono::milliseconds(2);
+
+// True on a reader thread (of any stdio transport): a pump from there, i.e. from inside one of
+// its callbacks, is refused. Thread-local rather than a stored thread id: the id would be written
+// by start() while the new thread may already be running.
+thread_local bool t_reader_thread = false;
 
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
@@ -88,6 +98,8 @@ void StdioTransport::start() {
 
 void StdioTransport::start_threads() {
     try {
+        // Before the thread: a pump may read before the reader thread first runs.
+        read_buffer_.reset(new char[kReadBufferBytes]);
         stdout_thread_ = std::thread([this] { read_stdout(); });
         // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
         // most servers read their input as fast as it comes, and never need one.
@@ -266,39 +278,166 @@ void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugi
 // One thread reads both of the server's output pipes: stdout lines are delivered, stderr chunks
 // go to the capped buffer. Never stop reading stderr before EOF while the server may still write
 // to it (a server blocked on a full stderr pipe would hang): poll() watches both, and the waits at
-// stdout EOF drain stderr too.
+// stdout EOF drain stderr too. While a host thread pumps, that thread reads instead (pump()).
 void StdioTransport::read_stdout() noexcept {
+    t_reader_thread = true;
     try {
-        read_buffer_.reset(new char[kReadBufferBytes]);
-        bool framing = true;  // false after a fatal framing error: keep draining, deliver nothing
         for (;;) {
-            pollfd fds[3] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
-                             {read_wake_.fd(), POLLIN, 0}};
-            if (::poll(fds, 3, -1) < 0) {
-                if (errno == EINTR) continue;
-                return on_read_error("waiting for the server's output failed");
-            }
-            if (fds[2].revents) return;  // close() told us to stop
-            if (fds[1].revents) read_stderr_once();
-            if (!fds[0].revents) continue;
-            ssize_t n = ::read(stdout_.get(), read_buffer_.get(), kReadBufferBytes);
-            if (n > 0) {
-                if (framing && !lines_.feed(read_buffer_.get(), static_cast<size_t>(n),
-                                            [this](std::string_view line) { on_line(line); })) {
-                    framing = false;
-                    on_oversized_line();
-                }
-                continue;
-            }
-            if (n == 0) return on_stdout_eof();
-            if (errno == EINTR || errno == EAGAIN) continue;
-            return on_read_error("read from the server's stdout failed");
+            if (!take_read_role()) return;
+            ReadStep step = ReadStep::idle;
+            while (step == ReadStep::idle) step = read_round(-1, yield_wake_.fd());
+            std::lock_guard lock(role_mutex_);
+            reader_reading_ = false;
+            if (step == ReadStep::yielded) yield_wake_.clear();
+            if (step == ReadStep::ended) read_done_ = true;
+            handoff_cv_.notify_all();  // the pumper waiting for the role
+            if (step != ReadStep::yielded) return;
         }
     } catch (const std::exception& e) {
         on_internal_error(e.what());
     } catch (...) {
         on_internal_error("unknown exception");
     }
+    std::lock_guard lock(role_mutex_);
+    reader_reading_ = false;
+    read_done_ = true;
+    handoff_cv_.notify_all();
+}
+
+// The reader thread waits for the read role: while a caller pumps, and for kReaderGrace after one
+// gave it back. Timed waits, never a notify from the pumper: waking the reader per call is the
+// cost pump() exists to remove. False: stop (close() is done with the child, or stdout is finished).
+bool StdioTransport::take_read_role() noexcept {
+    std::unique_lock lock(role_mutex_);
+    for (;;) {
+        // Not on closing_: during close() the reader keeps draining, so a server writing as it
+        // exits never blocks on a full pipe; shut_down_threads() says when to stop.
+        if (read_done_ || reader_stop_) return false;
+        const auto resume_at = released_at_ + kReaderGrace;
+        if (pumper_) {
+            reader_cv_.wait_for(lock, kReaderGrace);
+        } else if (std::chrono::steady_clock::now() < resume_at) {
+            reader_cv_.wait_until(lock, resume_at);
+        } else {
+            reader_reading_ = true;
+            return true;
+        }
+    }
+}
+
+// One poll and what it found, for whoever holds the read role. `yield_fd` (-1: none) is the
+// reader thread's yield request. Fatal outcomes are reported (finish) before ReadStep::ended.
+StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, int yield_fd) {
+    pollfd fds[4] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
+                     {read_wake_.fd(), POLLIN, 0}, {yield_fd, POLLIN, 0}};
+    const int ready = ::poll(fds, 4, timeout_ms);
+    if (ready < 0) {
+        if (errno == EINTR) return ReadStep::idle;
+        on_read_error("waiting for the server's output failed");
+        return ReadStep::ended;
+    }
+    if (ready == 0) return ReadStep::idle;
+    if (fds[2].revents) return ReadStep::stop;  // close() told us to stop
+    if (fds[3].revents) return ReadStep::yielded;
+    if (fds[1].revents) read_stderr_once();
+    if (!fds[0].revents) return ReadStep::idle;
+    ssize_t n = ::read(stdout_.get(), read_buffer_.get(), kReadBufferBytes);
+    if (n > 0) {
+        if (framing_ && !lines_.feed(read_buffer_.get(), static_cast<size_t>(n), [this](std::string_view line) { on_line(line); })) {
+            framing_ = false;
+            on_oversized_line();
+        }
+        return ReadStep::idle;
+    }
+    if (n == 0) {
+        on_stdout_eof();
+        return ReadStep::ended;
+    }
+    if (errno == EINTR || errno == EAGAIN) return ReadStep::idle;
+    on_read_error("read from the server's stdout failed");
+    return ReadStep::ended;
+}
+
+// ---- pump: a waiting host thread reads its own reply (ABI 1.3) ---------------------------------
+
+mcph_status StdioTransport::pump(std::int32_t timeout_ms) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(std::max<std::int32_t>(timeout_ms, 0));
+    if (!child_) return MCPH_ERR_CLOSED;  // never started
+    if (t_reader_thread) return MCPH_BUSY;  // from inside a reader's callback
+    std::unique_lock lock(role_mutex_);
+    if (closing_.load() || ended_.load() || read_done_) return MCPH_ERR_CLOSED;
+    if (pumper_) return MCPH_BUSY;
+    pumper_ = true;
+    if (reader_reading_) {
+        // The first call after a quiet spell: the reader is in poll(). Ask it to yield, once.
+        yield_wake_.signal();
+        const bool yielded = handoff_cv_.wait_until(lock, deadline, [this] { return !reader_reading_; });
+        if (!yielded) {
+            lock.unlock();
+            release_pump_role(false);
+            return MCPH_ERR_TIMEOUT;
+        }
+    }
+    if (closing_.load() || read_done_) {
+        lock.unlock();
+        release_pump_role(false);
+        return MCPH_ERR_CLOSED;
+    }
+    lock.unlock();
+    return pump_rounds(deadline);
+}
+
+// Reads with the role held until a message was delivered, the deadline, or the end; then gives
+// the role back. Never throws: the role must be released whatever happens.
+mcph_status StdioTransport::pump_rounds(std::chrono::steady_clock::time_point deadline) noexcept {
+    using Clock = std::chrono::steady_clock;
+    mcph_status status = MCPH_ERR_TIMEOUT;
+    bool finished = false;
+    try {
+        delivered_ = 0;
+        for (;;) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)), -1);
+            if (step == ReadStep::stop) {
+                status = MCPH_ERR_CLOSED;
+                break;
+            }
+            if (step == ReadStep::ended) {
+                finished = true;
+                status = ended_.load() ? MCPH_OK : MCPH_ERR_CLOSED;  // OK: on_closed was delivered
+                break;
+            }
+            if (delivered_ > 0 || ended_.load()) {  // ended_: a framing error was reported
+                status = MCPH_OK;
+                break;
+            }
+            if (Clock::now() >= deadline) break;
+        }
+    } catch (const std::exception& e) {
+        on_internal_error(e.what());
+        finished = true;
+        status = MCPH_OK;
+    } catch (...) {
+        on_internal_error("unknown exception");
+        finished = true;
+        status = MCPH_OK;
+    }
+    release_pump_role(finished);
+    return status;
+}
+
+// The role goes back; the parked reader resumes by itself after kReaderGrace (no wake-up here),
+// unless stdout is finished, when it is told to end now. close() may be waiting for us to leave.
+void StdioTransport::release_pump_role(bool read_finished) noexcept {
+    std::lock_guard lock(role_mutex_);
+    pumper_ = false;
+    released_at_ = std::chrono::steady_clock::now();
+    if (read_finished) {
+        read_done_ = true;
+        reader_cv_.notify_all();
+    }
+    handoff_cv_.notify_all();
 }
 
 void StdioTransport::on_read_error(const char* what) {
@@ -330,10 +469,13 @@ void StdioTransport::drain_stderr_for(std::chrono::milliseconds timeout) noexcep
 }
 
 void StdioTransport::on_line(std::string_view line) {
-    // Delivered right here on the reader thread: no queue, no hand-off. Once close() has begun
+    // Delivered right here on the role holder's thread (the reader, or a pumping caller): no
+    // queue, no hand-off. Once close() has begun
     // the host no longer wants messages, and close() joins us before returning.
     // After on_closed (e.g. the writer gave up on the server) nothing more is delivered either.
-    if (!closing_.load(std::memory_order_acquire) && !ended_.load(std::memory_order_acquire)) host_.deliver(line);
+    if (closing_.load(std::memory_order_acquire) || ended_.load(std::memory_order_acquire)) return;
+    host_.deliver(line);
+    ++delivered_;
 }
 
 void StdioTransport::on_oversized_line() {
@@ -452,6 +594,13 @@ void StdioTransport::shut_down_threads() noexcept {
     // The group is dead, so EOF is imminent; but a process that left our group may still hold a
     // pipe, and close() must return regardless.
     read_wake_.signal();
+    {
+        // A pumping caller sees read_wake_ too; it must have left the plugin before we return.
+        std::unique_lock lock(role_mutex_);
+        reader_stop_ = true;
+        reader_cv_.notify_all();  // a parked reader ends now
+        handoff_cv_.wait(lock, [this] { return !pumper_; });
+    }
     if (stdout_thread_.joinable()) stdout_thread_.join();
     stdout_.reset();
     stderr_.reset();

@@ -14,6 +14,15 @@
 //                  by the first send that finds the pipe full, so a server that keeps up with its
 //                  input costs one thread, not two.
 //   host thread    start(), close().
+//   pumping caller [ABI 1.3] a host thread waiting for its reply calls pump(): it takes the *read
+//                  role* and reads stdout/stderr and delivers on its own thread, so a synchronous
+//                  call costs one sleep (in poll) instead of the reader's wake-up plus the
+//                  caller's. One role holder at a time (on_message stays serialised, in order):
+//                  the reader thread parks while a caller holds the role and resumes only once no
+//                  caller has held it for kReaderGrace, so back-to-back calls keep the role with
+//                  the callers and nothing wakes the reader per call; a caller that finds the
+//                  reader polling (the first call after a quiet spell) asks it to yield through
+//                  yield_wake_ and waits for that once.
 #pragma once
 
 #include "child_process.hpp"
@@ -27,6 +36,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,10 +53,22 @@ public:
     void start() override;                        // [host-thread]
     void send(std::string_view message) override; // [thread-safe], also from inside on_message
     void close() noexcept override;               // [host-thread], idempotent
+    mcph_status pump(std::int32_t timeout_ms) override;  // [any host thread, one at a time]
 
 private:
+    // What one round of reading ended with.
+    enum class ReadStep {
+        idle,     // read something (or nothing) and may read again
+        yielded,  // the reader thread was asked to give the read role to a pumping caller
+        stop,     // close() said stop
+        ended,    // stdout is finished (EOF, an error): nobody reads again
+    };
     void start_threads();
     void read_stdout() noexcept;
+    bool take_read_role() noexcept;
+    ReadStep read_round(int timeout_ms, int yield_fd);
+    mcph_status pump_rounds(std::chrono::steady_clock::time_point deadline) noexcept;
+    void release_pump_role(bool read_finished) noexcept;
     void on_read_error(const char* what);
     void read_stderr_once() noexcept;
     void drain_stderr_for(std::chrono::milliseconds timeout) noexcept;
@@ -89,10 +111,25 @@ private:
     Wakeup send_wake_;  // fired by close() once flushing is over: the writer stops waiting for room
     Wakeup read_wake_;  // fired by close() once the group is dead: readers stop even without EOF
 
+    // The read state below belongs to whoever holds the read role (the reader thread, or a host
+    // thread inside pump()); the role passes under role_mutex_, which orders their accesses.
     LineReader lines_;
     StderrBuffer stderr_buffer_;
-    std::unique_ptr<char[]> read_buffer_;  // reader thread only: stdout and stderr chunks
-    bool stderr_open_ = true;              // reader thread only: stderr not at EOF yet
+    std::unique_ptr<char[]> read_buffer_;  // stdout and stderr chunks
+    bool stderr_open_ = true;              // stderr not at EOF yet
+    bool framing_ = true;                  // false after a fatal framing error: keep draining, deliver nothing
+    std::size_t delivered_ = 0;            // messages on_line delivered (a pump returns after one)
+
+    // Who holds the read role. Guards the flags and released_at_.
+    std::mutex role_mutex_;
+    std::condition_variable reader_cv_;   // the parked reader thread waits here (timed; close() notifies)
+    std::condition_variable handoff_cv_;  // a pumper waits for the reader to yield; close() for the pumper to leave
+    bool reader_reading_ = false;         // the reader thread holds the role
+    bool pumper_ = false;                 // a host thread holds the role (inside pump)
+    bool read_done_ = false;              // stdout is finished: nobody reads again
+    bool reader_stop_ = false;            // close() is done with the child: the reader thread ends
+    std::chrono::steady_clock::time_point released_at_{};  // a pumper last gave the role back
+    Wakeup yield_wake_;                   // a pumper asks the polling reader thread to yield the role
 
     std::thread stdout_thread_;  // the reader
     std::thread writer_thread_;  // guarded by write_mutex_ until close() joins it

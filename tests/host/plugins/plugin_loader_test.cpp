@@ -69,7 +69,7 @@ struct RefusedCase {
 };
 
 const RefusedCase kRefused[] = {
-    {"abi2", "libmcph_test_abi2.so", "plugin ABI 2.7 is incompatible with host ABI 1.2 (major versions must match)",
+    {"abi2", "libmcph_test_abi2.so", "plugin ABI 2.7 is incompatible with host ABI 1.3 (major versions must match)",
      "abi-two"},
     {"initfail", "libmcph_test_init_fails.so", "init failed: test plugin refuses to start: no widget attached",
      "init-fails"},
@@ -273,7 +273,7 @@ TEST(HostPlugins, ReportsLoadedAndRefusedPlugins) {
     ASSERT_TRUE(status["plugins"].IsArray());
     ASSERT_EQ(status["plugins"].Size(), 5u);
     EXPECT_TRUE(status["plugins"][0]["loaded"].GetBool());
-    EXPECT_STREQ(status["plugins"][0]["abi"].GetString(), "1.2");
+    EXPECT_STREQ(status["plugins"][0]["abi"].GetString(), "1.3");
     EXPECT_FALSE(status["plugins"][1]["loaded"].GetBool());
     EXPECT_NE(std::string(status["plugins"][1]["error"].GetString()).find("incompatible"), std::string::npos);
 }

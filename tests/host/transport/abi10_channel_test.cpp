@@ -99,4 +99,16 @@ TEST_F(Abi10ChannelTest, CarriesMessagesAndTheCloseDetailIsSplit) {
     channel.close();
 }
 
+// ABI 1.3 pump: a 1.0 vtable has no pump field inside its struct_size, so a waiting caller is never
+// sent into the plugin; it sleeps on its result as before while the plugin's thread delivers.
+TEST_F(Abi10ChannelTest, APluginWithoutPumpIsNeverPumpedAndStillDelivers) {
+    Abi10Listener listener;
+    TransportChannel channel(plugin, services.table(), R"({"type":"abi10","name":"old"})", &listener);
+    channel.start();
+    EXPECT_FALSE(channel.enter_pump()) << "a 1.0 plugin has no pump entry";
+    channel.send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})");
+    ASSERT_TRUE(listener.wait(1, false));
+    channel.close();
+}
+
 }  // namespace

@@ -137,6 +137,25 @@ TEST_F(TransportChannelTest, DiagnosticLevelsAreClampedAndTextsBounded) {
     channel->close();
 }
 
+// ABI 1.3: the echo plugin's vtable has pump (the helper fills it) but the transport does not
+// implement it: the first pump learns UNSUPPORTED, the wait falls back at once, and no later wait
+// tries again; messages still come from the plugin's thread.
+TEST_F(TransportChannelTest, APumpThePluginDoesNotSupportFallsBackAtOnceAndIsNotRetried) {
+    Listener listener;
+    auto channel = open(R"({"type":"echo","name":"t","mode":"echo"})", listener);
+    channel->start();
+    ASSERT_TRUE(channel->enter_pump());
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(channel->pump_until([] { return false; }, start + 5s), mcph::transport::PumpWait::unsupported);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+    channel->leave_pump();
+    EXPECT_FALSE(channel->enter_pump()) << "UNSUPPORTED is remembered";
+    channel->send(R"({"n":1})");
+    ASSERT_TRUE(listener.wait_messages(1));
+    EXPECT_NE(listener.threads().front(), std::this_thread::get_id());
+    channel->close();
+}
+
 TEST_F(TransportChannelTest, SendFromInsideOnMessageIsAllowed) {
     Listener listener;
     auto channel = open(R"({"type":"echo","mode":"echo"})", listener);

@@ -291,6 +291,11 @@ mcph_status Transport::send(std::string_view message) {
     return st;
 }
 
+mcph_status Transport::pump(std::int32_t timeout_ms) {
+    mcph_error err = make_error();
+    return plugin().vtable->pump(transport_, timeout_ms, &err);
+}
+
 void Transport::close() {
     plugin().vtable->close(transport_);
     recorder.mark_closed_returned();

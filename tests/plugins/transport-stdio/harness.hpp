@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -118,6 +119,8 @@ public:
 
     mcph_status start();
     mcph_status send(std::string_view message);
+    // ABI 1.3 pump; callable from any test thread (does not touch error()).
+    mcph_status pump(std::int32_t timeout_ms);
     void close();  // marks the recorder so any later callback is counted as a bug
 
     Recorder recorder;

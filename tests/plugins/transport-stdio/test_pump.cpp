@@ -1,0 +1,196 @@
+// ABI 1.3 `pump`: a host thread reads the server's output itself and the messages are delivered on
+// that thread; the reader thread parks meanwhile and resumes when nobody pumps. Real processes.
+#include "harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace stdio_test {
+namespace {
+
+using PumpClock = std::chrono::steady_clock;
+
+// Which thread each message was delivered on (recorded inside on_message).
+struct DeliveryThreads {
+    std::mutex mutex;
+    std::vector<std::thread::id> ids;
+    void note() {
+        std::lock_guard lock(mutex);
+        ids.push_back(std::this_thread::get_id());
+    }
+    std::vector<std::thread::id> all() {
+        std::lock_guard lock(mutex);
+        return ids;
+    }
+};
+
+// Pumps until pump says it delivered something, or `want` messages have arrived however they
+// came (or `bound` passes); returns the last status (TIMEOUT when the reader delivered them).
+mcph_status pump_until_delivered(Transport& t, size_t want, std::chrono::milliseconds bound) {
+    const auto deadline = PumpClock::now() + bound;
+    mcph_status st = MCPH_ERR_TIMEOUT;
+    while (PumpClock::now() < deadline && t.recorder.message_count() < want) {
+        st = t.pump(20);
+        if (st != MCPH_ERR_TIMEOUT) break;
+    }
+    return st;
+}
+
+class StdioPumpTest : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
+    void TearDown() override { EXPECT_FALSE(has_children()) << "a child process was not reaped"; }
+};
+
+TEST_F(StdioPumpTest, VtableOffersPumpAtAbi13) {
+    EXPECT_GE(plugin().descriptor->abi_minor, 3u);
+    ASSERT_GT(plugin().vtable->struct_size, offsetof(mcph_transport_vtable_v1, pump));
+    EXPECT_NE(plugin().vtable->pump, nullptr);
+}
+
+TEST_F(StdioPumpTest, WhatAPumpDeliversIsDeliveredOnTheCallingThreadInOrder) {
+    Transport t(Config{"cat"});
+    DeliveryThreads threads;
+    t.recorder.on_message_hook = [&](std::string_view) { threads.note(); };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    constexpr int kCalls = 50;
+    std::vector<std::string> sent;
+    int pumped_here = 0;
+    for (int i = 0; i < kCalls; ++i) {
+        sent.push_back("{\"id\":" + std::to_string(i) + "}");
+        ASSERT_EQ(t.send(sent.back()), MCPH_OK) << t.error();
+        const size_t before = t.recorder.message_count();
+        // Either this thread reads the echo (OK: delivered here), or the reader thread had it first.
+        const mcph_status st = pump_until_delivered(t, static_cast<size_t>(i + 1), 5s);
+        if (st == MCPH_OK) {
+            ++pumped_here;
+            const auto ids = threads.all();
+            ASSERT_GT(ids.size(), before) << "pump returned OK without delivering";
+            EXPECT_EQ(ids.back(), std::this_thread::get_id()) << "a pumped message was delivered on another thread";
+        }
+        ASSERT_TRUE(t.recorder.wait_messages(static_cast<size_t>(i + 1), 5s));
+    }
+    EXPECT_GT(pumped_here, 0) << "no call read its own reply";
+    EXPECT_EQ(t.recorder.messages(), sent);  // once each, in order, whichever thread delivered
+    t.close();
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+}
+
+TEST_F(StdioPumpTest, PumpTimesOutWhenNothingArrives) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    const auto start = PumpClock::now();
+    EXPECT_EQ(t.pump(80), MCPH_ERR_TIMEOUT);
+    const auto took = PumpClock::now() - start;
+    EXPECT_GE(took, 70ms);
+    EXPECT_LT(took, 5s);
+    EXPECT_EQ(t.recorder.message_count(), 0u);
+    t.close();
+}
+
+TEST_F(StdioPumpTest, PumpBeforeStartAndAfterCloseIsClosed) {
+    Transport t(Config{"cat"});
+    EXPECT_EQ(t.pump(10), MCPH_ERR_CLOSED);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    t.close();
+    EXPECT_EQ(t.pump(10), MCPH_ERR_CLOSED);
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+}
+
+TEST_F(StdioPumpTest, ASecondThreadPumpingAtOnceIsToldNotNow) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    std::atomic<bool> stop{false};
+    std::atomic<int> busy{0};
+    std::thread other([&] {
+        while (!stop.load())
+            if (t.pump(200) == MCPH_BUSY) ++busy;
+    });
+    const auto deadline = PumpClock::now() + 10s;
+    while (busy.load() == 0 && PumpClock::now() < deadline)
+        if (t.pump(0) == MCPH_BUSY) ++busy;
+    stop = true;
+    other.join();
+    EXPECT_GT(busy.load(), 0) << "two threads pumped at once without either being told MCPH_BUSY";
+    // And reading still works afterwards.
+    ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1, 5s));
+    t.close();
+}
+
+TEST_F(StdioPumpTest, PumpFromInsideOnMessageIsNotNow) {
+    Transport t(Config{"cat"});
+    std::atomic<int> inner{-1};
+    t.recorder.on_message_hook = [&](std::string_view) { inner = t.pump(10); };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1, 5s));
+    EXPECT_EQ(inner.load(), MCPH_BUSY);
+    t.close();
+}
+
+// After a pump gave the role back, the parked reader resumes within its grace: a message the
+// server sends while nobody pumps (a notification between calls) still arrives.
+TEST_F(StdioPumpTest, AMessageSentWhileNobodyPumpsIsDeliveredByTheReader) {
+    Transport t(sh("read x; echo \"$x\"; sleep 0.3; echo '{\"method\":\"notifications/later\"}'; cat"));
+    DeliveryThreads threads;
+    t.recorder.on_message_hook = [&](std::string_view) { threads.note(); };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
+    (void)pump_until_delivered(t, 1, 5s);  // the "call"; then nobody pumps
+    ASSERT_TRUE(t.recorder.wait_messages(2, 5s)) << "the message between calls was not delivered";
+    EXPECT_EQ(t.recorder.messages().back(), R"({"method":"notifications/later"})");
+    EXPECT_NE(threads.all().back(), std::this_thread::get_id());
+    t.close();
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+}
+
+TEST_F(StdioPumpTest, ServerDeathDuringAPumpIsReportedOnceWithItsExitStatus) {
+    Transport t(sh("read x; echo oops >&2; exit 3", "\"shutdownGraceMs\":200"), /*typed=*/true);
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
+    const auto deadline = PumpClock::now() + 10s;
+    mcph_status st = MCPH_ERR_TIMEOUT;
+    while (t.recorder.closed_count() == 0 && PumpClock::now() < deadline) {
+        st = t.pump(100);
+        if (st != MCPH_ERR_TIMEOUT && st != MCPH_OK && st != MCPH_ERR_CLOSED) break;
+    }
+    ASSERT_TRUE(t.recorder.wait_closed(5s));
+    EXPECT_TRUE(st == MCPH_OK || st == MCPH_ERR_CLOSED) << st;
+    EXPECT_EQ(t.recorder.closed_count(), 1);
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_EQ(t.recorder.close_failure().category, MCPH_FAILURE_PROCESS_EXITED);
+    EXPECT_EQ(t.recorder.close_failure().os_error, 3);
+    EXPECT_NE(t.recorder.close_failure().stderr_tail.find("oops"), std::string::npos);
+    EXPECT_EQ(t.pump(10), MCPH_ERR_CLOSED);
+    t.close();
+}
+
+TEST_F(StdioPumpTest, CloseEndsAPumpInProgressAndNothingFiresAfterIt) {
+    Transport t(Config{"cat"});
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    std::atomic<bool> pumping{false};
+    std::atomic<int> last{-1};
+    std::thread pumper([&] {
+        pumping = true;
+        mcph_status st = MCPH_ERR_TIMEOUT;
+        const auto deadline = PumpClock::now() + 10s;
+        while (st == MCPH_ERR_TIMEOUT && PumpClock::now() < deadline) st = t.pump(5000);
+        last = st;
+    });
+    while (!pumping.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(50ms);  // let it get inside (either way the outcome below holds)
+    const auto start = PumpClock::now();
+    t.close();
+    pumper.join();
+    EXPECT_LT(PumpClock::now() - start, 5s);
+    EXPECT_EQ(last.load(), MCPH_ERR_CLOSED);
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+}
+
+}  // namespace
+}  // namespace stdio_test
