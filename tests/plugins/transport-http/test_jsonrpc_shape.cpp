@@ -209,3 +209,68 @@ TEST(JsonRpcShapeScanner, CountsItsRuns) {
 }
 
 }  // namespace
+
+#include <mcph/bounded_json.hpp>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <random>
+
+namespace {
+
+// The ids a RapidJSON DOM finds, spelled by its Writer: the oracle for the scanner.
+Ids dom_ids(const rapidjson::Value& message, bool requests) {
+    Ids out;
+    auto one = [&](const rapidjson::Value& m) {
+        if (!m.IsObject() || !m.HasMember("id") || m.HasMember("method") != requests) return;
+        const rapidjson::Value& id = m["id"];
+        if (!id.IsString() && !id.IsNumber()) return;
+        rapidjson::StringBuffer b;
+        rapidjson::Writer<rapidjson::StringBuffer> w(b);
+        id.Accept(w);
+        out.emplace_back(b.GetString(), b.GetSize());
+    };
+    if (message.IsArray())
+        for (const auto& m : message.GetArray()) one(m);
+    else
+        one(message);
+    return out;
+}
+
+// Thousands of mutations of real messages (bytes flipped, inserted, cut): the scanner accepts
+// exactly what the bounded RapidJSON parse accepts, and finds the same ids.
+TEST(JsonRpcShapeScanner, AgreesWithRapidJsonOnMutatedMessages) {
+    const std::string seeds[] = {
+        R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"h\u00e9llo \"q\" \\ / \n"}],"isError":false}})",
+        R"([{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x","arguments":{"n":-1.5e3,"b":[true,null]}}},{"id":2,"result":{}}])",
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r","reason":"t"}})",
+        R"({"id":12345678901234567890,"error":{"code":-32601,"message":"m","data":[[[{}]]]}})",
+    };
+    const char alphabet[] = "{}[]\",:\\u0123456789eE+-.tfnrl \n\x01\xC3";
+    std::mt19937 rng(16);
+    size_t compared = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string text = seeds[round % 4];
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) {
+            const size_t at = rng() % (text.size() + 1);
+            const char c = alphabet[rng() % (sizeof alphabet - 1)];
+            switch (rng() % 3) {
+                case 0: if (at < text.size()) text[at] = c; break;
+                case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+                default: if (at < text.size()) text.erase(at, 1); break;
+            }
+        }
+        rapidjson::Document d;
+        const bool oracle = mcph::json_bounds::parse(d, text) && (d.IsObject() || d.IsArray());
+        auto shape = inspect_message(text);
+        ASSERT_EQ(shape.valid, oracle) << text << "\n" << shape.problem;
+        if (!oracle) continue;
+        ++compared;
+        EXPECT_EQ(shape.request_ids, dom_ids(d, true)) << text;
+        EXPECT_EQ(shape.response_ids, dom_ids(d, false)) << text;
+    }
+    EXPECT_GT(compared, 2000u);  // the mutations left enough valid messages to compare ids on
+}
+
+}  // namespace
