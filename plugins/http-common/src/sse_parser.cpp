@@ -1,5 +1,7 @@
 #include "sse_parser.hpp"
 
+#include <cstring>
+
 namespace mcph::http {
 namespace {
 
@@ -17,6 +19,19 @@ bool parse_digits(std::string_view s, uint64_t& out) {
     return true;
 }
 
+// The first '\r' or '\n' at or after `from`, or npos. Two memchr passes instead of
+// find_first_of("\r\n"), which tests each byte against the set one at a time: a 1 MiB data line
+// cost milliseconds that way (issue #16).
+size_t find_line_end(std::string_view chunk, size_t from) {
+    const char* begin = chunk.data() + from;
+    const size_t left = chunk.size() - from;
+    const void* lf = std::memchr(begin, '\n', left);
+    const size_t scan = lf ? static_cast<size_t>(static_cast<const char*>(lf) - begin) : left;
+    const void* cr = std::memchr(begin, '\r', scan);
+    if (cr) return from + static_cast<size_t>(static_cast<const char*>(cr) - begin);
+    return lf ? from + scan : std::string_view::npos;
+}
+
 }  // namespace
 
 SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
@@ -31,7 +46,7 @@ SseParser::Status SseParser::feed(std::string_view chunk, Sink& sink) {
             if (chunk[i] == ' ') ++i;
             continue;
         }
-        size_t end = chunk.find_first_of("\r\n", i);
+        size_t end = find_line_end(chunk, i);
         size_t stop = end == std::string_view::npos ? chunk.size() : end;
         Status st = Status::Ok;
         if (streaming_data_) {

@@ -14,6 +14,9 @@ using mcph::plugin::Error;
 constexpr auto kDeleteTimeout = 2000ms;
 constexpr int kMaxPollMs = 1000;             // an upper bound only; wakeups and curl's timers cut it short
 constexpr size_t kMaxIdleEasyHandles = 32;
+constexpr size_t kSmallBody = size_t{64} << 10;        // libcurl sends bodies up to this with the headers
+constexpr size_t kMaxUploadBuffer = size_t{1} << 20;
+constexpr long kLargeReceiveBuffer = 256L << 10;
 
 }  // namespace
 
@@ -27,7 +30,7 @@ Engine::~Engine() { abort_all(); }
 Transfer::~Transfer() {
     if (!engine) return;
     engine->release_slot(slot);
-    if (easy) engine->recycle(std::move(easy));
+    if (easy) engine->recycle(std::move(easy), spec.payload.size() > kSmallBody);
 }
 
 void Engine::release_slot(Slot slot) noexcept {
@@ -35,8 +38,13 @@ void Engine::release_slot(Slot slot) noexcept {
     else if (slot == Slot::Other) --active_others_;
 }
 
-void Engine::recycle(EasyHandle easy) noexcept {
+void Engine::recycle(EasyHandle easy, bool large) noexcept {
     if (idle_easy_.size() >= kMaxIdleEasyHandles) return;  // freed here
+    // A handle that carried a large body may keep libcurl buffers sized for it (up to 1.25 MiB):
+    // pooled only into an empty pool, so back-to-back large calls keep theirs while a burst of
+    // large transfers does not leave every idle handle holding them. The connection stays in the
+    // multi handle's cache either way.
+    if (large && !idle_easy_.empty()) return;
     curl_easy_reset(easy.get());  // options and state cleared; connection and DNS caches kept
     try {
         idle_easy_.push_back(std::move(easy));
@@ -313,6 +321,11 @@ void Engine::send_with(std::unique_ptr<Transfer> t, const mcph::plugin::AuthAnsw
         setopt(e, CURLOPT_POST, 1L);
         setopt(e, CURLOPT_POSTFIELDS, s.payload.data());
         setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(s.payload.size()));
+        if (s.payload.size() > kSmallBody) {
+            // A large body goes out in a few big writes instead of 64 KiB pieces (issue #16).
+            setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, static_cast<long>(std::min(s.payload.size(), kMaxUploadBuffer)));
+            setopt(e, CURLOPT_BUFFERSIZE, kLargeReceiveBuffer);
+        }
         // No "Expect: 100-continue": libcurl adds it to large bodies and then waits up to a second
         // for a 100 that most servers never send (it cut 1 MiB echoes to ~1 call/s).
         suppress_header(t->headers, "Expect");

@@ -46,8 +46,9 @@ public:
     void wake() const noexcept { transfers_.wakeup(); }  // [thread-safe]
     void run() noexcept;                             // [I/O thread] until stopping or ended
 
-    // [I/O thread] Takes back a finished transfer's handle for reuse.
-    void recycle(EasyHandle easy) noexcept;
+    // [I/O thread] Takes back a finished transfer's handle for reuse; `large`: it carried a body
+    // larger than libcurl sends with the headers, and was given larger buffers.
+    void recycle(EasyHandle easy, bool large) noexcept;
 
     static constexpr int kMaxReconnectAttempts = 5;
     static constexpr int kMaxConsecutiveFailures = 3;

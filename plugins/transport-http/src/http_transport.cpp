@@ -1,7 +1,7 @@
 #include "http_transport.hpp"
 
-#include "jsonrpc_shape.hpp"
 #include "mcp_headers.hpp"
+#include "outgoing.hpp"
 
 #include <stdexcept>
 
@@ -24,26 +24,20 @@ void HttpTransport::start() {
     started_ = true;
 }
 
-// Parsed here, on the caller's thread, once: the request ids tell the I/O thread which
-// responses to expect, so a failed exchange can be reported instead of hanging.
-Command HttpTransport::send_command(std::string_view message) {
+// Validated here, on the caller's thread: the request ids tell the I/O thread which responses to
+// expect, so a failed exchange can be reported instead of hanging (outgoing.hpp: from the host's
+// facts when it gave them, else from one scan of the body).
+Command HttpTransport::send_command(std::string_view message, const mcph::plugin::MessageFacts* facts) {
     if (stopping_.load() || ended_.load()) throw Error(MCPH_ERR_CLOSED, "the transport is closed");
-    if (message.size() > config_.max_message_bytes)
-        throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is larger than maxMessageBytes");
-    MessageShape shape = inspect_message(message);
-    if (!shape.valid) throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is not a JSON object or array");
-    Command c = Command::of(Command::Kind::Send, std::string(message));
-    c.request_ids = std::move(shape.request_ids);
-    c.cancelled_ids = std::move(shape.cancelled_ids);
-    return c;
+    return outgoing_command(message, facts, config_.max_message_bytes);
 }
 
-void HttpTransport::send(std::string_view message) { post(send_command(message)); }
+void HttpTransport::send(std::string_view message) { post(send_command(message, nullptr)); }
 
 // The facts come from the host, which built the message: they are encoded here (the spec's
 // Value Encoding), never trusted as header text.
 void HttpTransport::send_ex(std::string_view message, const mcph::plugin::MessageFacts& facts) {
-    Command c = send_command(message);
+    Command c = send_command(message, &facts);
     if (!facts.protocol_version.empty() && !is_visible_ascii(facts.protocol_version))
         throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message's protocol version must be a token");
     try {

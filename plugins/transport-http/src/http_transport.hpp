@@ -36,7 +36,7 @@ public:
 
 private:
     void post(Command command);
-    Command send_command(std::string_view message);  // validated, ids from one SAX pass
+    Command send_command(std::string_view message, const mcph::plugin::MessageFacts* facts);  // validated
 
     HttpConfig config_;
     std::atomic<bool> stopping_{false};  // close() began

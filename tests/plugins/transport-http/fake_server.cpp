@@ -224,10 +224,13 @@ namespace {
 template <class Stream>
 void serve_one(Stream& stream, const std::function<void(const Request&)>& record, const Handler& handler) {
     beast::flat_buffer buffer;
-    bhttp::request<bhttp::string_body> req;
+    // Beast's default body limit is 1 MiB: a 1 MiB argument plus its JSON-RPC frame is more.
+    bhttp::request_parser<bhttp::string_body> parser;
+    parser.body_limit(std::uint64_t{16} << 20);
     beast::error_code ec;
-    bhttp::read(stream, buffer, req, ec);
+    bhttp::read(stream, buffer, parser, ec);
     if (ec) return;
+    bhttp::request<bhttp::string_body> req = parser.release();
     Request r = to_request(req);
     record(r);
     StreamExchange<Stream> ex(std::move(r), stream);

@@ -146,3 +146,131 @@ TEST(JsonRpcShape, CancelledRequestIds) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue #16: the scanner replaced a RapidJSON SAX pass. The ids it finds are spelled as RapidJSON
+// would write them (what the tracker keys on), and what it refuses RapidJSON refuses.
+TEST(JsonRpcShapeScanner, IdsAreCanonicalWhateverTheSpelling) {
+    EXPECT_EQ(inspect_message(R"({"id":"a\u0041\/","result":1})").response_ids, Ids{R"("aA/")"});
+    EXPECT_EQ(inspect_message(R"({"\u0069d":4,"result":1})").response_ids, Ids{"4"});
+    EXPECT_EQ(inspect_message(R"({"id":-0,"result":1})").response_ids, Ids{"0"});
+    EXPECT_EQ(inspect_message(R"({"id":1e2,"result":1})").response_ids, Ids{"100.0"});
+    EXPECT_EQ(inspect_message(R"({"id":-17,"result":1})").response_ids, Ids{"-17"});
+    EXPECT_EQ(inspect_message(R"({"id":18446744073709551615,"result":1})").response_ids, Ids{"18446744073709551615"});
+    EXPECT_EQ(inspect_message(R"({"id":"caf)" "\xC3\xA9" R"(","method":"m"})").request_ids, Ids{"\"caf\xC3\xA9\""});
+    auto c = inspect_message(R"({"method":"notifications/cancel\u006ced","params":{"requestId":"r\"1"}})");
+    EXPECT_EQ(c.cancelled_ids, Ids{R"("r\"1")"});
+    EXPECT_EQ(inspect_message(R"({"id":true,"method":"m"})").request_ids, Ids{});
+}
+
+TEST(JsonRpcShapeScanner, RefusesWhatTheGrammarRefuses) {
+    const char* bad[] = {
+        R"({"id":1,})", R"({"id" 1})", R"({id:1})", R"([1,])", R"([01])", R"([1.])", R"([1e])", R"([-])",
+        R"([tru])", R"([nul])", R"(["a\x"])", R"(["\u12G4"])", R"(["\uD800"])", R"(["\uD800\u0041"])",
+        R"(["unterminated)", R"({"a":1}})", R"([1e400])", R"([-1e400])", R"({"a":[1,2})", R"([1 2])", R"(["a\)",
+    };
+    for (const char* text : bad) {
+        auto r = inspect_message(text);
+        EXPECT_FALSE(r.valid) << text;
+        EXPECT_NE(r.problem.find("malformed JSON"), std::string::npos) << text << ": " << r.problem;
+        rapidjson::Document d;
+        d.Parse(text);
+        EXPECT_TRUE(d.HasParseError()) << "the oracle accepts " << text;
+    }
+    EXPECT_FALSE(inspect_message(std::string("[\"a\x01\"]")).valid);  // a raw control character
+    EXPECT_FALSE(inspect_message(std::string("[\"a\0\"]", 5)).valid);
+    const char* good[] = {
+        R"([1.5e-3,-0.0,0,1E+2,true,false,null,"",{},[]])", R"({"a":{"b":[{"c":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}]}})",
+        " \t\r\n[ 1 , { \"k\" : [ ] } ] \n", R"(["\uDC00"])",
+    };
+    for (const char* text : good) EXPECT_TRUE(inspect_message(text).valid) << text << ": " << inspect_message(text).problem;
+}
+
+// A 1 MiB result: strings of every length around the 16-byte steps, escapes at the edges.
+TEST(JsonRpcShapeScanner, LongStringsAreSkippedExactly) {
+    for (size_t n : {size_t{0}, size_t{15}, size_t{16}, size_t{17}, size_t{31}, size_t{1} << 20}) {
+        std::string text(n, 'x');
+        auto ok = inspect_message(R"({"jsonrpc":"2.0","id":9,"result":{"text":")" + text + R"(\"","id":3}})");
+        EXPECT_TRUE(ok.valid) << n << ok.problem;
+        EXPECT_EQ(ok.response_ids, Ids{"9"});
+        std::string with_quote = text;
+        with_quote.insert(with_quote.size() / 2, "\"");
+        EXPECT_FALSE(inspect_message(R"({"id":9,"result":")" + with_quote + R"("})").valid) << n;
+        std::string with_control = text + "\n";
+        EXPECT_FALSE(inspect_message(R"({"id":9,"result":")" + with_control + R"("})").valid) << n;
+    }
+}
+
+TEST(JsonRpcShapeScanner, CountsItsRuns) {
+    const std::uint64_t before = mcph::http::inspect_message_count();
+    inspect_message("{}");
+    EXPECT_EQ(mcph::http::inspect_message_count(), before + 1);
+}
+
+}  // namespace
+
+#include <mcph/bounded_json.hpp>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <random>
+
+namespace {
+
+// The ids a RapidJSON DOM finds, spelled by its Writer: the oracle for the scanner.
+Ids dom_ids(const rapidjson::Value& message, bool requests) {
+    Ids out;
+    auto one = [&](const rapidjson::Value& m) {
+        if (!m.IsObject() || !m.HasMember("id") || m.HasMember("method") != requests) return;
+        const rapidjson::Value& id = m["id"];
+        if (!id.IsString() && !id.IsNumber()) return;
+        rapidjson::StringBuffer b;
+        rapidjson::Writer<rapidjson::StringBuffer> w(b);
+        id.Accept(w);
+        out.emplace_back(b.GetString(), b.GetSize());
+    };
+    if (message.IsArray())
+        for (const auto& m : message.GetArray()) one(m);
+    else
+        one(message);
+    return out;
+}
+
+// Thousands of mutations of real messages (bytes flipped, inserted, cut): the scanner accepts
+// exactly what the bounded RapidJSON parse accepts, and finds the same ids.
+TEST(JsonRpcShapeScanner, AgreesWithRapidJsonOnMutatedMessages) {
+    const std::string seeds[] = {
+        R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"h\u00e9llo \"q\" \\ / \n"}],"isError":false}})",
+        R"([{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x","arguments":{"n":-1.5e3,"b":[true,null]}}},{"id":2,"result":{}}])",
+        R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r","reason":"t"}})",
+        R"({"id":12345678901234567890,"error":{"code":-32601,"message":"m","data":[[[{}]]]}})",
+    };
+    const char alphabet[] = "{}[]\",:\\u0123456789eE+-.tfnrl \n\x01\xC3";
+    std::mt19937 rng(16);
+    size_t compared = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string text = seeds[round % 4];
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) {
+            const size_t at = rng() % (text.size() + 1);
+            const char c = alphabet[rng() % (sizeof alphabet - 1)];
+            switch (rng() % 3) {
+                case 0: if (at < text.size()) text[at] = c; break;
+                case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+                default: if (at < text.size()) text.erase(at, 1); break;
+            }
+        }
+        rapidjson::Document d;
+        const bool oracle = mcph::json_bounds::parse(d, text) && (d.IsObject() || d.IsArray());
+        auto shape = inspect_message(text);
+        ASSERT_EQ(shape.valid, oracle) << text << "\n" << shape.problem;
+        if (!oracle) continue;
+        ++compared;
+        EXPECT_EQ(shape.request_ids, dom_ids(d, true)) << text;
+        EXPECT_EQ(shape.response_ids, dom_ids(d, false)) << text;
+    }
+    EXPECT_GT(compared, 2000u);  // the mutations left enough valid messages to compare ids on
+}
+
+}  // namespace

@@ -86,6 +86,46 @@ TEST_F(HttpModernTest, RequestPostCarriesMethodNameParamsAndVersion) {
     EXPECT_EQ(r.header("accept"), "application/json, text/event-stream");
 }
 
+// Issue #16: a 1 MiB request sent with facts (not scanned on send, OutgoingCommand.* proves it: its id comes from the
+// facts), and its 1 MiB answer, as JSON or as one SSE event, still reaches the host whole and
+// answers it; an answer for another id still fails the request with a reason.
+TEST_F(HttpModernTest, LargeRequestWithFactsIsRoutedAndAnswered) {
+    const std::string text(size_t{1} << 20, 'x');
+    const std::string big_result = R"({"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":")" + text + R"("}]}})";
+    auto result_for = [&](const std::string& id) {
+        std::string r = big_result;
+        return r.replace(r.find("ID"), 2, id);
+    };
+    FakeServer server;
+    server.on([&](Exchange& ex) {
+        const std::string id = ex.request.header("mcp-param-id");
+        if (id == "sse") {
+            ex.sse_begin();
+            ex.sse_send("event: message\ndata: " + result_for("12") + "\n\n");
+            ex.sse_end();
+        } else {
+            ex.json(result_for(id == "other" ? "99" : "11"));
+        }
+    });
+    Transport t(http_config(server.url()), true);
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.set_option("era", "modern"), MCPH_OK);
+    auto send = [&](int id, const std::string& route) {
+        Facts f = facts(id, "tools/call", "echo");
+        f.params = {{"Id", route}};
+        return t.send_ex(rpc(id, "tools/call", R"({"name":"echo","arguments":{"text":")" + text + R"("}})"), f);
+    };
+    ASSERT_EQ(send(11, "json"), MCPH_OK) << t.error();
+    ASSERT_EQ(send(12, "sse"), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(2, 10s));
+    for (const std::string& m : t.recorder.messages()) EXPECT_EQ(m.size(), big_result.size());
+    ASSERT_EQ(send(13, "other"), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_request_failures(1, 10s));
+    TypedFailure f = t.recorder.request_failures().at(0);
+    EXPECT_EQ(f.request_id, "13");
+    EXPECT_NE(f.message.find("did not answer the request"), std::string::npos) << f.message;
+}
+
 TEST_F(HttpModernTest, NameIsEncodedForResourcesAndPrompts) {
     FakeServer server;
     server.on([](Exchange& ex) {
