@@ -56,33 +56,12 @@ inline rapidjson::Value string_value(std::string_view s, rapidjson::Document::Al
     return rapidjson::Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
 }
 
-// Forwards SAX events to `Inner`, passing strings of kBorrowFrom bytes or more as not-to-copy:
-// the tree built refers to the source's bytes (RapidJSON "const strings") instead of copying them.
+// Strings of kBorrowFrom bytes or more are passed as not-to-copy: the tree built refers to the
+// source's bytes (RapidJSON "const strings"). Shorter ones: a copy is cheaper than the thought.
+inline constexpr rapidjson::SizeType kBorrowFrom = 256;
+inline bool copy_when_short(rapidjson::SizeType n, bool copy) { return copy && n < kBorrowFrom; }
 template <class Inner>
-class BorrowingLongStrings {
-public:
-    using Ch = char;
-    static constexpr rapidjson::SizeType kBorrowFrom = 256;  // shorter ones: a copy is cheaper than a thought
-    explicit BorrowingLongStrings(Inner& inner) : inner_(inner) {}
-
-    bool Null() { return inner_.Null(); }
-    bool Bool(bool b) { return inner_.Bool(b); }
-    bool Int(int i) { return inner_.Int(i); }
-    bool Uint(unsigned u) { return inner_.Uint(u); }
-    bool Int64(int64_t i) { return inner_.Int64(i); }
-    bool Uint64(uint64_t u) { return inner_.Uint64(u); }
-    bool Double(double d) { return inner_.Double(d); }
-    bool RawNumber(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.RawNumber(s, n, copy); }
-    bool String(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.String(s, n, copy && n < kBorrowFrom); }
-    bool Key(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.Key(s, n, copy); }
-    bool StartObject() { return inner_.StartObject(); }
-    bool EndObject(rapidjson::SizeType n) { return inner_.EndObject(n); }
-    bool StartArray() { return inner_.StartArray(); }
-    bool EndArray(rapidjson::SizeType n) { return inner_.EndArray(n); }
-
-private:
-    Inner& inner_;
-};
+using BorrowingLongStrings = json_bounds::RecopyingStrings<Inner, &copy_when_short>;
 
 // A copy of `value`, built in `alloc`, whose long strings refer to `value`'s bytes instead of
 // copying them: for a request's params made from a caller's arguments that outlive the request

@@ -108,15 +108,13 @@ struct ParseOutcome {
     }
 };
 
-// Forwards SAX events to `Inner`, every string, key and raw number marked "copy": an in-situ parse
-// hands out pointers into its scratch buffer, which dies with the parse, so the tree must own its
-// strings. (Borrowing them instead would leave RapidJSON "const strings" in the tree, which
-// CopyFrom and the copying Value constructor share rather than copy: a clone would dangle.)
-template <class Inner>
-class OwningStrings {
+// Forwards SAX events to `Inner`, each string's and raw number's "copy" flag decided by
+// `CopyOf(length, copy)` (keys are always copied).
+template <class Inner, bool (*CopyOf)(rapidjson::SizeType, bool)>
+class RecopyingStrings {
 public:
     using Ch = char;
-    explicit OwningStrings(Inner& inner) : inner_(inner) {}
+    explicit RecopyingStrings(Inner& inner) : inner_(inner) {}
 
     bool Null() { return inner_.Null(); }
     bool Bool(bool b) { return inner_.Bool(b); }
@@ -125,8 +123,8 @@ public:
     bool Int64(int64_t i) { return inner_.Int64(i); }
     bool Uint64(uint64_t u) { return inner_.Uint64(u); }
     bool Double(double d) { return inner_.Double(d); }
-    bool RawNumber(const Ch* s, rapidjson::SizeType n, bool) { return inner_.RawNumber(s, n, true); }
-    bool String(const Ch* s, rapidjson::SizeType n, bool) { return inner_.String(s, n, true); }
+    bool RawNumber(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.RawNumber(s, n, CopyOf(n, copy)); }
+    bool String(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.String(s, n, CopyOf(n, copy)); }
     bool Key(const Ch* s, rapidjson::SizeType n, bool) { return inner_.Key(s, n, true); }
     bool StartObject() { return inner_.StartObject(); }
     bool EndObject(rapidjson::SizeType n) { return inner_.EndObject(n); }
@@ -136,6 +134,15 @@ public:
 private:
     Inner& inner_;
 };
+
+inline bool always_copy(rapidjson::SizeType, bool) { return true; }
+
+// Every string copied: an in-situ parse hands out pointers into its scratch buffer, which dies
+// with the parse, so the tree must own its strings. (Borrowing them instead would leave RapidJSON
+// "const strings" in the tree, which CopyFrom and the copying Value constructor share rather than
+// copy: a clone would dangle.)
+template <class Inner>
+using OwningStrings = RecopyingStrings<Inner, &always_copy>;
 
 // A NUL-terminated copy of a message with 16 zero bytes after it, parsed in place. RapidJSON scans
 // strings and whitespace 16 bytes at a time (RAPIDJSON_SSE2) only in a NUL-terminated buffer, with
