@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,36 @@ inline std::string_view view(const rapidjson::Value& v) {
 
 inline rapidjson::Value string_value(std::string_view s, rapidjson::Document::AllocatorType& alloc) {
     return rapidjson::Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+}
+
+// Strings of kBorrowFrom bytes or more are passed as not-to-copy: the tree built refers to the
+// source's bytes (RapidJSON "const strings"). Shorter ones: a copy is cheaper than the thought.
+inline constexpr rapidjson::SizeType kBorrowFrom = 256;
+inline bool copy_when_short(rapidjson::SizeType n, bool copy) { return copy && n < kBorrowFrom; }
+template <class Inner>
+using BorrowingLongStrings = json_bounds::RecopyingStrings<Inner, &copy_when_short>;
+
+// A copy of `value`, built in `alloc`, whose long strings refer to `value`'s bytes instead of
+// copying them: for a request's params made from a caller's arguments that outlive the request
+// (a synchronous call), so a 1 MiB argument is not copied into the params, nor again by each
+// clone of them (CopyFrom shares such strings). It must not outlive `value`. Nullopt when `value`
+// nests deeper than `max_depth` (the copy recurses per level, as the writer does) or holds a
+// number that is not finite (which the writer refuses).
+inline std::optional<rapidjson::Value> borrowing_copy(const rapidjson::Value& value,
+                                                      rapidjson::Document::AllocatorType& alloc, unsigned max_depth) {
+    rapidjson::Document built(&alloc);
+    bool ok = true;
+    auto generate = [&](rapidjson::Document& handler) {
+        BorrowingLongStrings<rapidjson::Document> borrowing(handler);
+        json_bounds::DepthLimitedHandler<BorrowingLongStrings<rapidjson::Document>> limited(borrowing, max_depth);
+        ok = value.Accept(limited);  // json-bounds-ok: the depth-limited handler
+        return ok;
+    };
+    built.Populate(generate);
+    if (!ok) return std::nullopt;
+    rapidjson::Value out;
+    out.Swap(built);  // the values live in `alloc`, not in `built`, which owns no allocator
+    return out;
 }
 
 }  // namespace mcph::json

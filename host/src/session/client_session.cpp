@@ -12,9 +12,12 @@ std::string CallToolResult::text() const {
     const JsonValue* content = raw.IsObject() ? json::array_member(raw, "content") : nullptr;
     if (!content) return out;
     for (const JsonValue& block : content->GetArray()) {
-        if (json::string_or(block, "type") != "text") continue;
+        // Viewed, not copied: string_or's temporary would be a second copy of a 1 MiB text.
+        const JsonValue* type = json::member(block, "type");
+        if (!type || json::view(*type) != "text") continue;
+        const JsonValue* text = json::member(block, "text");
         if (!out.empty()) out.push_back('\n');
-        out += json::string_or(block, "text");
+        if (text) out += json::view(*text);
     }
     return out;
 }

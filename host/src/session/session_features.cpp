@@ -82,9 +82,16 @@ CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& 
     Json params(rapidjson::kObjectType);
     auto& a = params.GetAllocator();
     params.AddMember("name", json::string_value(name, a), a);
-    if (arguments.IsObject())
-        params.AddMember("arguments", JsonValue(arguments, a), a);
-    else if (!arguments.IsNull())
+    if (arguments.IsObject()) {
+        // The caller's arguments outlive this synchronous call, and the params die with it: long
+        // strings (a 1 MiB payload) are referred to, not copied here nor by the retry's clone.
+        std::optional<JsonValue> borrowed = json::borrowing_copy(arguments, a, json::kWriteDepth - 2);
+        if (!borrowed)
+            throw Error(ErrorKind::Usage, "tools/call arguments of '" + name + "' are nested deeper than " +
+                                              std::to_string(json::kWriteDepth - 2) +
+                                              " levels or hold a number that is not finite; not sent");
+        params.AddMember("arguments", *borrowed, a);
+    } else if (!arguments.IsNull())
         throw Error(ErrorKind::Usage, "tool arguments must be a JSON object");
     // 2025-11-25 experimental tasks: a tool that requires it (or allows it, when the caller prefers
     // tasks) is called task-augmented on a server that offers task-augmented tools/call.

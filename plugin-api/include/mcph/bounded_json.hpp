@@ -22,6 +22,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -106,18 +108,82 @@ struct ParseOutcome {
     }
 };
 
+// Forwards SAX events to `Inner`, each string's and raw number's "copy" flag decided by
+// `CopyOf(length, copy)` (keys are always copied).
+template <class Inner, bool (*CopyOf)(rapidjson::SizeType, bool)>
+class RecopyingStrings {
+public:
+    using Ch = char;
+    explicit RecopyingStrings(Inner& inner) : inner_(inner) {}
+
+    bool Null() { return inner_.Null(); }
+    bool Bool(bool b) { return inner_.Bool(b); }
+    bool Int(int i) { return inner_.Int(i); }
+    bool Uint(unsigned u) { return inner_.Uint(u); }
+    bool Int64(int64_t i) { return inner_.Int64(i); }
+    bool Uint64(uint64_t u) { return inner_.Uint64(u); }
+    bool Double(double d) { return inner_.Double(d); }
+    bool RawNumber(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.RawNumber(s, n, CopyOf(n, copy)); }
+    bool String(const Ch* s, rapidjson::SizeType n, bool copy) { return inner_.String(s, n, CopyOf(n, copy)); }
+    bool Key(const Ch* s, rapidjson::SizeType n, bool) { return inner_.Key(s, n, true); }
+    bool StartObject() { return inner_.StartObject(); }
+    bool EndObject(rapidjson::SizeType n) { return inner_.EndObject(n); }
+    bool StartArray() { return inner_.StartArray(); }
+    bool EndArray(rapidjson::SizeType n) { return inner_.EndArray(n); }
+
+private:
+    Inner& inner_;
+};
+
+inline bool always_copy(rapidjson::SizeType, bool) { return true; }
+
+// Every string copied: an in-situ parse hands out pointers into its scratch buffer, which dies
+// with the parse, so the tree must own its strings. (Borrowing them instead would leave RapidJSON
+// "const strings" in the tree, which CopyFrom and the copying Value constructor share rather than
+// copy: a clone would dangle.)
+template <class Inner>
+using OwningStrings = RecopyingStrings<Inner, &always_copy>;
+
+// A NUL-terminated copy of a message with 16 zero bytes after it, parsed in place. RapidJSON scans
+// strings and whitespace 16 bytes at a time (RAPIDJSON_SSE2) only in a NUL-terminated buffer, with
+// aligned loads that may reach 15 bytes past the terminator: the padding keeps every such load
+// inside this allocation. The in-situ parse also unescapes in place, so no string is first
+// gathered on the reader's own growing stack. A message is the plugin's for the call's duration
+// (mcph_str), so this one copy is the floor; small messages use the stack, not the heap.
+class PaddedCopy {
+public:
+    static constexpr std::size_t kPadding = 16;
+    explicit PaddedCopy(std::string_view text)
+        : heap_(text.size() + 1 + kPadding > sizeof local_ ? new char[text.size() + 1 + kPadding] : nullptr),
+          data_(heap_ ? heap_.get() : local_) {
+        if (!text.empty()) std::memcpy(data_, text.data(), text.size());
+        std::memset(data_ + text.size(), 0, 1 + kPadding);
+    }
+    char* data() { return data_; }
+
+private:
+    alignas(16) char local_[1024];
+    std::unique_ptr<char[]> heap_;
+    char* data_;
+};
+
 // Parses `text` into `doc` (replacing its content). On failure `doc` is null and the outcome says
 // why. Extra RapidJSON flags (e.g. kParseFullPrecisionFlag) may be passed; iterative is always on.
+// What is accepted and refused, and at which offset, is RapidJSON's non-validating UTF-8 parse of
+// the bytes up to the first NUL (a NUL byte ends the input, as it did for its MemoryStream):
+// tests/host/json/bounded_parse_test.cpp holds the table of cases.
 template <unsigned ExtraFlags = rapidjson::kParseDefaultFlags>
 inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsigned max_depth = kMaxDepth) {
     ParseOutcome out;
     out.max_depth = max_depth;
+    PaddedCopy copy(text);
     auto generate = [&](rapidjson::Document& handler) {
-        DepthLimitedHandler<rapidjson::Document> limited(handler, max_depth);
-        rapidjson::MemoryStream stream(text.data(), text.size());
+        OwningStrings<rapidjson::Document> owning(handler);
+        DepthLimitedHandler<OwningStrings<rapidjson::Document>> limited(owning, max_depth);
+        rapidjson::InsituStringStream stream(copy.data());
         rapidjson::Reader reader;
         const rapidjson::ParseResult result =
-            reader.Parse<ExtraFlags | rapidjson::kParseIterativeFlag>(stream, limited);
+            reader.Parse<ExtraFlags | rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag>(stream, limited);
         if (result) return true;
         out.status = limited.too_deep() ? ParseOutcome::Status::TooDeep : ParseOutcome::Status::Malformed;
         out.code = limited.not_finite() ? rapidjson::kParseErrorNumberTooBig : result.Code();
