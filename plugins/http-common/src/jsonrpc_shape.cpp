@@ -93,7 +93,7 @@ CanonicalScalar canonical_scalar(std::string_view json) {
     CanonicalScalar h;
     rapidjson::MemoryStream stream(json.data(), json.size());
     rapidjson::Reader reader;
-    if (!reader.Parse(stream, h)) h.text.clear();
+    if (!reader.Parse(stream, h)) h.text.clear();  // json-bounds-ok: one scalar the scanner already checked; containers end the parse (Default)
     return h;
 }
 
