@@ -123,7 +123,7 @@ struct HostOptions {
     // MCPH_REMOTE_CONNECT_BATCH). Batches run one after another, members in parallel.
     std::optional<std::size_t> local_connect_batch;
     std::optional<std::size_t> remote_connect_batch;
-    // HTTP-family servers: a DNS + TCP check before the handshake (skipped behind a proxy).
+    // HTTP-family servers: name the failed step (DNS, TCP) of an unreachable one (docs/host-core.md).
     bool reachability_check = true;
 
     // Withhold every tool the tool scanner flags (Tool::findings not empty), as the rug-pull guard

@@ -116,9 +116,13 @@ void WsTransport::start() {
     describe_ide();
     HeaderList headers = handshake_headers();
 
-    create_context();
-    service_thread_ = std::thread([this] { service_loop(); });
-    service_thread_id_ = service_thread_.get_id();
+    {
+        std::lock_guard lifecycle(lifecycle_mutex_);
+        if (closed_) throw Error(MCPH_ERR_CLOSED, "transport was closed while starting");
+        create_context();
+        service_thread_ = std::thread([this] { service_loop(); });
+        service_thread_id_ = service_thread_.get_id();
+    }
 
     // connectTimeoutMs bounds the whole connect — TCP, TLS, upgrade, the errno probe and an auth
     // retry together — except the time the host's auth hooks take (an interactive sign-in is
@@ -148,7 +152,7 @@ void WsTransport::start() {
         }
         if (!a.ok && (a.http_status == 401 || a.http_status == 403)) fail_start(MCPH_ERR_AUTH, a.error);
     }
-    if (!a.ok) fail_start(a.timed_out ? MCPH_ERR_TIMEOUT : MCPH_ERR_IO, a.error);
+    if (!a.ok) fail_start(closing_.load() ? MCPH_ERR_CLOSED : a.timed_out ? MCPH_ERR_TIMEOUT : MCPH_ERR_IO, a.error);
 }
 
 WsTransport::Attempt WsTransport::connect_once(const HeaderList& headers, Clock::time_point deadline) {
@@ -157,13 +161,20 @@ WsTransport::Attempt WsTransport::connect_once(const HeaderList& headers, Clock:
     pending_headers_ = headers;
     connect_requested_ = true;
     lws_cancel_service(context_);
-    if (!cv_.wait_until(lock, deadline, [&] { return attempt_.done; })) {
+    // close() from another thread ends the wait at once: it notifies cv_ after setting closing_.
+    if (!cv_.wait_until(lock, deadline, [&] { return attempt_.done || closing_.load(); })) {
         Attempt timed_out;
         timed_out.done = true;
         timed_out.timed_out = true;
         timed_out.error = "timed out after " + ms_text(config_.connect_timeout) +
                           " (connectTimeoutMs) waiting for the WebSocket handshake";
         return timed_out;
+    }
+    if (!attempt_.done) {
+        Attempt closed;
+        closed.done = true;
+        closed.error = "the transport was closed while connecting";
+        return closed;
     }
     return attempt_;
 }
@@ -197,13 +208,22 @@ void WsTransport::send(std::string_view message) {
 }
 
 void WsTransport::close() noexcept {
-    if (closed_) return;
-    closed_ = true;
-    closing_.store(true);
-    if (service_thread_.joinable()) {
+    if (closed_.exchange(true)) return;
+    bool serving = false;
+    {
+        std::lock_guard lifecycle(lifecycle_mutex_);
+        serving = service_thread_.joinable();
+    }
+    {
+        // Under mutex_, so a start() waiting in connect_once sees closing_ when notified.
+        std::lock_guard lock(mutex_);
+        closing_.store(true);
+        cv_.notify_all();
+    }
+    if (serving) {
         std::unique_lock lock(mutex_);
         close_requested_ = true;
-        lws_cancel_service(context_);
+        if (context_) lws_cancel_service(context_);  // a failing start() may have ended the service
         cv_.notify_all();  // blocked senders give up
         cv_.wait_for(lock, kCloseGrace, [&] { return !connection_alive_; });
     }
@@ -213,6 +233,9 @@ void WsTransport::close() noexcept {
 }
 
 void WsTransport::stop_service() noexcept {
+    // close() and a failing start() on another thread may both get here: one joins, the other
+    // waits for it and then finds nothing left to stop.
+    std::lock_guard lifecycle(lifecycle_mutex_);
     if (service_thread_.joinable()) {
         {
             std::lock_guard lock(mutex_);

@@ -97,6 +97,9 @@ private:
     lws_retry_bo_t retry_policy_{};
     lws_protocols protocols_[2]{};
     lws_context* context_ = nullptr;
+    // Guards service_thread_ and the context's creation and destruction: the host may close the
+    // transport from another thread while start() still connects, and both end the service.
+    std::mutex lifecycle_mutex_;
     std::thread service_thread_;
     std::thread::id service_thread_id_;
 
@@ -138,7 +141,7 @@ private:
 
     // ---- host thread only
     bool started_ = false;
-    bool closed_ = false;
+    std::atomic<bool> closed_{false};  // close() was called (maybe while start() connects)
 };
 
 }  // namespace mcph::ws

@@ -189,6 +189,30 @@ TEST_F(WsTransportTest, HandshakeTimeoutIsBounded) {
     EXPECT_NE(t.error().find("timed out"), std::string::npos) << t.error();
 }
 
+// The host may close a server while its start() still connects (disable, shutdown, a failed
+// reachability probe). That used to end the process: close() and the failing start() both joined
+// the service thread. Now start() returns CLOSED soon after close(), and close() returns.
+TEST_F(WsTransportTest, CloseWhileStartConnectsEndsTheStartWithClosed) {
+    FakeWsServer::Options o;
+    o.never_answer_handshake = true;
+    FakeWsServer server([](Session&) {}, o);
+    Transport t(ws_config(server.url(), R"("connectTimeoutMs":20000)"));
+    std::atomic<bool> returned{false};
+    mcph_status status = MCPH_OK;
+    std::thread starter([&] {
+        status = t.start();
+        returned = true;
+    });
+    std::this_thread::sleep_for(200ms);  // let start() reach its wait for the handshake
+    ASSERT_FALSE(returned.load()) << "start() ended before close(): " << t.error();
+    auto closed_at = Clock::now();
+    t.close();
+    starter.join();
+    EXPECT_LT(ms_since(closed_at), 5000);  // not the 20 s connect timeout
+    EXPECT_EQ(status, MCPH_ERR_CLOSED) << t.error();
+    EXPECT_NE(t.error().find("closed while connecting"), std::string::npos) << t.error();
+}
+
 // ---- data ---------------------------------------------------------------------------------------
 
 TEST_F(WsTransportTest, RoundTrip) {
