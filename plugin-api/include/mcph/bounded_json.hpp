@@ -20,10 +20,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -167,6 +169,23 @@ private:
     char* data_;
 };
 
+// RapidJSON 1.1.0 gives a document's own pool a first chunk of 64 KiB, whatever it will hold. A
+// message of a few hundred bytes then costs a 64 KiB malloc and free; two or three of them per call
+// push glibc's heap top past its trim threshold, so every call grows and shrinks the heap (brk) and
+// takes page faults on the regrown pages. A pool that has no chunk yet is therefore rebuilt with a
+// first chunk sized to the message (the tree of an N-byte text takes about 2N; later chunks are at
+// least the pool's chunk size or the one allocation's size, as usual). A pool with a chunk is left
+// alone: the document, or a caller-supplied allocator, is already in use.
+inline void size_pool_for(rapidjson::Document& doc, std::size_t text_bytes) {
+    using Pool = rapidjson::MemoryPoolAllocator<>;
+    constexpr std::size_t kMinChunk = 1024, kMaxChunk = 64 * 1024;  // the max: RapidJSON's default
+    Pool& pool = doc.GetAllocator();
+    if (pool.Capacity() != 0) return;
+    const std::size_t chunk = std::min(kMaxChunk, std::max(kMinChunk, 2 * text_bytes));
+    pool.~Pool();  // owns nothing yet: no chunk, and its base allocator (stateless CrtAllocator) is made on first use
+    new (&pool) Pool(chunk);  // the same object again (the document's pointer stays valid)
+}
+
 // Parses `text` into `doc` (replacing its content). On failure `doc` is null and the outcome says
 // why. Extra RapidJSON flags (e.g. kParseFullPrecisionFlag) may be passed; iterative is always on.
 // What is accepted and refused, and at which offset, is RapidJSON's non-validating UTF-8 parse of
@@ -176,6 +195,7 @@ template <unsigned ExtraFlags = rapidjson::kParseDefaultFlags>
 inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsigned max_depth = kMaxDepth) {
     ParseOutcome out;
     out.max_depth = max_depth;
+    size_pool_for(doc, text.size());
     PaddedCopy copy(text);
     auto generate = [&](rapidjson::Document& handler) {
         OwningStrings<rapidjson::Document> owning(handler);

@@ -147,4 +147,29 @@ TEST(BoundedParse, MessagesAroundTheScratchSizeParseTheSame) {
     }
 }
 
+// A fresh document's pool gets a first chunk sized to the message, not RapidJSON's 64 KiB (that
+// chunk per message made glibc grow and trim its heap on every call); a pool already in use is
+// left as it is, and a message larger than any chunk still parses whole.
+TEST(BoundedParse, AFreshPoolIsSizedToTheMessage) {
+    Json small;
+    ASSERT_TRUE(mcph::json_bounds::parse(small, R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"3"}]}})"));
+    EXPECT_EQ(small["id"].GetInt(), 7);
+    EXPECT_GT(small.GetAllocator().Capacity(), 0u);
+    EXPECT_LE(small.GetAllocator().Capacity(), 1024u);
+
+    Json used(rapidjson::kObjectType);
+    used.AddMember("k", mcph::JsonValue("a string long enough to be copied into the pool", used.GetAllocator()),
+                   used.GetAllocator());
+    const std::size_t before = used.GetAllocator().Capacity();
+    ASSERT_TRUE(mcph::json_bounds::parse(used, R"({"a":"b"})"));
+    EXPECT_EQ(std::string(used["a"].GetString()), "b");
+    EXPECT_GE(used.GetAllocator().Capacity(), before);  // the same pool, chunks kept
+
+    const std::string big = "[\"" + std::string(200000, 'z') + "\",\"" + std::string(300000, 'y') + "\"]";
+    Json large;
+    ASSERT_TRUE(mcph::json_bounds::parse(large, big));
+    EXPECT_EQ(large[0].GetStringLength(), 200000u);
+    EXPECT_EQ(large[1].GetStringLength(), 300000u);
+}
+
 }  // namespace
