@@ -3,6 +3,7 @@
 #include "json/json_access.hpp"
 
 #include <mcph/bounded_json.hpp>
+#include <mcph/json_writer.hpp>
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
@@ -15,7 +16,7 @@
 namespace mcph::jsonrpc {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using Writer = json_writer::Writer<rapidjson::StringBuffer>;  // strings copied in runs
 using LimitedWriter = json_bounds::DepthLimitedHandler<Writer>;
 
 constexpr int kLogWarn = 2;

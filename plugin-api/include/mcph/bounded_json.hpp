@@ -13,6 +13,8 @@
 #ifndef MCPH_BOUNDED_JSON_HPP
 #define MCPH_BOUNDED_JSON_HPP
 
+#include <mcph/json_writer.hpp>
+
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
@@ -215,12 +217,12 @@ inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsig
     return out;
 }
 
-// Serialises `value` compactly into `buffer`; false (buffer incomplete) when it nests deeper than
-// `max_depth`.
+// Serialises `value` compactly into `buffer` (json_writer: RapidJSON's output, strings copied in
+// runs); false (buffer incomplete) when it nests deeper than `max_depth`.
 template <class Buffer>
 inline bool write(const rapidjson::Value& value, Buffer& buffer, unsigned max_depth = kMaxDepth) {
-    rapidjson::Writer<Buffer> writer(buffer);
-    DepthLimitedHandler<rapidjson::Writer<Buffer>> limited(writer, max_depth);
+    json_writer::Writer<Buffer> writer(buffer);
+    DepthLimitedHandler<json_writer::Writer<Buffer>> limited(writer, max_depth);
     return value.Accept(limited);
 }
 
