@@ -54,20 +54,6 @@ void Engine::recycle(EasyHandle easy, bool large) noexcept {
 
 // ---- the loop ---------------------------------------------------------------------------------
 
-void Engine::run() noexcept {
-    while (!stopping_.load() && !terminated_) {
-        try {
-            step();
-        } catch (const std::exception& e) {
-            terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
-        }
-        if (stopping_.load() || terminated_) break;
-        transfers_.poll(poll_timeout_ms());
-    }
-    abort_all();
-    if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
-}
-
 void Engine::step() {
     drain_commands();
     // Write callbacks deliver SSE events from here; finished transfers are handled after.
@@ -75,7 +61,7 @@ void Engine::step() {
                                 [this] { return terminated_; });
     fire_timers();
     expire_deadlines();
-    pump();  // slots freed above
+    start_waiting();  // slots freed above
 }
 
 void Engine::drain_commands() {
@@ -236,7 +222,7 @@ void Engine::start(TransferSpec spec) {
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
     tracker_.sent(spec.request_ids, spec.host_id);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
-    pump();
+    start_waiting();
 }
 
 bool Engine::note_cancelled(const std::vector<std::string>& ids) {
@@ -246,7 +232,7 @@ bool Engine::note_cancelled(const std::vector<std::string>& ids) {
     return any;
 }
 
-void Engine::pump() {
+void Engine::start_waiting() {
     while (!quiet() && !waiting_requests_.empty() && active_requests_ < kMaxRequestPosts) {
         TransferSpec next = std::move(waiting_requests_.front());
         waiting_requests_.pop_front();
@@ -291,7 +277,7 @@ void Engine::auth_answered(Command::Kind kind, std::uint64_t parked, mcph::plugi
     c.parked = parked;
     c.auth = std::move(answer);
     mailbox_.push_control(std::move(c));
-    wake();
+    notify();
 }
 
 void Engine::on_auth_answer(Command& c) {
@@ -397,7 +383,7 @@ void Engine::cancel(std::string request_id) {
         cancelling_count_.fetch_add(1);
     }
     mailbox_.push_control(Command::of(Command::Kind::Cancel, std::move(request_id)));
-    wake();
+    notify();
 }
 
 bool Engine::is_cancelled(const std::string& host_id) {

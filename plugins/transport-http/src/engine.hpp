@@ -1,7 +1,10 @@
-// The I/O side of one HTTP transport: a libcurl multi loop on one thread, owning every transfer,
-// the session id, the request tracker and the reconnect timers. Nothing here is touched by any
-// other thread except mailbox() and wake(). Callbacks into the host happen only from run(), with
-// no lock held, so the host may call send() from inside on_message.
+// The I/O side of one HTTP transport: a libcurl multi loop, owning every transfer, the session
+// id, the request tracker and the reconnect timers. One thread at a time drives it (the "drive
+// role", engine_pump.cpp): the loop thread (run()), or a host thread waiting for a reply (pump(),
+// ABI 1.3). The role is handed over under role_mutex_, so whoever holds it sees everything the
+// previous holder did; nothing below is touched without it except mailbox(), cancel(), notify()
+// and the role calls. Callbacks into the host happen only from the driver, with no lock held, so
+// the host may call send() from inside on_message.
 #pragma once
 
 #include "config.hpp"
@@ -16,6 +19,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -43,10 +48,22 @@ public:
     // [thread-safe] The host gave up on this request (its id as the host spells it): from now on
     // nothing is reported for it, and the I/O thread ends the transfer carrying it.
     void cancel(std::string request_id);
-    void wake() const noexcept { transfers_.wakeup(); }  // [thread-safe]
-    void run() noexcept;                             // [I/O thread] until stopping or ended
+    void wake() const noexcept { transfers_.wakeup(); }  // [thread-safe] interrupts the driver's poll
+    // [thread-safe] Something was queued for the driver: wakes it only when one is running. A
+    // parked loop thread is not woken (the pumper, or the loop a grace later, picks it up).
+    void notify() const noexcept {
+        if (driver_.load() != Driver::None) wake();
+    }
+    void run() noexcept;                             // [loop thread] until stopping or ended
+    // [host thread, ABI 1.3] Drives the loop on the calling thread until something was delivered
+    // (OK), timeout_ms passed (TIMEOUT), close began or the transport ended (CLOSED); BUSY from a
+    // loop thread or while another thread pumps. Never throws.
+    mcph_status pump(std::int32_t timeout_ms) noexcept;
+    void mark_started() noexcept { started_.store(true); }  // [host thread] the loop thread exists
+    // [host thread] close(): makes a pump return soon and the loop thread end (once the pumper left).
+    void stop() noexcept;
 
-    // [I/O thread] Takes back a finished transfer's handle for reuse; `large`: it carried a body
+    // [driver] Takes back a finished transfer's handle for reuse; `large`: it carried a body
     // larger than libcurl sends with the headers, and was given larger buffers.
     void recycle(EasyHandle easy, bool large) noexcept;
 
@@ -72,7 +89,7 @@ public:
     static constexpr size_t kMaxOtherPosts = 6;
     static constexpr size_t kMaxQueuedMessages = 10000;
 
-    // [I/O thread] A POST's slot is free again (Transfer's destructor).
+    // [driver] A POST's slot is free again (Transfer's destructor).
     void release_slot(Slot slot) noexcept;
 
 private:
@@ -89,8 +106,8 @@ private:
     void delete_session() noexcept;
 
     // ---- starting transfers (engine.cpp)
-    void start(TransferSpec spec);  // a POST waits for a slot (pump), others start at once
-    void pump();                    // starts waiting POSTs, requests first, while slots are free
+    void start(TransferSpec spec);  // a POST waits for a slot (start_waiting), others start at once
+    void start_waiting();           // starts waiting POSTs, requests first, while slots are free
     void launch_now(TransferSpec spec, Slot slot);
     std::chrono::milliseconds reconnect_delay(const TransferSpec& next) const;
     std::unique_ptr<Transfer> make_transfer(TransferSpec spec);
@@ -101,9 +118,9 @@ private:
     void add_common_headers(Transfer& t, const HeaderPairs& auth);
     void on_header_failure(Transfer& t, mcph_status status, const std::string& message);
     void launch(std::unique_ptr<Transfer> t);
-    // [any thread] The host's answer to a parked request: handed to the I/O thread.
+    // [any thread] The host's answer to a parked request: handed to the driver.
     void auth_answered(Command::Kind kind, std::uint64_t parked, mcph::plugin::AuthAnswer answer);
-    void on_auth_answer(Command& c);  // [I/O thread]
+    void on_auth_answer(Command& c);  // [driver]
 
     // ---- responses (engine_responses.cpp)
     static size_t write_callback(char* data, size_t size, size_t count, void* user) noexcept;
@@ -139,11 +156,20 @@ private:
     void terminate(mcph_close_reason reason, mcph_failure_category category, const std::string& detail,
                    long http_status = 0);
     // ---- per-request cancel (engine.cpp)
-    void drop_cancelled(const std::string& host_id);  // [I/O thread] ends its transfer, queued POST or resumption
-    bool is_cancelled(const std::string& host_id);    // [I/O thread] cancel() was called for it
+    void drop_cancelled(const std::string& host_id);  // [driver] ends its transfer, queued POST or resumption
+    bool is_cancelled(const std::string& host_id);    // [driver] cancel() was called for it
     bool all_cancelled(const std::vector<std::string>& ids);  // cancelled, and nothing else awaited
     void diagnostic(mcph_log_level level, const std::string& message);
     bool quiet() const;  // closing or ended: no more callbacks
+
+    // ---- the drive role (engine_drive.cpp)
+    enum class Driver { None, Loop, Pumper };
+    void take_loop_role() noexcept;   // [loop thread] returns holding the role
+    void drive_loop();                // [loop thread] until stopping, ended or a pumper asks
+    void release_loop_role() noexcept;
+    void loop_finished() noexcept;    // [loop thread] it ends: a pumper waiting for it stops waiting
+    mcph_status pump_rounds(Clock::time_point deadline) noexcept;
+    void release_pump_role(bool ended) noexcept;
 
     struct Timer {
         Clock::time_point due;
@@ -189,6 +215,21 @@ private:
     bool listen_requested_ = false;
     int consecutive_failures_ = 0;  // transfers that got no HTTP response at all, in a row
     bool terminated_ = false;
+    size_t delivered_ = 0;  // host callbacks that end a wait (message, request failure, close): pump's OK
+
+    // The drive role. driver_ is read without the lock by notify() (seq_cst: a command pushed
+    // before it reads None is drained by the next driver, which stores its kind before draining).
+    std::atomic<Driver> driver_{Driver::None};
+    std::atomic<bool> started_{false};
+    std::atomic<bool> yield_requested_{false};  // a pumper waits for the loop thread to leave its poll
+    std::mutex role_mutex_;
+    std::condition_variable loop_cv_;     // the parked loop thread (timed waits; notified on stop)
+    std::condition_variable handoff_cv_;  // a pumper waiting for the loop thread to yield
+    bool pumper_ = false;                 // a host thread holds (or waits for) the role
+    bool loop_driving_ = false;           // the loop thread holds the role
+    bool loop_done_ = false;              // the loop thread has ended: nobody may drive any more
+    bool stop_requested_ = false;         // close() began
+    Clock::time_point released_at_{};     // when the last pumper gave the role back
 };
 
 }  // namespace mcph::http

@@ -172,10 +172,11 @@ void Engine::on_sse_event(Transfer& t, const SseParser::Event& event) {
     deliver(event.data, shape);
 }
 
-// The hot path: straight from the I/O thread to the host, no hop.
+// The hot path: straight from the driver (the loop thread or a pumping caller) to the host, no hop.
 void Engine::deliver(std::string_view message, const MessageShape& shape) {
     if (quiet()) return;
     for (const std::string& id : shape.response_ids) tracker_.answered(id);
+    ++delivered_;  // a pump ends after it (pump_rounds)
     host_.deliver(message);
 }
 
@@ -474,6 +475,7 @@ void Engine::fail_requests(const std::vector<std::string>& ids, const Failure& f
     for (const std::string& id : ids) {
         std::string host_id = tracker_.host_id(id);
         if (!tracker_.answered(id) || quiet() || is_cancelled(host_id)) continue;
+        ++delivered_;
         host_.request_failed(host_id, failure);
     }
 }
@@ -488,6 +490,7 @@ void Engine::terminate(mcph_close_reason reason, const Failure& failure) {
     terminated_ = true;
     ended_.store(true);  // before on_closed: a send() from inside it already sees MCPH_ERR_CLOSED
     abort_all();
+    ++delivered_;
     if (!stopping_.load()) host_.closed(reason, failure);
 }
 

@@ -22,6 +22,7 @@ void HttpTransport::start() {
     if (started_) throw Error(MCPH_ERR_INVALID_ARGUMENT, "the transport was already started");
     io_thread_ = std::thread([this] { engine_->run(); });
     started_ = true;
+    engine_->mark_started();
 }
 
 // Validated here, on the caller's thread: the request ids tell the I/O thread which responses to
@@ -76,8 +77,10 @@ void HttpTransport::post(Command command) {
                                      std::to_string(engine_->mailbox().max_commands()) + " messages or " +
                                      std::to_string(engine_->mailbox().max_bytes()) +
                                      " bytes); the server does not keep up");
-    engine_->wake();
+    engine_->notify();
 }
+
+mcph_status HttpTransport::pump(std::int32_t timeout_ms) { return engine_->pump(timeout_ms); }
 
 // The engine sends DELETE for the session (bounded), removes every transfer and returns; after
 // the join no callback can fire.
@@ -85,7 +88,7 @@ void HttpTransport::close() noexcept {
     if (closed_) return;
     closed_ = true;
     stopping_.store(true);
-    engine_->wake();
+    engine_->stop();  // a pump in progress returns; the loop thread ends once the pumper left
     if (io_thread_.joinable()) io_thread_.join();
 }
 

@@ -1,9 +1,13 @@
 // The "http" transport (MCP Streamable HTTP): the thread-safe front the host calls.
 //
 // Threads (see ../README.md):
-//   I/O thread   Engine::run(): one curl multi loop; every transfer, every host callback.
+//   loop thread  Engine::run(): the curl multi loop; every transfer, every host callback, while
+//                no host thread pumps.
+//   pumper       pump() (ABI 1.3): a host thread waiting for a reply drives the same loop on its
+//                own thread, the loop thread parked (engine_drive.cpp).
 //   callers      send()/set_option() validate, push a Command into the mailbox and wake the
-//                loop (curl_multi_wakeup); they never touch the network and never block on it.
+//                loop only when someone drives it (curl_multi_wakeup); they never touch the
+//                network and never block on it.
 //   host thread  start(), close().
 #pragma once
 
@@ -33,6 +37,7 @@ public:
     void cancel(std::string_view request_id) override;
     void set_option(std::string_view key, std::string_view value) override;  // [thread-safe]
     void close() noexcept override;                                        // [host-thread], idempotent
+    mcph_status pump(std::int32_t timeout_ms) override;                    // [host thread, 1.3]
 
 private:
     void post(Command command);

@@ -455,6 +455,11 @@ mcph_status Transport::set_option(std::string_view key, std::string_view value) 
                                        mcph_str_from(value.data(), value.size()), &err);
 }
 
+mcph_status Transport::pump(std::int32_t timeout_ms) {
+    mcph_error err = make_error();
+    return plugin().vtable->pump(transport_, timeout_ms, &err);
+}
+
 void Transport::close() {
     recorder.cancel_all_pending();  // as the host does (ABI v1.2): before the plugin's close
     plugin().vtable->close(transport_);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -171,6 +172,7 @@ public:
     mcph_status send_ex(std::string_view message, const Facts& facts);
     mcph_status cancel(std::string_view request_id);
     mcph_status set_option(std::string_view key, std::string_view value);
+    mcph_status pump(std::int32_t timeout_ms);  // ABI 1.3, from the calling thread
     void close();
 
     Recorder recorder;
