@@ -13,7 +13,7 @@
 namespace mcph::plugins {
 namespace {
 
-using Library = boost::dll::shared_library;
+using Library = PluginLibrary;
 
 // What "the same file on disk" means: a rename over it changes the inode, a rewrite in place
 // the mtime or the size.
@@ -61,7 +61,8 @@ MappedLibrary open_library(const std::filesystem::path& file, std::size_t& opene
     try {
         // rtld_local keeps each plugin's symbols to itself; rtld_now surfaces missing symbols here.
         ++opened;
-        return std::make_shared<const Library>(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+        return std::make_shared<const Library>(
+            boost::dll::shared_library(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local));
     } catch (const std::exception& e) {
         error = std::string("not loadable: ") + e.what();
         return nullptr;
@@ -71,11 +72,21 @@ MappedLibrary open_library(const std::filesystem::path& file, std::size_t& opene
 bool is_still_mapped_copy(const CachedFile& cached, const Library& fresh) {
     return std::any_of(cached.retired.begin(), cached.retired.end(), [&](const auto& weak) {
         auto old = weak.lock();
-        return old && old->native() == fresh.native();
+        return old && old->library.native() == fresh.library.native();
     });
 }
 
 }  // namespace
+
+bool PluginLibrary::option_unsupported(std::string_view key) const {
+    std::lock_guard lock(mutex_);
+    return unsupported_options_.find(key) != unsupported_options_.end();
+}
+
+void PluginLibrary::note_option_unsupported(std::string_view key) const {
+    std::lock_guard lock(mutex_);
+    unsupported_options_.emplace(key);
+}
 
 MappedLibrary map_plugin_library(const std::filesystem::path& file, std::string& error) {
     auto& cache = library_cache();
@@ -97,7 +108,7 @@ MappedLibrary map_plugin_library(const std::filesystem::path& file, std::string&
     // Only plugins are kept: any other library in a plugin folder is unmapped once the loader
     // has said why it refused it, as before. (ABI and init failures are the loader's business:
     // init runs again for each host, so a plugin whose init failed is not remembered as loaded.)
-    if (!fresh->has(MCPH_ENTRY_SYMBOL)) return fresh;
+    if (!fresh->library.has(MCPH_ENTRY_SYMBOL)) return fresh;
     cached.identity = id;
     cached.library = fresh;
     return fresh;

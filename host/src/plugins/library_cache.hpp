@@ -15,12 +15,33 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
 
 namespace mcph::plugins {
 
-using MappedLibrary = std::shared_ptr<const boost::dll::shared_library>;
+// One mapped plugin file, and what the process learnt about it that holds for every Host.
+struct PluginLibrary {
+    explicit PluginLibrary(boost::dll::shared_library so) : library(std::move(so)) {}
+    boost::dll::shared_library library;
+
+    // The transport option keys this plugin answered MCPH_ERR_UNSUPPORTED to (an unknown key, by
+    // the ABI: a property of the plugin, not of one transport object). The host stops asking, so a
+    // C++ plugin whose Transport keeps the helper's default set_option does not throw and unwind
+    // for each lifecycle option (era, protocol-version, initialized) of every handshake.
+    bool option_unsupported(std::string_view key) const;
+    void note_option_unsupported(std::string_view key) const;
+
+private:
+    mutable std::mutex mutex_;
+    mutable std::set<std::string, std::less<>> unsupported_options_;
+};
+
+using MappedLibrary = std::shared_ptr<const PluginLibrary>;
 
 // The process-wide mapping of `file` (rtld_now | rtld_local), mapping it if this is the first
 // request for the file as it is on disk now. On failure returns null and sets `error` (the

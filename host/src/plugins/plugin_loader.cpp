@@ -179,13 +179,13 @@ std::shared_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& file, con
     // Mapped once per process (library_cache.hpp); init and shutdown still run per host.
     MappedLibrary library = map_plugin_library(file, info.error);
     if (!library) return nullptr;
-    if (!library->has(MCPH_ENTRY_SYMBOL)) {
+    if (!library->library.has(MCPH_ENTRY_SYMBOL)) {
         info.error = "not an mcph plugin (no mcph_plugin_entry symbol)";
         return nullptr;
     }
     const mcph_plugin* descriptor = nullptr;
     try {
-        descriptor = library->get<const mcph_plugin*()>(MCPH_ENTRY_SYMBOL)();
+        descriptor = library->library.get<const mcph_plugin*()>(MCPH_ENTRY_SYMBOL)();
     } catch (const std::exception& e) {
         info.error = std::string("entry point failed: ") + e.what();
         return nullptr;

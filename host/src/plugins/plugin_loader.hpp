@@ -28,6 +28,8 @@ public:
     const mcph_transport_vtable_v1* transport() const { return transport_; }
     const mcph_auth_vtable_v1* auth() const { return auth_; }
     void bind_interfaces();
+    // Shared by every Host of the process (library_cache.hpp).
+    const PluginLibrary& library() const { return *library_; }
 
 private:
     MappedLibrary library_;
