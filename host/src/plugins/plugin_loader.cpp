@@ -85,7 +85,7 @@ void describe_interfaces(const LoadedPlugin& plugin, PluginInfo& info) {
 
 }  // namespace
 
-LoadedPlugin::LoadedPlugin(boost::dll::shared_library library, const mcph_plugin* descriptor)
+LoadedPlugin::LoadedPlugin(MappedLibrary library, const mcph_plugin* descriptor)
     : library_(std::move(library)), descriptor_(descriptor) {}
 
 LoadedPlugin::~LoadedPlugin() {
@@ -176,21 +176,16 @@ std::vector<std::filesystem::path> plugin_search_path(const HostOptions& options
 std::shared_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& file, const mcph_host_services* services,
                                           PluginInfo& info) {
     info.path = file;
-    boost::dll::shared_library library;
-    try {
-        // rtld_local keeps each plugin's symbols to itself; rtld_now surfaces missing symbols here.
-        library = boost::dll::shared_library(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-    } catch (const std::exception& e) {
-        info.error = std::string("not loadable: ") + e.what();
-        return nullptr;
-    }
-    if (!library.has(MCPH_ENTRY_SYMBOL)) {
+    // Mapped once per process (library_cache.hpp); init and shutdown still run per host.
+    MappedLibrary library = map_plugin_library(file, info.error);
+    if (!library) return nullptr;
+    if (!library->library.has(MCPH_ENTRY_SYMBOL)) {
         info.error = "not an mcph plugin (no mcph_plugin_entry symbol)";
         return nullptr;
     }
     const mcph_plugin* descriptor = nullptr;
     try {
-        descriptor = library.get<const mcph_plugin*()>(MCPH_ENTRY_SYMBOL)();
+        descriptor = library->library.get<const mcph_plugin*()>(MCPH_ENTRY_SYMBOL)();
     } catch (const std::exception& e) {
         info.error = std::string("entry point failed: ") + e.what();
         return nullptr;

@@ -5,7 +5,7 @@
 #include <mcph/host.hpp>
 #include <mcph/plugin_api.h>
 
-#include <boost/dll/shared_library.hpp>
+#include "plugins/library_cache.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -14,11 +14,12 @@
 
 namespace mcph::plugins {
 
-// One loaded plugin. The shared library stays mapped as long as this object lives, so every
-// transport or auth object it created must hold a shared_ptr to it (unloading unmaps the code).
+// One plugin loaded (init run) for one host. Its library is mapped process-wide (library_cache.hpp)
+// and stays mapped at least as long as this object lives; every transport or auth object it
+// created holds a shared_ptr to it, so shutdown runs only after the last of them is gone.
 class LoadedPlugin {
 public:
-    LoadedPlugin(boost::dll::shared_library library, const mcph_plugin* descriptor);
+    LoadedPlugin(MappedLibrary library, const mcph_plugin* descriptor);
     ~LoadedPlugin();
     LoadedPlugin(const LoadedPlugin&) = delete;
     LoadedPlugin& operator=(const LoadedPlugin&) = delete;
@@ -27,9 +28,11 @@ public:
     const mcph_transport_vtable_v1* transport() const { return transport_; }
     const mcph_auth_vtable_v1* auth() const { return auth_; }
     void bind_interfaces();
+    // Shared by every Host of the process (library_cache.hpp).
+    const PluginLibrary& library() const { return *library_; }
 
 private:
-    boost::dll::shared_library library_;
+    MappedLibrary library_;
     const mcph_plugin* descriptor_;
     const mcph_transport_vtable_v1* transport_ = nullptr;
     const mcph_auth_vtable_v1* auth_ = nullptr;

@@ -65,8 +65,7 @@ SessionCore::~SessionCore() {
 void SessionCore::connect() {
     if (connected_) return;
     if (!engine_) create_engine();
-    establish();
-    connected_ = true;
+    establish();  // marks the session connected
     refresh_lists();
     settle_roots();
     start_listen();
@@ -98,12 +97,28 @@ void SessionCore::create_engine() {
         if (auto self = weak.lock()) self->pump_until(ready, deadline);
     };
     hooks.defer = [this](std::function<void()> work) { runtime_.run_background(std::move(work)); };
-    engine_ = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
+    auto engine = std::make_shared<jsonrpc::RpcEngine>(settings_.server_name, std::move(hooks));
+    std::unique_lock lock(channel_mutex_);
+    engine_ = std::move(engine);
+}
+
+Error SessionCore::closed_while_connecting() const {
+    return Error(ErrorKind::Connection, "session with '" + settings_.server_name + "' was closed while it was connecting");
+}
+
+// Under the exclusive lock, so a close() counted after this point sees what this installed.
+bool SessionCore::install_unless_closed(std::unique_ptr<transport::Transport>& transport, std::uint64_t closes) {
+    std::unique_lock lock(channel_mutex_);
+    if (close_count_.load() != closes) return false;
+    if (transport) channel_ = std::move(transport);
+    else connected_ = true;
+    return true;
 }
 
 // Opens a fresh transport and runs the handshake on it (first connect, or after a session expired).
 void SessionCore::establish() {
     if (channel_) drop_transport();  // a reconnect: the previous transport is finished
+    const std::uint64_t closes = close_count_.load();  // a close() from now on ends this connect
     closing_ = false;
     needs_auth_ = false;
     cache_->clear(cache_identity_);  // a new connection may meet a changed server
@@ -112,16 +127,16 @@ void SessionCore::establish() {
     const auto deadline = std::chrono::steady_clock::now() + settings_.connect_timeout;
     try {
         auto transport = make_transport_(this);
-        {
-            std::unique_lock lock(channel_mutex_);
-            channel_ = std::move(transport);
-        }
+        if (!install_unless_closed(transport, closes)) throw closed_while_connecting();
         transport_traits_ = channel_->traits();
         channel_->start();
+        if (close_count_.load() != closes) throw closed_while_connecting();
         if (std::chrono::steady_clock::now() >= deadline)
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not connect within the connect timeout (" +
                                                    std::to_string(settings_.connect_timeout.count()) + " ms)");
         handshake(remaining(deadline));
+        std::unique_ptr<transport::Transport> none;
+        if (!install_unless_closed(none, closes)) throw closed_while_connecting();  // else connected_ is set
     } catch (const Error& e) {
         // Every connect failure names the server: the plugin's own message may not.
         const std::string prefix = "server '" + settings_.server_name + "'";
@@ -337,11 +352,25 @@ void SessionCore::set_log_level(const std::string& level) {
     log_level_ = level;
 }
 
+// May run on another thread while connect() is in progress (a reachability probe closing the
+// session): channel_ and engine_ are read under channel_mutex_, and the count tells establish().
 void SessionCore::close() {
     if (closing_.exchange(true)) return;  // guard: close must not re-enter itself
-    connected_ = false;
-    if (engine_) engine_->fail_all(Error(ErrorKind::Connection, "session with '" + settings_.server_name + "' was closed"));
-    if (channel_) channel_->close();  // the object itself lives until destruction: senders may still hold it
+    std::shared_ptr<jsonrpc::RpcEngine> engine;
+    {
+        std::shared_lock lock(channel_mutex_);
+        ++close_count_;
+        connected_ = false;
+        engine = engine_;
+    }
+    // Outside the lock: failing a request runs its waiter's code, which may send (shared lock again).
+    if (engine) engine->fail_all(Error(ErrorKind::Connection, "session with '" + settings_.server_name + "' was closed"));
+    {
+        // The object itself lives until destruction: senders may still hold it. Closing is
+        // idempotent and thread-safe (TransportChannel::close), so establish()'s own cleanup may race it.
+        std::shared_lock lock(channel_mutex_);
+        if (channel_) channel_->close();
+    }
     clear_cached_lists();
 }
 

@@ -199,6 +199,10 @@ private:
     void rearm_deadline_timer();
     void log(LogLevel level, const std::string& message) const;
     Error disconnected_error() const;
+    Error closed_while_connecting() const;
+    // Installs `transport` as channel_ (or, when it is null, marks the session connected) unless
+    // close() began since `closes` was read; false then.
+    bool install_unless_closed(std::unique_ptr<transport::Transport>& transport, std::uint64_t closes);
     jsonrpc::RequestSettings request_settings(const RequestOptions& options) const;
 
     SessionSettings settings_;
@@ -207,8 +211,13 @@ private:
     std::shared_ptr<runtime::Runtime> runtime_holder_;
     runtime::Runtime& runtime_;
 
-    std::shared_ptr<jsonrpc::RpcEngine> engine_;
-    std::shared_mutex channel_mutex_;  // exclusive only to swap channel_
+    std::shared_ptr<jsonrpc::RpcEngine> engine_;  // set once, under channel_mutex_ (close() may read it meanwhile)
+    std::shared_mutex channel_mutex_;  // exclusive only to swap channel_ (and to set engine_ and connected_)
+    // How many times close() began, counted under channel_mutex_: a close from another thread (a
+    // reachability probe) while establish() runs either closes the transport it installed or makes
+    // it refuse to install one, and the connect ends in an error instead of a session marked
+    // connected after it was closed.
+    std::atomic<std::uint64_t> close_count_{0};
     std::unique_ptr<transport::Transport> channel_;
     std::timed_mutex reconnect_mutex_;
     std::atomic<std::uint64_t> generation_{0};

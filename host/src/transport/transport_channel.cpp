@@ -192,10 +192,12 @@ void TransportChannel::cancel(std::string_view request_id) {
     vtable_->cancel(transport_, str(request_id), &err);
 }
 
+// An unknown key is ignored (ABI), and remembered for the plugin so it is not asked again.
 void TransportChannel::set_option(std::string_view key, std::string_view value) {
-    if (!vtable_->set_option) return;
+    if (!vtable_->set_option || (plugin_ && plugin_->library().option_unsupported(key))) return;
     mcph_error err = make_error();
-    vtable_->set_option(transport_, str(key), str(value), &err);
+    if (vtable_->set_option(transport_, str(key), str(value), &err) == MCPH_ERR_UNSUPPORTED && plugin_)
+        plugin_->library().note_option_unsupported(key);
 }
 
 // Pending auth answers are completed (CANCELLED) before the plugin's close, which may be joining

@@ -308,4 +308,94 @@ TEST(HostPlugins, NoPluginsMeansNoTransport) {
     }
 }
 
+
+// ---- the process-wide library cache (plugins/library_cache.hpp) ---------------------------------
+
+// `from` copied to `to` through a rename, as a package update replaces a file: a new inode.
+void replace_file(const fs::path& from, const fs::path& to) {
+    const fs::path staged = to.string() + ".new";
+    fs::copy_file(from, staged, fs::copy_options::overwrite_existing);
+    fs::rename(staged, to);
+}
+
+TEST(PluginLibraryCache, TwoHostsInSequenceMapTheLibraryOnce) {
+    TempDir dir;  // a path of its own: no other test of this process has mapped it
+    fs::copy_file(kGoodFile, dir.path() / "libplug.so");
+    mcph::HostOptions options = quiet_options();
+    options.plugin_dirs = {dir.path()};
+    const std::size_t before = mcph::plugins::plugin_libraries_opened();
+    for (int i = 0; i < 2; ++i) {
+        mcph::Host host(options);
+        ASSERT_EQ(host.plugins().size(), 1u);
+        EXPECT_TRUE(host.plugins()[0].loaded) << host.plugins()[0].error;
+        EXPECT_EQ(host.plugins()[0].name, "test-echo");
+        EXPECT_EQ(mcph::plugins::plugin_libraries_opened(), before + 1) << "Host " << i << " opened it again";
+    }
+}
+
+TEST(PluginLibraryCache, AFileReplacedOnDiskBetweenTwoHostsIsLoadedAnew) {
+    TempDir dir;
+    const fs::path file = dir.path() / "libplug.so";
+    fs::copy_file(kGoodFile, file);
+    mcph::HostOptions options = quiet_options();
+    options.plugin_dirs = {dir.path()};
+    {
+        mcph::Host host(options);
+        ASSERT_EQ(host.plugins().size(), 1u);
+        EXPECT_EQ(host.plugins()[0].config_types, std::vector<std::string>{"echo"});
+    }
+    replace_file(plugin_case_dir("abi10") / "libmcph_test_abi10.so", file);
+    const std::size_t before = mcph::plugins::plugin_libraries_opened();
+    mcph::Host host(options);
+    ASSERT_EQ(host.plugins().size(), 1u);
+    EXPECT_TRUE(host.plugins()[0].loaded) << host.plugins()[0].error;
+    EXPECT_EQ(host.plugins()[0].config_types, std::vector<std::string>{"abi10"}) << "the stale copy was used";
+    EXPECT_EQ(mcph::plugins::plugin_libraries_opened(), before + 1);
+}
+
+TEST_F(PluginLoaderTest, AFileReplacedWhileTheOldCopyIsInUseIsRefusedNotServedStale) {
+    TempDir dir;
+    const fs::path file = dir.path() / "libplug.so";
+    fs::copy_file(kGoodFile, file);
+    PluginInfo first;
+    auto in_use = mcph::plugins::load_plugin(file, services.table(), first);
+    ASSERT_TRUE(in_use) << first.error;
+    replace_file(plugin_case_dir("abi10") / "libmcph_test_abi10.so", file);
+    PluginInfo second;
+    EXPECT_FALSE(mcph::plugins::load_plugin(file, services.table(), second));
+    EXPECT_FALSE(second.loaded);
+    EXPECT_EQ(second.path, file);
+    EXPECT_NE(second.error.find("changed on disk while the copy loaded earlier is still in use"), std::string::npos)
+        << second.error;
+    in_use.reset();  // the old copy's last holder gone: the new file loads
+    PluginInfo third;
+    auto fresh = mcph::plugins::load_plugin(file, services.table(), third);
+    ASSERT_TRUE(fresh) << third.error;
+    EXPECT_EQ(third.config_types, std::vector<std::string>{"abi10"});
+}
+
+TEST(PluginLibraryCache, APluginThatFailsToLoadIsNotCachedAsLoadedAndTheErrorNamesTheFile) {
+    mcph::HostOptions options = quiet_options();
+    options.plugin_dirs = {plugin_case_dir("initfail"), plugin_case_dir("noentry")};
+    std::size_t opened_by_the_first = 0;
+    for (int i = 0; i < 2; ++i) {
+        const std::size_t before = mcph::plugins::plugin_libraries_opened();
+        mcph::Host host(options);
+        ASSERT_EQ(host.plugins().size(), 2u);
+        for (const auto& p : host.plugins()) EXPECT_FALSE(p.loaded) << p.path;
+        EXPECT_NE(host.plugins()[0].error.find("init failed: test plugin refuses to start"), std::string::npos)
+            << "Host " << i << ": init ran again and failed again: " << host.plugins()[0].error;
+        EXPECT_EQ(host.plugins()[0].path, plugin_case_dir("initfail") / "libmcph_test_init_fails.so");
+        EXPECT_NE(host.plugins()[1].error.find("no mcph_plugin_entry symbol"), std::string::npos) << host.plugins()[1].error;
+        const std::size_t opened = mcph::plugins::plugin_libraries_opened() - before;
+        if (i == 0) opened_by_the_first = opened;
+        // The init-fails plugin's mapping is kept (a valid plugin file; its init runs per host):
+        // the second host opens only the library without an entry point, which was unmapped
+        // after its refusal.
+        if (i == 1) {
+            EXPECT_EQ(opened, 1u) << "the first host opened " << opened_by_the_first;
+        }
+    }
+}
+
 }  // namespace

@@ -245,6 +245,31 @@ TEST_F(TransportChannelTest, UnsupportedOptionsAreIgnored) {
     EXPECT_NO_THROW(channel->set_option("made-up", "x"));
 }
 
+// An unknown option key is the plugin's property (ABI: MCPH_ERR_UNSUPPORTED, ignored): asked once
+// per process, not once per transport or per Host, so a plugin that throws for it (the C++ helper's
+// default set_option) stops throwing at every handshake.
+TEST_F(TransportChannelTest, AnUnsupportedOptionIsAskedOncePerProcessNotPerTransportOrHost) {
+    Listener first_listener;
+    auto first = open(R"({"type":"echo"})", first_listener);
+    first->set_option("unsupported-lifecycle", "1");
+    first->set_option("unsupported-lifecycle", "2");
+    // The same file loaded for another Host (its own init and LoadedPlugin, the same mapping).
+    mcph::PluginInfo info;
+    auto other_host_plugin = mcph::plugins::load_plugin(registry.infos()[0].path, services.table(), info);
+    ASSERT_TRUE(other_host_plugin) << info.error;
+    Listener listener;
+    TransportChannel second(other_host_plugin, services.table(), R"({"type":"echo"})", &listener);
+    second.set_option("unsupported-lifecycle", "3");
+    second.set_option("protocol-version", "2025-11-25");  // a known key is still set on each transport
+    second.start();
+    second.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"state","arguments":{}}})");
+    ASSERT_TRUE(listener.wait_messages(1));
+    const std::string reply = listener.messages()[0];
+    EXPECT_NE(reply.find(R"(\"unsupported_option_calls\":1})"), std::string::npos) << reply;
+    EXPECT_NE(reply.find(R"(\"protocol-version\":\"2025-11-25\")"), std::string::npos) << reply;
+    second.close();
+}
+
 TEST_F(TransportChannelTest, ChannelKeepsThePluginMappedAfterTheRegistryLetsGo) {
     Listener listener;
     auto channel = open(R"({"type":"echo","mode":"echo"})", listener);

@@ -25,6 +25,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -34,6 +35,9 @@
 #include <vector>
 
 namespace {
+
+// set_option calls with an "unsupported-" key, across every transport of this library.
+std::atomic<int> g_unsupported_option_calls{0};
 
 using mcph::plugin::Error;
 
@@ -81,6 +85,11 @@ public:
     }
 
     void set_option(std::string_view key, std::string_view value) override {
+        // An unknown key, as the ABI answers it; counted process-wide (the host should ask once).
+        if (key.substr(0, 12) == "unsupported-") {
+            ++g_unsupported_option_calls;
+            throw Error(MCPH_ERR_UNSUPPORTED, "unknown option");
+        }
         std::lock_guard lock(mutex_);
         options_[std::string(key)] = std::string(value);
     }
@@ -227,7 +236,7 @@ private:
                     state += (first ? "" : ",") + quote(k) + ":" + quote(v);
                     first = false;
                 }
-                state += "}}";
+                state += "},\"unsupported_option_calls\":" + std::to_string(g_unsupported_option_calls.load()) + "}";
             }
             reply(id, "{\"content\":[{\"type\":\"text\",\"text\":" + quote(state) + "}]}");
         } else {
