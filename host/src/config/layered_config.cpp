@@ -262,7 +262,7 @@ struct Loader {
                 if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
                 table.put(std::move(server));
             } catch (const Error& e) {
-                problems.push_back({source.origin, name, e.what()});
+                problems.push_back({source.origin, name, e.what(), to_json(m.value)});
             }
         }
     }
