@@ -281,9 +281,9 @@ expect get-problem 0 "problem: .*input:nope" -- "$MCPH" --mcp-config '{"mcpServe
 BAD_SECRET_CFG='{"mcpServers":{"p":{"command":"x","args":["--token=abc123","${input:nope}"],"env":{"API":"s3cret"},"headers":"Authorization: Bearer zzz"}}}'
 expect get-problem-written 0 "args: --token=<masked, 6 chars> \\$\\{input:nope\\}" -- "$MCPH" --mcp-config "$BAD_SECRET_CFG" get p
 expect get-problem-env-masked 0 "API=<masked, 6 chars>" -- "$MCPH" --mcp-config "$BAD_SECRET_CFG" get p
-expect get-problem-no-secret 1 "s3cret|abc123|zzz" -- sh -c '"$0" --mcp-config "$1" get p 2>/dev/null | grep -E "s3cret|abc123|zzz"' "$MCPH" "$BAD_SECRET_CFG"
+expect get-problem-no-secret 1 "^0$" -- sh -c '"$0" --mcp-config "$1" get p 2>/dev/null | grep -cE "s3cret|abc123|zzz"' "$MCPH" "$BAD_SECRET_CFG"
 expect get-problem-json 0 '"--token=<masked, 6 chars>"' -- "$MCPH" --mcp-config "$BAD_SECRET_CFG" get p --json
-expect get-problem-json-no-secret 1 "s3cret|abc123|zzz" -- sh -c '"$0" --mcp-config "$1" get p --json 2>/dev/null | grep -E "s3cret|abc123|zzz"' "$MCPH" "$BAD_SECRET_CFG"
+expect get-problem-json-no-secret 1 "^0$" -- sh -c '"$0" --mcp-config "$1" get p --json 2>/dev/null | grep -cE "s3cret|abc123|zzz"' "$MCPH" "$BAD_SECRET_CFG"
 CLOSED_PORT="$(free_port)"
 expect http-refused 3 "'x'" -- "$MCPH" --mcp-config "$(remote_cfg x http "http://127.0.0.1:$CLOSED_PORT/mcp")" tools x
 
