@@ -9,7 +9,10 @@
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
+#include <mcph/bounded_json.hpp>
+
 #include <cctype>
+#include <optional>
 #include <iostream>
 
 namespace mcph::cli {
@@ -104,27 +107,6 @@ void mask_url(JsonValue& entry, Json::AllocatorType& a) {
     entry["url"].SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
 }
 
-// A server that is configured but could not be used: what the config report knows of it (where
-// and why). Its raw definition is not part of the library's API, so it is not shown.
-int print_problem(const ExcludedServer& p, bool json) {
-    if (json) {
-        Json doc(rapidjson::kObjectType);
-        auto& a = doc.GetAllocator();
-        JsonValue server(rapidjson::kObjectType);
-        server.AddMember("name", JsonValue(p.name.c_str(), a), a);
-        server.AddMember("scope", JsonValue(p.scope.c_str(), a), a);
-        server.AddMember("origin", JsonValue(p.origin.c_str(), a), a);
-        server.AddMember("problem", JsonValue(p.reason.c_str(), a), a);
-        doc.AddMember("server", server, a);
-        print_json_document(doc, "server");
-        return 0;
-    }
-    std::cout << one_line(p.name) << ":\n";
-    if (!p.scope.empty()) std::cout << "  scope: " << one_line(p.scope) << "\n";
-    std::cout << "  origin: " << one_line(p.origin) << "\n  problem: " << one_line(p.reason) << "\n";
-    return 0;
-}
-
 void mask_members(JsonValue& entry, const char* member, Json::AllocatorType& a) {
     if (!entry.HasMember(member) || !entry[member].IsObject()) return;
     for (auto& m : entry[member].GetObject())
@@ -145,6 +127,111 @@ void print_map(const JsonValue& entry, const char* member, const char* label) {
     for (const auto& m : entry[member].GetObject())
         std::cout << "    " << one_line(m.name.GetString()) << (std::string(member) == "env" ? "=" : ": ")
                   << one_line(m.value.IsString() ? m.value.GetString() : to_json(m.value)) << "\n";
+}
+
+
+// Every redaction `get` applies to an entry, in one place: a server with a config problem is shown
+// with exactly the masking of a good one.
+void mask_entry(Json& entry) {
+    mask_members(entry, "env", entry.GetAllocator());
+    mask_members(entry, "headers", entry.GetAllocator());
+    mask_args(entry, entry.GetAllocator());
+    mask_url(entry, entry.GetAllocator());
+}
+
+std::string masked_value_of(const JsonValue& v) { return "<masked, " + std::to_string(to_json(v).size()) + " chars>"; }
+
+// A broken entry may hold its secrets in shapes a good one cannot have ("env": ["TOKEN=..."],
+// "headers": "Authorization: ...", an env value that is an object): such a value of env, headers,
+// args or url is masked whole, before the masking of a good entry.
+void mask_malformed(Json& entry) {
+    auto& a = entry.GetAllocator();
+    const auto mask_whole = [&a](JsonValue& v) {
+        const std::string shown = masked_value_of(v);
+        v.SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
+    };
+    for (const char* member : {"env", "headers"}) {
+        if (!entry.HasMember(member)) continue;
+        JsonValue& v = entry[member];
+        if (!v.IsObject()) {
+            mask_whole(v);
+            continue;
+        }
+        for (auto& m : v.GetObject())
+            if (!m.value.IsString()) mask_whole(m.value);
+    }
+    if (entry.HasMember("args")) {
+        JsonValue& args = entry["args"];
+        if (!args.IsArray()) mask_whole(args);
+        else
+            for (auto& arg : args.GetArray())
+                if (!arg.IsString()) mask_whole(arg);
+    }
+    if (entry.HasMember("url") && !entry["url"].IsString()) mask_whole(entry["url"]);
+}
+
+// command, args, env, url and headers of a (masked) entry, as `get` prints them.
+void print_entry(const JsonValue& entry, const ServerDefinition* d) {
+    if (entry.HasMember("command") && entry["command"].IsString()) {
+        std::cout << "  command: " << one_line(entry["command"].GetString()) << "\n";
+        if (entry.HasMember("args") && entry["args"].IsArray()) {
+            std::cout << "  args:";
+            for (const auto& arg : entry["args"].GetArray()) std::cout << " " << one_line(arg.IsString() ? arg.GetString() : to_json(arg));
+            std::cout << "\n";
+        }
+        print_map(entry, "env", "env");
+        if (d && !d->inherit_env_json.empty()) std::cout << "  " << inherit_env_line(*d) << "\n";
+    }
+    if (entry.HasMember("url") && entry["url"].IsString()) std::cout << "  url: " << one_line(entry["url"].GetString()) << "\n";
+    print_map(entry, "headers", "headers");
+}
+
+// A server that is configured but could not be used: where, why, and its entry as written (masked
+// as for a good server). A written value that is not an object is not shown, only named.
+int print_problem(const ExcludedServer& p, bool json) {
+    std::optional<Json> entry;
+    if (!p.written_json.empty()) {
+        Json parsed;
+        if (json_bounds::parse(parsed, p.written_json) && parsed.IsObject()) {
+            mask_malformed(parsed);
+            mask_entry(parsed);
+            entry.emplace(std::move(parsed));
+        }
+    }
+    if (json) {
+        Json doc(rapidjson::kObjectType);
+        auto& a = doc.GetAllocator();
+        JsonValue server(rapidjson::kObjectType);
+        server.AddMember("name", JsonValue(p.name.c_str(), a), a);
+        server.AddMember("scope", JsonValue(p.scope.c_str(), a), a);
+        server.AddMember("origin", JsonValue(p.origin.c_str(), a), a);
+        server.AddMember("problem", JsonValue(p.reason.c_str(), a), a);
+        if (entry) server.AddMember("definition", JsonValue(*entry, a), a);
+        doc.AddMember("server", server, a);
+        print_json_document(doc, "server");
+        return 0;
+    }
+    std::cout << one_line(p.name) << ":\n";
+    if (!p.scope.empty()) std::cout << "  scope: " << one_line(p.scope) << "\n";
+    std::cout << "  origin: " << one_line(p.origin) << "\n  problem: " << one_line(p.reason) << "\n";
+    if (entry) {
+        std::cout << "  as written:\n";
+        print_entry(*entry, nullptr);
+        // The rest of the entry (type, cwd, timeout, ...), compact: what may be the problem.
+        Json rest;
+        rest.CopyFrom(*entry, rest.GetAllocator());
+        if (rest.HasMember("command") && rest["command"].IsString()) {
+            if (rest.HasMember("args") && rest["args"].IsArray()) rest.RemoveMember("args");
+            if (rest.HasMember("env") && rest["env"].IsObject()) rest.RemoveMember("env");
+            rest.RemoveMember("command");
+        }
+        if (rest.HasMember("url") && rest["url"].IsString()) rest.RemoveMember("url");
+        if (rest.HasMember("headers") && rest["headers"].IsObject()) rest.RemoveMember("headers");
+        if (rest.MemberCount() > 0) std::cout << "  other keys: " << one_line(to_json(rest)) << "\n";
+    } else if (!p.written_json.empty()) {
+        std::cout << "  as written: not a JSON object\n";
+    }
+    return 0;
 }
 
 }  // namespace
@@ -173,10 +260,7 @@ int cmd_get(Host& host, const Options& o) {
     }
     Json entry = parse_json(d.definition_json, "server definition");
     if (!entry.IsObject()) throw Error(ErrorKind::Protocol, "the definition of '" + d.name + "' is not a JSON object");
-    mask_members(entry, "env", entry.GetAllocator());
-    mask_members(entry, "headers", entry.GetAllocator());
-    mask_args(entry, entry.GetAllocator());
-    mask_url(entry, entry.GetAllocator());
+    mask_entry(entry);
     const std::string type = type_of(entry);
     if (o.json) {
         Json doc(rapidjson::kObjectType);
@@ -202,18 +286,7 @@ int cmd_get(Host& host, const Options& o) {
     }
     std::cout << one_line(d.name) << ":\n  scope: " << one_line(d.scope) << "\n  origin: " << one_line(d.origin)
               << "\n  type: " << one_line(type) << "\n";
-    if (entry.HasMember("command") && entry["command"].IsString()) {
-        std::cout << "  command: " << one_line(entry["command"].GetString()) << "\n";
-        if (entry.HasMember("args") && entry["args"].IsArray()) {
-            std::cout << "  args:";
-            for (const auto& arg : entry["args"].GetArray()) std::cout << " " << one_line(arg.IsString() ? arg.GetString() : to_json(arg));
-            std::cout << "\n";
-        }
-        print_map(entry, "env", "env");
-        if (!d.inherit_env_json.empty()) std::cout << "  " << inherit_env_line(d) << "\n";
-    }
-    if (entry.HasMember("url") && entry["url"].IsString()) std::cout << "  url: " << one_line(entry["url"].GetString()) << "\n";
-    print_map(entry, "headers", "headers");
+    print_entry(entry, &d);
     if (!d.variables.empty()) {
         std::cout << "  reads environment variables:";
         for (const auto& v : d.variables) std::cout << " " << one_line(v);

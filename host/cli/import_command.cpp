@@ -11,6 +11,12 @@
 // the reference without its declaration would make the entry unusable, and copying the declaration
 // would need the editor to merge "inputs" arrays across files. Put the value in the environment
 // and reference it as ${VAR} instead (the refusal says so).
+//
+// Claude Code passes its whole environment to the stdio servers it starts; mcph passes a small
+// allow-list unless "inheritEnv" says otherwise (config/inherit_env.hpp). An imported Claude Code
+// stdio entry would silently lose the variables it relied on (a token exported in the shell), so
+// it is written with "inheritEnv": true, unless the entry sets "inheritEnv" itself; the output
+// names each entry this was done to, so the user can narrow it to a list of names.
 #include "import_command.hpp"
 
 #include "config/file_read.hpp"
@@ -46,7 +52,8 @@ struct Candidate {
 struct Outcome {
     std::string name;
     std::string origin;
-    std::string reason;  // empty for an imported entry
+    std::string reason;             // empty for an imported entry
+    bool inherit_env_added = false;  // an imported Claude Code stdio entry given "inheritEnv": true
 };
 
 fs::path home_dir() {
@@ -159,6 +166,19 @@ std::string taken_in_scope(const Host& host, const std::string& name, const std:
     return {};
 }
 
+// A stdio entry as mcph reads one: "type": "stdio", or no type and a command (config/server_config.hpp).
+bool stdio_entry(const JsonValue& entry) {
+    if (const JsonValue* type = json::member(entry, "type")) return type->IsString() && json::view(*type) == "stdio";
+    return json::member(entry, "command") != nullptr && json::member(entry, "url") == nullptr;
+}
+
+// Claude Code's behaviour kept (see the top of the file): true when "inheritEnv": true was added.
+bool keep_claude_code_environment(Json& entry) {
+    if (!entry.IsObject() || !stdio_entry(entry) || json::member(entry, "inheritEnv")) return false;
+    entry.AddMember("inheritEnv", true, entry.GetAllocator());
+    return true;
+}
+
 // Why an entry cannot be imported, or empty when it can.
 std::string refusal(const Candidate& c) {
     try {
@@ -180,6 +200,7 @@ JsonValue outcome_list(const std::vector<Outcome>& list, Json::AllocatorType& a,
         item.AddMember("name", JsonValue(o.name.c_str(), a), a);
         item.AddMember("from", JsonValue(o.origin.c_str(), a), a);
         if (with_reason) item.AddMember("reason", JsonValue(o.reason.c_str(), a), a);
+        if (o.inherit_env_added) item.AddMember("inheritEnvAdded", true, a);
         out.PushBack(item, a);
     }
     return out;
@@ -199,7 +220,12 @@ void print_outcome(bool json, bool dry_run, const std::string& scope, const std:
         return;
     }
     const char* verb = dry_run ? "would import" : "imported";
-    for (const auto& i : imported) std::cout << verb << " '" << one_line(i.name) << "' from " << one_line(i.origin) << "\n";
+    for (const auto& i : imported)
+        std::cout << verb << " '" << one_line(i.name) << "' from " << one_line(i.origin)
+                  << (i.inherit_env_added ? " with \"inheritEnv\": true (Claude Code passes its whole environment to stdio "
+                                            "servers; write a list of names there to pass fewer)"
+                                          : "")
+                  << "\n";
     for (const auto& s : skipped) std::cout << "skipped '" << one_line(s.name) << "': " << one_line(s.reason) << "\n";
     for (const auto& r : refused) std::cout << "refused '" << one_line(r.name) << "': " << one_line(r.reason) << "\n";
     std::cout << imported.size() << (dry_run ? " would be imported" : " imported") << " into " << scope << " scope, "
@@ -230,7 +256,7 @@ int cmd_import(Host& host, const Options& o) {
     }
     const std::string scope = o.scope.empty() ? "local" : o.scope;
     std::vector<Outcome> imported, skipped, refused;
-    for (const Candidate& c : candidates) {
+    for (Candidate& c : candidates) {
         if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), c.name) == wanted.end()) continue;
         if (std::string why = refusal(c); !why.empty()) {
             refused.push_back({c.name, c.origin, why});
@@ -240,6 +266,7 @@ int cmd_import(Host& host, const Options& o) {
             skipped.push_back({c.name, c.origin, std::move(taken)});
             continue;
         }
+        const bool inherit_env_added = source == "claude-code" && keep_claude_code_environment(c.entry);
         try {
             // replace=force: adds when absent, replaces in place when present.
             if (!o.dry_run) host.save_server(scope, c.name, c.entry, /*replace=*/o.force);
@@ -247,7 +274,7 @@ int cmd_import(Host& host, const Options& o) {
             refused.push_back({c.name, c.origin, e.what()});
             continue;
         }
-        imported.push_back({c.name, c.origin, ""});
+        imported.push_back({c.name, c.origin, "", inherit_env_added});
     }
     print_outcome(o.json, o.dry_run, scope, imported, skipped, refused);
     // 1: the command did part of what was asked (a script sees that some entries did not arrive).

@@ -277,6 +277,13 @@ expect list-problem-ok-line 3 "^✔ h  stdio" -- "$MCPH" --mcp-config "$PROBLEM_
 expect get-masks-args 0 "args: --token=<masked, 6 chars> --api-key <masked, 2 chars> --verbose" -- "$MCPH" --mcp-config '{"mcpServers":{"s":{"command":"x","args":["--token=abc123","--api-key","k9","--verbose"]}}}' get s
 expect get-masks-query 0 "url: https://u:<masked, 7 chars>@h.example/mcp\?api_key=<masked, 3 chars>&q=1" -- "$MCPH" --mcp-config '{"mcpServers":{"u":{"type":"http","url":"https://u:hunter2@h.example/mcp?api_key=xyz&q=1"}}}' get u
 expect get-problem 0 "problem: .*input:nope" -- "$MCPH" --mcp-config '{"mcpServers":{"p":{"command":"x","args":["${input:nope}"]}}}' get p
+# ... with its entry as written, masked like a good server's (a malformed headers value masked whole), in text and --json.
+BAD_SECRET_CFG='{"mcpServers":{"p":{"command":"x","args":["--token=abc123","${input:nope}"],"env":{"API":"s3cret"},"headers":"Authorization: Bearer zzz"}}}'
+expect get-problem-written 0 "args: --token=<masked, 6 chars> \\$\\{input:nope\\}" -- "$MCPH" --mcp-config "$BAD_SECRET_CFG" get p
+expect get-problem-env-masked 0 "API=<masked, 6 chars>" -- "$MCPH" --mcp-config "$BAD_SECRET_CFG" get p
+expect get-problem-no-secret 1 "^0$" -- sh -c '"$0" --mcp-config "$1" get p 2>/dev/null | grep -cE "s3cret|abc123|zzz"' "$MCPH" "$BAD_SECRET_CFG"
+expect get-problem-json 0 '"--token=<masked, 6 chars>"' -- "$MCPH" --mcp-config "$BAD_SECRET_CFG" get p --json
+expect get-problem-json-no-secret 1 "^0$" -- sh -c '"$0" --mcp-config "$1" get p --json 2>/dev/null | grep -cE "s3cret|abc123|zzz"' "$MCPH" "$BAD_SECRET_CFG"
 CLOSED_PORT="$(free_port)"
 expect http-refused 3 "'x'" -- "$MCPH" --mcp-config "$(remote_cfg x http "http://127.0.0.1:$CLOSED_PORT/mcp")" tools x
 

@@ -86,24 +86,76 @@ TEST_F(Overlays, UnknownReferenceAndNameClashesAreRefused) {
     }
 }
 
-// "roots" in an agent's inline server is refused, naming it, rather than silently ignored (an
-// agent file's roots are not resolved yet; a project agent's would have to stay in the repository).
-TEST_F(Overlays, InlineServerRootsAreRefusedNotIgnored) {
-    OverlaySpec spec;
-    spec.agent = "a";
-    Json entry = fake_config("normal");
-    JsonValue roots(rapidjson::kArrayType);
-    roots.PushBack(JsonValue("/tmp", entry.GetAllocator()), entry.GetAllocator());
-    entry.AddMember("roots", roots, entry.GetAllocator());
-    spec.servers.push_back({"", "own", to_json(entry)});
-    try {
-        host_->open_overlay(spec);
-        ADD_FAILURE() << "roots in an inline server were accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::Usage);
-        EXPECT_NE(std::string(e.what()).find("\"roots\" is not supported in an agent's inline server"), std::string::npos)
-            << e.what();
+// "roots" in an agent's inline server: resolved like a server entry's (realpath, a directory,
+// relative to the agent file's folder), and offered in roots/list (fake-mcp-server --mode
+// ask-roots answers a tool call with the client's roots/list answer). A project agent file's
+// roots must stay inside the repository: else that server is refused naming agent, file and server.
+class OverlayRoots : public ::testing::Test {
+protected:
+    void SetUp() override {
+        root_ = temp_path("overlay-roots");
+        fs::create_directories(root_);
+        root_ = fs::canonical(root_);
+        fs::create_directories(root_ / "repo" / ".git");
+        fs::create_directories(root_ / "repo" / ".claude" / "agents");
+        fs::create_directories(root_ / "repo" / "docs");
+        fs::create_directories(root_ / "outside");
+        HostOptions options = test_options(logs_);
+        options.cwd = root_ / "repo";
+        host_ = std::make_unique<Host>(options);
     }
+    void TearDown() override { fs::remove_all(root_); }
+    OverlaySpec spec(AgentSource source, const std::vector<std::string>& roots) {
+        OverlaySpec out;
+        out.agent = "a";
+        out.source = source;
+        out.origin = (root_ / "repo" / ".claude" / "agents" / "a.md").string();
+        Json entry = fake_config("ask-roots");
+        JsonValue list(rapidjson::kArrayType);
+        for (const auto& r : roots) list.PushBack(JsonValue(r.c_str(), entry.GetAllocator()), entry.GetAllocator());
+        entry.AddMember("roots", list, entry.GetAllocator());
+        out.servers.push_back({"", "own", to_json(entry)});
+        return out;
+    }
+    std::string refusal(const OverlaySpec& s) {
+        try {
+            host_->open_overlay(s);
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Usage);
+            return e.what();
+        }
+        ADD_FAILURE() << "the overlay opened";
+        return {};
+    }
+    fs::path root_;
+    LogCapture logs_;
+    std::unique_ptr<Host> host_;
+};
+
+TEST_F(OverlayRoots, InlineServerRootsResolveFromTheAgentFileAndAreOffered) {
+    ASSERT_TRUE(has_stdio_plugin(*host_));
+    // "../../docs" from .claude/agents/, inside the repository: a project agent may offer it.
+    auto overlay = host_->open_overlay(spec(AgentSource::Project, {"../../docs"}));
+    const std::string answer = overlay->call_tool("mcp__own__work", Json(rapidjson::kObjectType)).text();
+    EXPECT_NE(answer.find("file://" + (root_ / "repo" / "docs").string()), std::string::npos) << answer;
+    EXPECT_EQ(answer.find("file://" + (root_ / "repo").string() + "\""), std::string::npos) << "not the cwd: " << answer;
+}
+
+TEST_F(OverlayRoots, AProjectAgentsRootsMustStayInTheRepositoryAndExist) {
+    const std::string file = (root_ / "repo" / ".claude" / "agents" / "a.md").string();
+    std::string why = refusal(spec(AgentSource::Project, {(root_ / "outside").string()}));
+    EXPECT_NE(why.find("agent 'a' (project, defined in " + file + ")"), std::string::npos) << why;
+    EXPECT_NE(why.find("inline server 'own'"), std::string::npos) << why;
+    EXPECT_NE(why.find("outside the project"), std::string::npos) << why;
+    why = refusal(spec(AgentSource::Project, {"missing"}));
+    EXPECT_NE(why.find("roots: \"missing\""), std::string::npos) << why;
+    why = refusal(spec(AgentSource::Project, {""}));
+    EXPECT_NE(why.find("roots must be an array of directory paths"), std::string::npos) << why;
+    // A user's agent may name any folder of the user's.
+    ASSERT_TRUE(has_stdio_plugin(*host_));
+    auto overlay = host_->open_overlay(spec(AgentSource::User, {(root_ / "outside").string()}));
+    const std::string answer = overlay->call_tool("mcp__own__work", Json(rapidjson::kObjectType)).text();
+    EXPECT_NE(answer.find("file://" + (root_ / "outside").string()), std::string::npos) << answer;
 }
 
 // A managed policy, through the layered config (MCPH_MANAGED_DIR / MCPH_CONFIG_HOME point at temp

@@ -7,7 +7,9 @@
 //  - a malformed file is refused whole, naming line and column (exit 2, no file created);
 //  - a bad name, an entry that does not validate and a VS Code ${input:} entry are each refused
 //    with the reason while the rest are imported (exit 1);
-//  - an unknown source, a missing file, or a name the file does not have: exit 2, nothing written.
+//  - an unknown source, a missing file, or a name the file does not have: exit 2, nothing written;
+//  - Claude Code's stdio entries are written with "inheritEnv": true unless they set their own (the
+//    output names them); its remote entries, and the same file imported as a FILE, are not.
 #include "config_compat_support.hpp"
 #include "governance_support.hpp"
 #include "peer_process.hpp"
@@ -158,6 +160,42 @@ TEST_F(ConfigCompatImport, VsCodeEntryUsingAnInputIsRefusedNamingIt) {
     Json saved = parse_or_fail(read_file(where_.repo / ".mcp.json"), ".mcp.json");
     EXPECT_EQ(string_at(saved["mcpServers"]["hello"], "command"), "${workspaceFolder}${/}bin${/}hello-server");
     EXPECT_FALSE(saved["mcpServers"].HasMember("fake"));
+}
+
+TEST_F(ConfigCompatImport, ClaudeCodeStdioEntriesKeepTheWholeEnvironmentUnlessTheySayOtherwise) {
+    const std::string claude_json =
+        R"({"mcpServers": {"plain": {"command": "/bin/true"}, "typed": {"type": "stdio", "command": "/bin/true"},
+                           "narrow": {"command": "/bin/true", "inheritEnv": ["AWS_*"]}, "off": {"command": "/bin/true", "inheritEnv": false},
+                           "remote": {"type": "http", "url": "https://example.com/mcp"}}})";
+    write_file(where_.home / ".claude.json", claude_json);
+    const CliResult r = mcph({"import", "claude-code", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    Json doc = parse_or_fail(r.out, "import --json");
+    for (const char* name : {"plain", "typed", "narrow", "off", "remote"}) {
+        const JsonValue* item = find_named(member_at(doc, "imported"), name);
+        ASSERT_NE(item, nullptr) << name << ": " << r.out;
+        const bool added = std::string(name) == "plain" || std::string(name) == "typed";
+        EXPECT_EQ(item->HasMember("inheritEnvAdded"), added) << name << ": " << r.out;
+    }
+    const std::vector<fs::path> files = written();
+    ASSERT_EQ(files.size(), 1u) << r.describe();
+    Json saved = parse_or_fail(read_file(files[0]), "local settings");
+    const JsonValue& servers = saved["mcpServers"];
+    EXPECT_EQ(to_json(servers["plain"]["inheritEnv"]), "true");
+    EXPECT_EQ(to_json(servers["typed"]["inheritEnv"]), "true");
+    EXPECT_EQ(to_json(servers["narrow"]["inheritEnv"]), R"(["AWS_*"])") << "the source's own value is kept";
+    EXPECT_EQ(to_json(servers["off"]["inheritEnv"]), "false") << "the source's own value is kept";
+    EXPECT_FALSE(servers["remote"].HasMember("inheritEnv")) << "not a stdio server";
+    // The text output names the entry and says why; the same file as a FILE source is copied as written.
+    const CliResult text = mcph({"import", "claude-code", "--dry-run", "-s", "project", "plain"});
+    EXPECT_TRUE(contains(text.out, "would import 'plain' from " + (where_.home / ".claude.json").string() +
+                                       " with \"inheritEnv\": true (Claude Code passes its whole environment"))
+        << text.describe();
+    const CliResult as_file = mcph({"import", (where_.home / ".claude.json").string(), "-s", "user", "plain"});
+    ASSERT_EQ(as_file.exit_code, 0) << as_file.describe();
+    EXPECT_FALSE(contains(as_file.out, "inheritEnv")) << as_file.describe();
+    Json user = parse_or_fail(read_file(where_.config_home / "settings.json"), "user settings");
+    EXPECT_FALSE(user["mcpServers"]["plain"].HasMember("inheritEnv")) << read_file(where_.config_home / "settings.json");
 }
 
 TEST_F(ConfigCompatImport, BadSourcesAreUsageErrorsAndWriteNothing) {

@@ -183,6 +183,10 @@ struct ExcludedServer {
     std::string origin;
     std::string plugin_source;
     std::string reason;
+    // A config problem of one server's entry: the entry as written in its file (compact JSON,
+    // ${VAR} unexpanded, secrets not redacted: redact before showing it, as `mcph get` does).
+    // Empty for every other exclusion, and for a problem of a whole file or list.
+    std::string written_json = {};
 };
 
 // A definition that another scope's definition of the same name replaced (whole-entry replacement).

@@ -5,8 +5,9 @@
 // settings file) only, and gives servers that do not set it the default of the user's settings.
 //
 // Trust: a per-server value is part of the entry, so of what an approval hashes. The default is
-// read only from the user's own files (settings.json, the local settings of a project): a
-// repository must not be able to hand the user's secrets to the servers it names.
+// read only from the administrator's managed settings (which win) and the user's own files
+// (settings.json, the local settings of a project): a repository must not be able to hand the
+// user's secrets to the servers it names.
 #pragma once
 
 #include "config/server_config.hpp"

@@ -143,7 +143,8 @@ std::string written(const JsonValue& entry, const JsonValue* xaa_idp) {
 // user's secrets (tokens, keys in the environment) to every server the repository names.
 std::string ignored_inherit_env_default(const Source& source) {
     return source.origin + ": \"inheritEnv\" at the top of this file is ignored: a default for every server is read only "
-                           "from your own settings (settings.json in the config home, or this project's local settings)" +
+                           "from your own settings (settings.json in the config home, or this project's local settings) "
+                           "and the administrator's managed settings" +
            std::string(source.scope == Scope::Project ? ", never from a repository's file, which anyone who can commit may "
                                                         "write; a server of this file may set its own \"inheritEnv\", which "
                                                         "`mcph approve` shows"
@@ -220,8 +221,18 @@ struct Loader {
     std::optional<std::vector<fs::path>> settings_roots(const Document& file, const Source& source) {
         if (!file.present || !file.error.empty()) return std::nullopt;
         try {
-            std::optional<std::vector<std::string>> written = roots_member(file.doc, source.origin + ": ");
-            if (!written) return std::nullopt;
+            return default_roots(roots_member(file.doc, source.origin + ": "), source);
+        } catch (const Error& e) {
+            problems.push_back({source.origin, "", std::string(e.what()) + "; the default roots are ignored"});
+            return std::nullopt;
+        }
+    }
+
+    // A default list already read (`written`, nullopt: none) expanded and resolved as above; a
+    // list that cannot be resolved here (a folder missing on this machine) is a problem of the file.
+    std::optional<std::vector<fs::path>> default_roots(std::optional<std::vector<std::string>> written, const Source& source) {
+        if (!written) return std::nullopt;
+        try {
             ExpansionContext context;
             context.workspace_folder = workspace;
             for (std::string& entry : *written) entry = expand_variables(entry, lookup, context);
@@ -251,7 +262,7 @@ struct Loader {
                 if (xaa_idp) share_xaa_idp(*xaa_idp, server.config);
                 table.put(std::move(server));
             } catch (const Error& e) {
-                problems.push_back({source.origin, name, e.what()});
+                problems.push_back({source.origin, name, e.what(), to_json(m.value)});
             }
         }
     }
@@ -320,6 +331,11 @@ bool bool_setting(const JsonValue& doc, const char* field, const std::string& or
 struct AdminPolicy {
     std::optional<Rules> allowed;
     Rules denied;
+    // Defaults for every server, as in the user's settings; the administrator's win over the user's
+    // and the local ones (the last managed document's, like connectors). Shape-checked here.
+    std::string inherit_env_json, inherit_env_origin;
+    std::optional<std::vector<std::string>> roots;
+    std::string roots_origin;
     bool managed_allow_list_only = false;
     bool plugin_only_agents = false;
     bool withhold_flagged_tools = false;
@@ -334,6 +350,16 @@ struct AdminPolicy {
         plugin_only_agents |= bool_setting(doc, "pluginOnlyMcpServers", origin);
         withhold_flagged_tools |= bool_setting(doc, "withholdFlaggedTools", origin);
         if (const JsonValue* c = json::member(doc, "connectors")) connectors = parse_connector_endpoint(*c, origin);
+        if (const JsonValue* inherit = json::member(doc, "inheritEnv")) {
+            if (std::optional<std::string> problem = inherit_env_problem(*inherit))
+                throw Error(ErrorKind::Usage, origin + ": inheritEnv " + *problem);
+            inherit_env_json = to_json(*inherit);
+            inherit_env_origin = origin;
+        }
+        if (std::optional<std::vector<std::string>> list = roots_member(doc, origin + ": ")) {
+            roots = std::move(list);
+            roots_origin = origin;
+        }
     }
 };
 
@@ -556,17 +582,24 @@ LayeredConfig load_layered_config(const ConfigLocations& locations, const std::v
         if (remote_servers) loader.add_servers(*remote_servers, json::member(remote.doc, "xaaIdp"), {Scope::Managed, remote_origin, "", "", true, ""});
     }
 
-    // The settings' default roots: local over user, a server's own list over both.
-    std::optional<std::vector<fs::path>> default_roots = loader.settings_roots(local.file, {Scope::Local, local.origin, "", locations.project_root.string()});
+    // The default roots: the managed settings', else the local settings', else the user's; a
+    // server's own list over all of them. A managed list that cannot be resolved here is reported
+    // and the next one used.
+    std::optional<std::vector<fs::path>> default_roots = loader.default_roots(admin.roots, {Scope::Managed, admin.roots_origin, "", ""});
+    if (!default_roots) default_roots = loader.settings_roots(local.file, {Scope::Local, local.origin, "", locations.project_root.string()});
     if (!default_roots) default_roots = loader.settings_roots(user.file, {Scope::User, user.origin, "", ""});
     out.servers = loader.table.take();
-    // The default inheritEnv: the local settings' (this project), else the user's.
-    const PersonalSettings& inherit_default = local.inherit_env_json.empty() ? user : local;
+    // The default inheritEnv: the managed settings', else the local settings' (this project), else the user's.
+    std::string inherit_json = admin.inherit_env_json, inherit_from = admin.inherit_env_origin;
+    if (inherit_json.empty()) {
+        const PersonalSettings& personal = local.inherit_env_json.empty() ? user : local;
+        inherit_json = personal.inherit_env_json;
+        inherit_from = personal.origin;
+    }
     for (ConfiguredServer& s : out.servers) {
         user.apply(s.config);
         local.apply(s.config);
-        if (!inherit_default.inherit_env_json.empty())
-            give_inherit_env_default(s, inherit_default.inherit_env_json, inherit_default.origin);
+        if (!inherit_json.empty()) give_inherit_env_default(s, inherit_json, inherit_from);
         if (!s.config.roots) s.config.roots = default_roots;
     }
     out.problems = std::move(loader.problems);

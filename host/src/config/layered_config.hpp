@@ -96,6 +96,7 @@ struct ConfigProblem {
     std::string origin;   // the file or source
     std::string server;   // empty when the whole file or a list is at fault
     std::string message;
+    std::string written = {};  // a server's problem: its entry as written (compact JSON); else empty
 };
 
 struct LayeredConfig {

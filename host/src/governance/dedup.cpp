@@ -22,7 +22,7 @@ std::string describe_synced(const config::ConfiguredServer& s) {
 // What the signature compared, in the words of the server's kind.
 std::string what_was_same(const config::ServerConfig& server) {
     switch (signature_kind(server)) {
-        case SignatureKind::Stdio: return "same command and env";
+        case SignatureKind::Stdio: return "same command, env and inheritEnv";
         case SignatureKind::Sdk: return "same SDK server name";
         // The URL itself is not repeated: it may carry a token in its query.
         case SignatureKind::Remote: return "same URL and headers";

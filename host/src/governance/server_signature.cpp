@@ -175,12 +175,29 @@ std::vector<std::string> command_line_of(const JsonValue& entry) {
     return out;
 }
 
+// What the child inherits of the host's environment is part of which server it is: the same
+// command with the whole environment (a token in it) may act as another account. Absent and false
+// are the one default and add nothing (so such signatures keep their shape); a list is a set of
+// names, so its order and repeats do not count. A value of another shape was refused at load.
+std::string inherit_env_part(const JsonValue& entry) {
+    const JsonValue* inherit = json::member(entry, "inheritEnv");
+    if (!inherit || (inherit->IsBool() && !inherit->GetBool())) return {};
+    if (!inherit->IsArray()) return "|inheritEnv:" + canonical_json(*inherit);
+    std::vector<std::string> names;
+    for (const JsonValue& name : inherit->GetArray()) names.push_back(name.IsString() ? std::string(json::view(name)) : canonical_json(name));
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    Json list(rapidjson::kArrayType);
+    for (const std::string& name : names) list.PushBack(json::string_value(name, list.GetAllocator()), list.GetAllocator());
+    return "|inheritEnv:" + to_json(list);
+}
+
 std::string stdio_signature(const JsonValue& entry) {
     // A JSON array, not a joined string: ["a b"] and ["a","b"] are different command lines.
     Json command(rapidjson::kArrayType);
     for (const std::string& part : command_line_of(entry))
         command.PushBack(json::string_value(part, command.GetAllocator()), command.GetAllocator());
-    return "stdio:" + to_json(command) + "|env:" + env_hash(entry);
+    return "stdio:" + to_json(command) + "|env:" + env_hash(entry) + inherit_env_part(entry);
 }
 
 // The entry without the "name" the loader filled in: names must not tell duplicates apart.

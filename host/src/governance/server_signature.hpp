@@ -43,6 +43,8 @@ enum class SignatureKind { Stdio, Sdk, Remote, Other };
 SignatureKind signature_kind(const config::ServerConfig& server);
 
 //   stdio:  "stdio:" + ["command","arg"...] + "|env:" + sha256(canonical env)   (no env == {})
+//           + "|inheritEnv:" + true or the sorted, unique list of names   (absent == false: nothing)
+//           inheritEnv as the server receives it: its own, else the settings default given to it
 //   sdk:    "sdk:" + name  (an in-process server is known only by its name)
 //   remote: "url:" + unwrap_proxy_url(url, params) + "|headers:" + sha256(headers, names lower-cased, sorted)
 //   other:  type + ":" + the canonical entry without its name

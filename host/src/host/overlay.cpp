@@ -7,6 +7,7 @@
 // Named agents (docs/agents.md) come from agent files and the embedder's built-in set
 // (extensions/agent_catalog.hpp); open_overlay(name) refuses an unapproved project agent before
 // anything starts, then opens its servers as above.
+#include "config/config_roots.hpp"
 #include "config/env_expansion.hpp"
 #include "extensions/agent_catalog.hpp"
 #include "governance/policy.hpp"
@@ -37,15 +38,22 @@ bool may_bring_inline_servers(AgentSource source, const governance::PolicySettin
     return source == AgentSource::BuiltIn || source == AgentSource::Plugin || source == AgentSource::Policy;
 }
 
-config::ServerConfig parse_inline(const OverlayServer& server) {
+// An inline server's "roots" follow the rules of a server entry's (config_roots.hpp, reused): a
+// relative entry is taken from the agent file's folder (from the project root for an agent given
+// through the API), every entry must resolve to a directory, and a project agent file's must stay
+// inside the repository — anyone who can commit writes that file.
+config::ServerConfig parse_inline(const OverlayServer& server, const OverlaySpec& spec, const config::ConfigLocations& locations) {
     Json entry = parse_json(server.config_json, "inline server config");
     if (entry.IsObject()) config::expand_server_entry(entry, entry.GetAllocator(), server.name, config::lookup_process_environment);
-    // Roots are resolved where their file stands, and a project agent file's would have to stay in
-    // the repository (config_roots.hpp): not done for agent files yet, so refused, not ignored.
-    if (entry.IsObject() && entry.HasMember("roots"))
-        throw Error(ErrorKind::Usage, "server '" + server.name + "': \"roots\" is not supported in an agent's inline server "
-                                      "(use --root or the settings' \"roots\")");
-    return config::parse_server_config(server.name, entry);
+    config::ServerConfig out = config::parse_server_config(server.name, entry);
+    if (out.written_roots) {
+        const std::filesystem::path file(spec.origin);
+        const std::filesystem::path base = file.is_absolute() ? file.parent_path() : locations.project_root;
+        const std::filesystem::path confined_to = spec.source == AgentSource::Project ? locations.project_root : std::filesystem::path();
+        out.roots = config::resolve_roots(*out.written_roots, base, confined_to, config::lookup_process_environment,
+                                          "server '" + server.name + "': ");
+    }
+    return out;
 }
 
 }  // namespace
@@ -82,7 +90,7 @@ std::unique_ptr<Overlay> Host::open_overlay(const OverlaySpec& spec) {
             throw Error(ErrorKind::Usage, who + ": inline server name '" + s.name + "' is empty or already in use");
         config::ServerConfig parsed;
         try {
-            parsed = parse_inline(s);
+            parsed = parse_inline(s, spec, impl_->locations);
         } catch (const Error& e) {  // a bad config or a missing ${VAR}: the agent's file is what to fix
             throw Error(ErrorKind::Usage, who + ": inline server '" + s.name + "': " + e.what());
         }

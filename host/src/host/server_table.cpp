@@ -134,7 +134,7 @@ void Host::Impl::load_servers() {
         options.logger(LogLevel::Warn, "managed", next_report.managed_error + " (using the cached managed settings: useCachedOnFailure)");
     for (const auto& s : layered.servers) report_shadowing(s, next_report);
     for (const auto& p : layered.problems)
-        next_report.problems.push_back({p.server, "", p.origin, "", url::redact_urls_in_text(p.message)});
+        next_report.problems.push_back({p.server, "", p.origin, "", url::redact_urls_in_text(p.message), p.written});
     if (layered.policy.fail_closed) next_report.problems.push_back({"", "", "policy", "", layered.policy.fail_closed_reason});
 
     std::map<std::string, config::ConfiguredServer> all;

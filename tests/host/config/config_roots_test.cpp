@@ -170,6 +170,32 @@ TEST_F(ConfigRootsLayers, TheSettingsDefaultAppliesToServersWithoutTheirOwnLocal
     EXPECT_EQ(*find(c, "b")->config.roots, (std::vector<fs::path>{real / "home"}));
 }
 
+TEST_F(ConfigRootsLayers, TheManagedDefaultWinsOverTheUsersAndTheLocalOne) {
+    write(loc.user_settings_file(), R"({"roots":["~/src"],"mcpServers":{"a":{"command":"x"},"b":{"command":"x","roots":["~"]}}})");
+    write(loc.local_settings_file(), R"({"roots":["docs"]})");
+    // Relative to the managed file's folder, "~" from HOME, and never confined: the administrator's.
+    fs::create_directories(loc.managed_dir / "shared");
+    write(loc.managed_settings_file(), R"({"roots":["shared", ")" + (real / "outside").string() + R"("]})");
+    auto c = load();
+    EXPECT_TRUE(c.problems.empty()) << problems(c);
+    EXPECT_FALSE(c.policy.fail_closed) << c.policy.fail_closed_reason;
+    EXPECT_EQ(*find(c, "a")->config.roots, (std::vector<fs::path>{loc.managed_dir / "shared", real / "outside"}));
+    EXPECT_EQ(*find(c, "b")->config.roots, (std::vector<fs::path>{real / "home"}));  // the server's own list wins
+
+    // A managed folder missing on this machine: a problem of the managed file, and the local default applies.
+    write(loc.managed_settings_file(), R"({"roots":["missing"]})");
+    c = load();
+    EXPECT_FALSE(c.policy.fail_closed);
+    EXPECT_TRUE(contains(problems(c), loc.managed_settings_file().string() + ": roots: \"missing\"")) << problems(c);
+    EXPECT_EQ(*find(c, "a")->config.roots, (std::vector<fs::path>{real / "repo" / "docs"}));
+
+    // A list of the wrong shape fails closed, like any other malformed administrator setting.
+    write(loc.managed_settings_file(), R"({"roots":"shared"})");
+    c = load();
+    EXPECT_TRUE(c.policy.fail_closed);
+    EXPECT_TRUE(contains(c.policy.fail_closed_reason, "roots must be an array of directory paths")) << c.policy.fail_closed_reason;
+}
+
 TEST_F(ConfigRootsLayers, ABadDefaultIsAProblemOfItsFileAndIgnored) {
     write(loc.user_settings_file(), R"({"roots":["~/missing"],"mcpServers":{"a":{"command":"x"}}})");
     const auto c = load();

@@ -158,6 +158,33 @@ TEST_F(InheritEnvLayers, ABadServerValueCostsOnlyThatServer) {
     EXPECT_NE(c.problems[0].message.find("inheritEnv must be true, false"), std::string::npos) << problems(c);
 }
 
+TEST_F(InheritEnvLayers, TheManagedDefaultWinsOverTheUsersAndTheLocalOne) {
+    write(loc.user_settings_file(), R"({"inheritEnv":true,"mcpServers":{"plain":{"command":"/bin/a"},"own":{"command":"/bin/b","inheritEnv":true}}})");
+    write(loc.local_settings_file(), R"({"inheritEnv":["LOCAL_*"]})");
+    write(loc.managed_settings_file(), R"({"inheritEnv":["HTTPS_PROXY"]})");
+    LayeredConfig c = load();
+    EXPECT_EQ(c.problems.size(), 0u) << problems(c);
+    EXPECT_FALSE(c.policy.fail_closed) << c.policy.fail_closed_reason;
+    EXPECT_EQ(sent(named(c, "plain")), R"(["HTTPS_PROXY"])");
+    EXPECT_EQ(named(c, "plain").config.inherit_env_from, loc.managed_settings_file().string());
+    EXPECT_EQ(sent(named(c, "own")), "true") << "a server's own value is still its own";
+    // A managed file without the key leaves the personal defaults in place.
+    write(loc.managed_settings_file(), R"({"deniedMcpServers":[]})");
+    c = load();
+    EXPECT_EQ(sent(named(c, "plain")), R"(["LOCAL_*"])");
+}
+
+TEST_F(InheritEnvLayers, ABadManagedDefaultFailsClosedLikeTheAdministratorsOtherSettings) {
+    write(loc.user_settings_file(), R"({"mcpServers":{"plain":{"command":"/bin/a"}}})");
+    write(loc.managed_settings_file(), R"({"inheritEnv":null})");
+    const LayeredConfig c = load();
+    EXPECT_TRUE(c.policy.fail_closed);
+    EXPECT_NE(c.policy.fail_closed_reason.find(loc.managed_settings_file().string() + ": inheritEnv must be true, false"),
+              std::string::npos)
+        << c.policy.fail_closed_reason;
+    EXPECT_TRUE(c.servers.empty());
+}
+
 TEST_F(InheritEnvLayers, ARepositoryCannotSetTheDefault) {
     write(loc.project_root / ".mcp.json", R"({"inheritEnv":true,"mcpServers":{"proj":{"command":"/bin/p"}}})");
     write(loc.legacy_local_settings_file(), R"({"inheritEnv":true,"mcpServers":{"legacy":{"command":"/bin/l"}}})");

@@ -46,7 +46,22 @@ TEST(Dedup, ManualBeatsPluginWithAnotherName) {
     EXPECT_EQ(s.duplicate_of, "slack");
     EXPECT_EQ(s.reason,
               "server 'slack-connector' from plugin 'slack-plugin' is a duplicate of manually configured server "
-              "'slack' (same command and env)");
+              "'slack' (same command, env and inheritEnv)");
+}
+
+TEST(Dedup, AnotherInheritEnvIsAnotherServer) {
+    // The plugin's copy passes the whole environment: not the user's server, so both are kept.
+    const std::string inherit_all = R"({"command":"npx","args":["-y","slack-mcp"],"env":{"TEAM":"t1"},"inheritEnv":true})";
+    auto result = dedup_servers({configured("slack-connector", inherit_all, Scope::Plugin, "slack-plugin"),
+                                 configured("slack", kSlack, Scope::User)});
+    EXPECT_EQ(names(result.kept), (std::vector<std::string>{"slack-connector", "slack"}));
+    EXPECT_TRUE(result.suppressed.empty());
+    // The same inheritEnv on both: the manual server still wins.
+    result = dedup_servers({configured("slack-connector", inherit_all, Scope::Plugin, "slack-plugin"),
+                            configured("slack", inherit_all, Scope::User)});
+    EXPECT_EQ(names(result.kept), std::vector<std::string>{"slack"});
+    ASSERT_EQ(result.suppressed.size(), 1u);
+    EXPECT_EQ(result.suppressed[0].duplicate_of, "slack");
 }
 
 TEST(Dedup, ProxiedPluginUrlIsADuplicateOfTheDirectOne) {
@@ -68,7 +83,7 @@ TEST(Dedup, FirstPluginWinsOverALaterPlugin) {
     EXPECT_EQ(result.suppressed[0].duplicate_of, "slack-a");
     EXPECT_EQ(result.suppressed[0].reason,
               "server 'slack-b' from plugin 'plugin-b' is a duplicate of server 'slack-a' from plugin 'plugin-a' "
-              "(same command and env)");
+              "(same command, env and inheritEnv)");
 }
 
 TEST(Dedup, ManualServersAreNeverSuppressed) {

@@ -63,6 +63,13 @@ const SignatureCase kSignatureCases[] = {
     {"header name case and order", R"({"url":"https://h.test/mcp","headers":{"X-A":"1","x-b":"2"}})",
      R"({"url":"https://h.test/mcp","headers":{"X-B":"2","x-a":"1"}})", true},
     {"sse and http of one url", R"({"type":"sse","url":"https://h.test/mcp"})", R"({"type":"http","url":"https://h.test/mcp"})", true},
+    {"inheritEnv true is another server", R"({"command":"x","inheritEnv":true})", R"({"command":"x"})", false},
+    {"inheritEnv false equals absent", R"({"command":"x","inheritEnv":false})", R"({"command":"x"})", true},
+    {"inheritEnv list vs true", R"({"command":"x","inheritEnv":["AWS_*"]})", R"({"command":"x","inheritEnv":true})", false},
+    {"inheritEnv list vs absent", R"({"command":"x","inheritEnv":["AWS_*"]})", R"({"command":"x"})", false},
+    {"inheritEnv other names", R"({"command":"x","inheritEnv":["A"]})", R"({"command":"x","inheritEnv":["B"]})", false},
+    {"inheritEnv list order and repeats", R"({"command":"x","inheritEnv":["B","A","B"]})", R"({"command":"x","inheritEnv":["A","B"]})", true},
+    {"inheritEnv same true", R"({"command":"x","inheritEnv":true})", R"({"type":"stdio","command":"x","inheritEnv":true})", true},
     {"stdio vs remote", R"({"command":"https://h.test/mcp"})", R"({"url":"https://h.test/mcp"})", false},
 };
 
