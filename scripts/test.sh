@@ -2,7 +2,7 @@
 # README command 2: install what is missing, build, and run every test — once in a normal build
 # (build/), once under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and once under
 # ThreadSanitizer (build-tsan/; TSan and ASan cannot share a process) — then fuzz each parser of
-# untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 20 s).
+# untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 10 s: CI was at 44.4 of its 45 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -50,7 +50,7 @@ if compgen -G "build-tsan/tsan-reports/report.*" >/dev/null; then
   status=1
 fi
 
-echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-20} s per target) =="
-bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}" || status=1
+echo "== fuzz (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-10} s per target) =="
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-10}" || status=1
 
 exit $status
