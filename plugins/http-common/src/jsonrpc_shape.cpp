@@ -1,6 +1,7 @@
 #include "jsonrpc_shape.hpp"
 
 #include <mcph/bounded_json.hpp>
+#include <mcph/json_writer.hpp>
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
@@ -10,9 +11,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace mcph::http {
 namespace {
@@ -26,23 +24,8 @@ namespace {
 std::atomic<std::uint64_t> g_inspections{0};
 
 // The first byte in [p, end) that ends a run of plain string bytes: '"', '\\' or a control
-// character (which JSON forbids raw), or end.
-const char* find_string_special(const char* p, const char* end) {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control_max = _mm_set1_epi8(0x1F);
-    while (end - p >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                         _mm_cmpeq_epi8(_mm_min_epu8(v, control_max), v));  // v <= 0x1F
-        if (const int mask = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(mask));
-        p += 16;
-    }
-#endif
-    while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-    return p;
-}
+// character (which JSON forbids raw), or end — the writer's escape scan is exactly that scan.
+const char* find_string_special(const char* p, const char* end) { return json_writer::next_escape(p, end); }
 
 bool is_json_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
