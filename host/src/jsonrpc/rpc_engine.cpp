@@ -4,6 +4,7 @@
 
 #include <mcph/bounded_json.hpp>
 #include <mcph/json_writer.hpp>
+#include <mcph/scratch_buffer.hpp>
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
@@ -16,12 +17,15 @@
 namespace mcph::jsonrpc {
 namespace {
 
-using Writer = json_writer::Writer<rapidjson::StringBuffer>;  // strings copied in runs
+// Outgoing text is written into this thread's retained scratch block (a big request's buffer
+// would otherwise be fresh memory, page-faulted in on every send) with strings copied in runs.
+using Buffer = scratch::StringBuffer;
+using Writer = json_writer::Writer<Buffer>;
 using LimitedWriter = json_bounds::DepthLimitedHandler<Writer>;
 
 constexpr int kLogWarn = 2;
 
-std::string_view as_view(const rapidjson::StringBuffer& buffer) { return {buffer.GetString(), buffer.GetSize()}; }
+std::string_view as_view(const Buffer& buffer) { return {buffer.GetString(), buffer.GetSize()}; }
 
 std::string excerpt(std::string_view text) {
     constexpr std::size_t kMax = 200;
@@ -142,7 +146,7 @@ void Responder::send(std::string_view message) {
 }
 
 void Responder::result(const JsonValue& result) {
-    rapidjson::StringBuffer buffer;
+    Buffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
     w.Key("id");
@@ -157,7 +161,7 @@ void Responder::result(const JsonValue& result) {
 }
 
 void Responder::error(int code, const std::string& message) {
-    rapidjson::StringBuffer buffer;
+    Buffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
     w.Key("id");
@@ -210,7 +214,7 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     const std::int64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
     if (settings.on_progress) attach_progress_token(params, id);
 
-    rapidjson::StringBuffer buffer;
+    Buffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
     w.Key("id");
@@ -288,7 +292,7 @@ void RpcEngine::fail(Pending& entry, const Error& error) {
 }
 
 void RpcEngine::notify(std::string_view method, const JsonValue* params) {
-    rapidjson::StringBuffer buffer;
+    Buffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
     w.Key("method");

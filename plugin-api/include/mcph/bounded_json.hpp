@@ -14,6 +14,7 @@
 #define MCPH_BOUNDED_JSON_HPP
 
 #include <mcph/json_writer.hpp>
+#include <mcph/scratch_buffer.hpp>
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -154,20 +155,27 @@ using OwningStrings = RecopyingStrings<Inner, &always_copy>;
 // inside this allocation. The in-situ parse also unescapes in place, so no string is first
 // gathered on the reader's own growing stack. A message is the plugin's for the call's duration
 // (mcph_str), so this one copy is the floor; small messages use the stack, not the heap.
+// A large one uses this thread's retained scratch block (scratch_buffer.hpp: a fresh megabyte costs
+// more in page faults than the copy and the parse together).
 class PaddedCopy {
 public:
     static constexpr std::size_t kPadding = 16;
     explicit PaddedCopy(std::string_view text)
-        : heap_(text.size() + 1 + kPadding > sizeof local_ ? new char[text.size() + 1 + kPadding] : nullptr),
-          data_(heap_ ? heap_.get() : local_) {
+        : heap_(text.size() + 1 + kPadding > sizeof local_ ? static_cast<char*>(scratch::acquire(text.size() + 1 + kPadding))
+                                                           : nullptr),
+          data_(heap_ ? heap_ : local_) {
+        if (text.size() + 1 + kPadding > sizeof local_ && !heap_) throw std::bad_alloc();
         if (!text.empty()) std::memcpy(data_, text.data(), text.size());
         std::memset(data_ + text.size(), 0, 1 + kPadding);
     }
+    ~PaddedCopy() { scratch::release(heap_); }
+    PaddedCopy(const PaddedCopy&) = delete;
+    PaddedCopy& operator=(const PaddedCopy&) = delete;
     char* data() { return data_; }
 
 private:
     alignas(16) char local_[1024];
-    std::unique_ptr<char[]> heap_;
+    char* heap_;
     char* data_;
 };
 

@@ -2,6 +2,7 @@
 #include "engine.hpp"
 
 #include "auth_request.hpp"
+#include "spare_strings.hpp"
 
 #include <algorithm>
 
@@ -31,6 +32,9 @@ Transfer::~Transfer() {
     if (!engine) return;
     engine->release_slot(slot);
     if (easy) engine->recycle(std::move(easy), spec.payload.size() > kSmallBody);
+    // Large bodies' memory serves the next large message (spare_strings.hpp).
+    SpareStrings::shared().give(std::move(spec.payload));
+    SpareStrings::shared().give(std::move(buffer));
 }
 
 void Engine::release_slot(Slot slot) noexcept {

@@ -2,6 +2,7 @@
 // finished transfers. Every decision that starts or removes transfers is taken in on_done(),
 // never inside a libcurl callback.
 #include "auth_request.hpp"
+#include "spare_strings.hpp"
 #include "curl_failure.hpp"
 #include "engine.hpp"
 #include "response_notes.hpp"
@@ -140,8 +141,10 @@ void Engine::classify(Transfer& t) {
             t.abort_reason = "the response declares Content-Length " + std::to_string(declared) +
                              ", more than maxMessageBytes (" + std::to_string(config_.max_message_bytes) +
                              " bytes); not read";
-        else if (declared > 0)
+        else if (declared > 0) {
+            t.buffer = SpareStrings::shared().take(static_cast<size_t>(declared));  // warm pages when one is kept
             t.buffer.reserve(static_cast<size_t>(declared));
+        }
     } else {
         t.body = BodyKind::Rejected;
     }

@@ -1,6 +1,7 @@
 #include "outgoing.hpp"
 
 #include "jsonrpc_shape.hpp"
+#include "spare_strings.hpp"
 
 #include <algorithm>
 
@@ -19,10 +20,18 @@ bool is_plain_integer(std::string_view s) {
     return true;
 }
 
+// The transfer's own copy of the message (the host's is borrowed for the call only), in a kept
+// body's memory when the message is large and one is spare.
+std::string body_copy(std::string_view message) {
+    std::string body = SpareStrings::shared().take(message.size());
+    body.assign(message);
+    return body;
+}
+
 Command scanned_command(std::string_view message) {
     MessageShape shape = inspect_message(message);
     if (!shape.valid) throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is not a JSON object or array");
-    Command c = Command::of(Command::Kind::Send, std::string(message));
+    Command c = Command::of(Command::Kind::Send, body_copy(message));
     c.request_ids = std::move(shape.request_ids);
     c.cancelled_ids = std::move(shape.cancelled_ids);
     return c;
@@ -42,7 +51,7 @@ Command outgoing_command(std::string_view message, const mcph::plugin::MessageFa
     if (message.size() > max_message_bytes)
         throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is larger than maxMessageBytes");
     if (!facts || facts->method.empty() || facts->method == "notifications/cancelled") return scanned_command(message);
-    Command c = Command::of(Command::Kind::Send, std::string(message));
+    Command c = Command::of(Command::Kind::Send, body_copy(message));
     if (!facts->id.empty()) {
         std::string id = canonical_request_id(facts->id);
         if (id.empty()) return scanned_command(message);  // facts we cannot use: learn from the body

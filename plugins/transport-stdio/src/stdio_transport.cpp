@@ -20,7 +20,8 @@ using mcph::plugin::Error;
 using namespace std::chrono_literals;
 
 namespace {
-constexpr size_t kReadBufferBytes = size_t{64} << 10;
+// A stderr read's chunk (on the stack: stdout is read straight into the line buffer).
+constexpr size_t kStderrChunkBytes = size_t{16} << 10;
 constexpr size_t kStderrTailBytes = 4096;
 // At stdout EOF, how long to wait for the last stderr bytes before building the report.
 constexpr auto kStderrSettle = 500ms;
@@ -98,8 +99,6 @@ void StdioTransport::start() {
 
 void StdioTransport::start_threads() {
     try {
-        // Before the thread: a pump may read before the reader thread first runs.
-        read_buffer_.reset(new char[kReadBufferBytes]);
         stdout_thread_ = std::thread([this] { read_stdout(); });
         // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
         // most servers read their input as fast as it comes, and never need one.
@@ -142,6 +141,7 @@ void StdioTransport::send(std::string_view message) {
         queue_.push(message, "\n");  // behind what is queued: the writer thread owns the pipe now
         return;
     }
+    stdin_pipe_.ensure(stdin_.get(), size);  // a large message goes in one write, not queued behind a full pipe
     iovec iov[2] = {{const_cast<char*>(message.data()), message.size()}, {const_cast<char*>("\n"), 1}};
     size_t written = 0;
     int error_code = 0;
@@ -341,11 +341,21 @@ StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, int yield_fd
     if (fds[3].revents) return ReadStep::yielded;
     if (fds[1].revents) read_stderr_once();
     if (!fds[0].revents) return ReadStep::idle;
-    ssize_t n = ::read(stdout_.get(), read_buffer_.get(), kReadBufferBytes);
+    LineReader::Room room{nullptr, 0};
+    try {
+        room = lines_.room();
+    } catch (const std::bad_alloc&) {
+        finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_OTHER, "out of memory for the server's output"));
+        return ReadStep::ended;
+    }
+    ssize_t n = ::read(stdout_.get(), room.data, room.size);
     if (n > 0) {
-        if (framing_ && !lines_.feed(read_buffer_.get(), static_cast<size_t>(n), [this](std::string_view line) { on_line(line); })) {
+        if (framing_ && !lines_.commit(static_cast<size_t>(n), [this](std::string_view line) { on_line(line); })) {
             framing_ = false;
+            lines_.discard();
             on_oversized_line();
+        } else if (lines_.pending_size() >= stdout_pipe_.size()) {
+            stdout_pipe_.ensure(stdout_.get(), lines_.pending_size() + 1);  // a line larger than the pipe: fewer, larger reads
         }
         return ReadStep::idle;
     }
@@ -447,14 +457,15 @@ void StdioTransport::on_read_error(const char* what) {
 
 // One read of stderr into the capped buffer; at EOF (or an error) stderr is no longer watched.
 void StdioTransport::read_stderr_once() noexcept {
-    ssize_t n = ::read(stderr_.get(), read_buffer_.get(), kReadBufferBytes);
+    char chunk[kStderrChunkBytes];
+    ssize_t n = ::read(stderr_.get(), chunk, sizeof chunk);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (n <= 0) {
         stderr_open_ = false;
         return;
     }
     try {
-        stderr_buffer_.append(read_buffer_.get(), static_cast<size_t>(n));
+        stderr_buffer_.append(chunk, static_cast<size_t>(n));
     } catch (...) {
         // Out of memory: losing diagnostics is better than blocking the server.
     }

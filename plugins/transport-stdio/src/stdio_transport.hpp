@@ -28,6 +28,7 @@
 #include "child_process.hpp"
 #include "config.hpp"
 #include "line_reader.hpp"
+#include "pipe_growth.hpp"
 #include "outgoing_queue.hpp"
 #include "stderr_buffer.hpp"
 #include "wakeup.hpp"
@@ -100,6 +101,7 @@ private:
     std::mutex write_mutex_;
     std::condition_variable write_cv_;  // queue became non-empty / empty; writer exited
     UniqueFd stdin_;
+    PipeGrowth stdin_pipe_;  // grown for large messages (see pipe_growth.hpp)
     OutgoingQueue queue_;
     size_t queue_limit_bytes_;                          // max(2 x maxMessageBytes, 16 MiB)
     std::chrono::steady_clock::time_point last_progress_;  // the pipe last accepted bytes (or queueing began)
@@ -113,9 +115,9 @@ private:
 
     // The read state below belongs to whoever holds the read role (the reader thread, or a host
     // thread inside pump()); the role passes under role_mutex_, which orders their accesses.
-    LineReader lines_;
+    LineReader lines_;                     // stdout is read straight into its buffer
+    PipeGrowth stdout_pipe_;               // grown while large lines come (see pipe_growth.hpp)
     StderrBuffer stderr_buffer_;
-    std::unique_ptr<char[]> read_buffer_;  // stdout and stderr chunks
     bool stderr_open_ = true;              // stderr not at EOF yet
     bool framing_ = true;                  // false after a fatal framing error: keep draining, deliver nothing
     std::size_t delivered_ = 0;            // messages on_line delivered (a pump returns after one)

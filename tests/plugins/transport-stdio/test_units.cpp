@@ -5,17 +5,22 @@
 #include "line_reader.hpp"
 #include "resource_limits.hpp"
 #include "outgoing_queue.hpp"
+#include "pipe_growth.hpp"
 #include "stderr_buffer.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <random>
+#include <vector>
 
 namespace mcph::stdio {
 namespace {
@@ -67,7 +72,52 @@ TEST(LineReader, UnterminatedLineStopsAtTheLimit) {
     std::string chunk(600, 'x');
     EXPECT_TRUE(r.feed(chunk.data(), chunk.size(), [](std::string_view) {}));
     EXPECT_FALSE(r.feed(chunk.data(), chunk.size(), [](std::string_view) {}));
-    EXPECT_LE(r.pending_size(), 1001u) << "memory must stay bounded by the limit";
+    EXPECT_LE(r.capacity(), 1000u + 2 + LineReader::kReadBytes) << "memory must stay bounded by the limit";
+}
+
+// The pipe is read straight into the reader's buffer: lines come out as views of it, however many
+// reads they straddle, and a buffer grown for large lines is kept while they keep coming and given
+// back once they stop (or at once above kRetainBytes).
+TEST(LineReader, ReadsInPlaceKeepsABigBufferWhileBigLinesComeAndShrinksAfter) {
+    LineReader r(64 << 20);
+    const std::string big(1 << 20, 'b');
+    auto read_line = [&](const std::string& text) {
+        std::vector<std::string> got;
+        std::string line = text + "\n";
+        size_t at = 0;
+        while (at < line.size()) {
+            LineReader::Room room = r.room();
+            EXPECT_GE(room.size, LineReader::kReadBytes);
+            size_t n = std::min(room.size, line.size() - at);
+            std::memcpy(room.data, line.data() + at, n);
+            EXPECT_TRUE(r.commit(n, [&](std::string_view l) { got.emplace_back(l); }));
+            at += n;
+        }
+        return got;
+    };
+    ASSERT_EQ(read_line(big), std::vector<std::string>{big});
+    const size_t grown = r.capacity();
+    EXPECT_GT(grown, big.size());
+    ASSERT_EQ(read_line(big), std::vector<std::string>{big});
+    EXPECT_EQ(r.capacity(), grown) << "a second big line reuses the buffer";
+    for (unsigned i = 0; i + 1 < LineReader::kShrinkAfterLines; ++i) ASSERT_EQ(read_line("{}").size(), 1u);
+    EXPECT_EQ(r.capacity(), grown) << "kept until kShrinkAfterLines small lines in a row";
+    ASSERT_EQ(read_line("{}").size(), 1u);
+    EXPECT_EQ(r.capacity(), 0u) << "given back once the big lines stopped";
+
+    const std::string huge(LineReader::kRetainBytes + 1, 'h');
+    ASSERT_EQ(read_line(huge).size(), 1u);
+    EXPECT_EQ(r.capacity(), 0u) << "a buffer above kRetainBytes is given back at once";
+}
+
+TEST(LineReader, DiscardDropsThePendingLine) {
+    LineReader r(100);
+    EXPECT_TRUE(r.feed("abc", 3, [](std::string_view) {}));
+    r.discard();
+    EXPECT_EQ(r.pending_size(), 0u);
+    std::vector<std::string> got;
+    EXPECT_TRUE(r.feed("d\n", 2, [&](std::string_view l) { got.emplace_back(l); }));
+    EXPECT_EQ(got, std::vector<std::string>{"d"});
 }
 
 TEST(LineReader, LargeLineInManySmallChunks) {
@@ -81,6 +131,59 @@ TEST(LineReader, LargeLineInManySmallChunks) {
     ASSERT_TRUE(r.feed("\n", 1, [&](std::string_view l) { got.emplace_back(l); }));
     ASSERT_EQ(got.size(), 1u);
     EXPECT_TRUE(got[0] == line);
+}
+
+struct Pipe {
+    int fds[2] = {-1, -1};
+    Pipe() { EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0); }
+    ~Pipe() {
+        ::close(fds[0]);
+        ::close(fds[1]);
+    }
+    size_t size() const { return static_cast<size_t>(::fcntl(fds[1], F_GETPIPE_SZ)); }
+};
+
+TEST(PipeGrowth, APipeGrowsToHoldALargeMessageAndOnlyWhenAsked) {
+    Pipe p;
+    const size_t before = p.size();
+    PipeGrowth g;
+    g.ensure(p.fds[1], 1000);
+    EXPECT_EQ(p.size(), before) << "a small message leaves the pipe alone";
+    g.ensure(p.fds[1], 300'000);
+    EXPECT_GE(p.size(), 300'000u);
+    EXPECT_EQ(g.size(), p.size());
+}
+
+TEST(PipeGrowth, AllGrownPipesTogetherStayWithinTheBudgetWhichIsGivenBack) {
+    const size_t one_mib = size_t{1} << 20;
+    size_t grown = 0;
+    {
+        std::vector<std::unique_ptr<Pipe>> pipes;
+        std::vector<std::unique_ptr<PipeGrowth>> growths;
+        for (size_t i = 0; i < PipeGrowth::kBudgetBytes / one_mib + 4; ++i) {
+            pipes.push_back(std::make_unique<Pipe>());
+            growths.push_back(std::make_unique<PipeGrowth>());
+            const size_t before = pipes.back()->size();
+            growths.back()->ensure(pipes.back()->fds[1], one_mib);
+            grown += pipes.back()->size() - before;
+        }
+        EXPECT_LE(grown, PipeGrowth::kBudgetBytes);
+        EXPECT_GT(grown, 0u);
+    }
+    // Every PipeGrowth above is gone: their share is back, and a new pipe grows again.
+    Pipe p;
+    PipeGrowth g;
+    g.ensure(p.fds[1], 300'000);
+    EXPECT_GE(p.size(), 300'000u);
+}
+
+TEST(PipeGrowth, ADescriptorThatIsNotAPipeIsLeftAlone) {
+    int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    PipeGrowth g;
+    g.ensure(fd, 300'000);
+    EXPECT_EQ(g.size(), 0u);
+    ::close(fd);
 }
 
 TEST(StderrBuffer, KeepsNewestBytesUpToCapacity) {
