@@ -1,8 +1,11 @@
 // The bounded JSON reader every parser of outside input goes through
 // (plugin-api/include/mcph/bounded_json.hpp). Checked: any text either parses or fails with a typed
 // outcome (never a stack overflow, however deep); a parsed document writes back within the bound,
-// and what it writes parses again to the very same text.
+// and what it writes parses again to the very same text. The host's message parser
+// (host/src/json/message_parse.hpp, RapidJSON's SSE2 scans) must give the very same outcome, offset
+// and tree as json_bounds::parse for every text.
 #include "fuzz_support.hpp"
+#include "json/message_parse.hpp"
 
 #include <mcph/bounded_json.hpp>
 
@@ -14,6 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     rapidjson::Document doc;
     const jb::ParseOutcome outcome = jb::parse(doc, text, depth);
+    rapidjson::Document scanned;
+    const jb::ParseOutcome scanned_outcome = mcph::json::parse_message(scanned, text, depth, 0);
+    MCPH_FUZZ_CHECK(scanned_outcome.status == outcome.status);
+    MCPH_FUZZ_CHECK(scanned_outcome.code == outcome.code);
+    MCPH_FUZZ_CHECK(scanned_outcome.offset == outcome.offset);
+    MCPH_FUZZ_CHECK(scanned == doc);
     if (!outcome) {
         MCPH_FUZZ_CHECK(doc.IsNull());
         MCPH_FUZZ_CHECK(!outcome.message().empty());

@@ -1,6 +1,7 @@
 #include "jsonrpc/rpc_engine.hpp"
 
 #include "json/json_access.hpp"
+#include "json/message_parse.hpp"
 
 #include <mcph/bounded_json.hpp>
 #include <mcph/json_writer.hpp>
@@ -351,7 +352,7 @@ void RpcEngine::send_cancelled(std::int64_t id, const std::string& reason) {
 
 void RpcEngine::handle_message(std::string_view text) {
     Json doc;
-    const json_bounds::ParseOutcome outcome = json_bounds::parse(doc, text);
+    const json_bounds::ParseOutcome outcome = json::parse_message(doc, text);
     if (outcome.status == json_bounds::ParseOutcome::Status::TooDeep) {
         refuse_too_deep(text, outcome.message());
         return;

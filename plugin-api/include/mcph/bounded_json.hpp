@@ -196,13 +196,12 @@ inline void size_pool_for(rapidjson::Document& doc, std::size_t text_bytes) {
     new (&pool) Pool(chunk);  // the same object again (the document's pointer stays valid)
 }
 
-// Parses `text` into `doc` (replacing its content). On failure `doc` is null and the outcome says
-// why. Extra RapidJSON flags (e.g. kParseFullPrecisionFlag) may be passed; iterative is always on.
-// What is accepted and refused, and at which offset, is RapidJSON's non-validating UTF-8 parse of
-// the bytes up to the first NUL (a NUL byte ends the input, as it did for its MemoryStream):
-// tests/host/json/bounded_parse_test.cpp holds the table of cases.
-template <unsigned ExtraFlags = rapidjson::kParseDefaultFlags>
-inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsigned max_depth = kMaxDepth) {
+// The one shape of every bounded parse: `read(char* text, Handler& handler)` runs a RapidJSON reader
+// (iterative, in situ) over the padded copy of `text` and returns its rapidjson::ParseResult; the
+// handler it is given builds `doc` with every string owned and the depth bounded. For the host's
+// SSE2 reader (host/src/json/message_parse.hpp) and parse() below.
+template <class Read>
+inline ParseOutcome parse_with(rapidjson::Document& doc, std::string_view text, unsigned max_depth, Read&& read) {
     ParseOutcome out;
     out.max_depth = max_depth;
     size_pool_for(doc, text.size());
@@ -210,10 +209,7 @@ inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsig
     auto generate = [&](rapidjson::Document& handler) {
         OwningStrings<rapidjson::Document> owning(handler);
         DepthLimitedHandler<OwningStrings<rapidjson::Document>> limited(owning, max_depth);
-        rapidjson::InsituStringStream stream(copy.data());
-        rapidjson::Reader reader;
-        const rapidjson::ParseResult result =
-            reader.Parse<ExtraFlags | rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag>(stream, limited);
+        const rapidjson::ParseResult result = read(copy.data(), limited);
         if (result) return true;
         out.status = limited.too_deep() ? ParseOutcome::Status::TooDeep : ParseOutcome::Status::Malformed;
         out.code = limited.not_finite() ? rapidjson::kParseErrorNumberTooBig : result.Code();
@@ -223,6 +219,20 @@ inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsig
     doc.Populate(generate);
     if (!out) doc.SetNull();
     return out;
+}
+
+// Parses `text` into `doc` (replacing its content). On failure `doc` is null and the outcome says
+// why. Extra RapidJSON flags (e.g. kParseFullPrecisionFlag) may be passed; iterative is always on.
+// What is accepted and refused, and at which offset, is RapidJSON's non-validating UTF-8 parse of
+// the bytes up to the first NUL (a NUL byte ends the input, as it did for its MemoryStream):
+// tests/host/json/bounded_parse_test.cpp holds the table of cases.
+template <unsigned ExtraFlags = rapidjson::kParseDefaultFlags>
+inline ParseOutcome parse(rapidjson::Document& doc, std::string_view text, unsigned max_depth = kMaxDepth) {
+    return parse_with(doc, text, max_depth, [](char* data, auto& handler) {
+        rapidjson::InsituStringStream stream(data);
+        rapidjson::Reader reader;
+        return reader.Parse<ExtraFlags | rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag>(stream, handler);
+    });
 }
 
 // Serialises `value` compactly into `buffer` (json_writer: RapidJSON's output, strings copied in
