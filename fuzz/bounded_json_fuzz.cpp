@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     MCPH_FUZZ_CHECK(scanned_outcome.status == outcome.status);
     MCPH_FUZZ_CHECK(scanned_outcome.code == outcome.code);
     MCPH_FUZZ_CHECK(scanned_outcome.offset == outcome.offset);
-    MCPH_FUZZ_CHECK(scanned == doc);
     if (!outcome) {
+        MCPH_FUZZ_CHECK(scanned.IsNull());
         MCPH_FUZZ_CHECK(doc.IsNull());
         MCPH_FUZZ_CHECK(!outcome.message().empty());
         MCPH_FUZZ_CHECK(outcome.offset <= text.size());
@@ -31,6 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     rapidjson::StringBuffer first;
     MCPH_FUZZ_CHECK(jb::write(doc, first, depth));
+    // The same tree, compared as written (Value::operator== is not reflexive for duplicate keys).
+    rapidjson::StringBuffer scanned_text;
+    MCPH_FUZZ_CHECK(jb::write(scanned, scanned_text, depth));
+    MCPH_FUZZ_CHECK(std::string_view(scanned_text.GetString(), scanned_text.GetSize()) ==
+                    std::string_view(first.GetString(), first.GetSize()));
     rapidjson::Document again;
     const std::string_view written(first.GetString(), first.GetSize());
     // Full precision: the writer prints the shortest text that reads back exactly.
