@@ -313,6 +313,23 @@ void connect_era(Channel& ch, bool modern) {
     ch.notify(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
 }
 
+// What mcph's connect() does after the handshake before it returns: the tools, resources and prompts
+// lists it caches (hello-server offers all three), one after the other. The floor of the
+// "connect with the lists" row (bench/README.md).
+void list_features(Channel& ch, bool modern) {
+    static const char* const kLists[] = {"tools/list", "resources/list", "prompts/list"};
+    long id = 100;
+    for (const char* method : kLists) {
+        char body[1024];
+        const int n = modern ? std::snprintf(body, sizeof body, R"({"jsonrpc":"2.0","id":%ld,"method":"%s","params":{)" MODERN_META "}}", id, method)
+                             : std::snprintf(body, sizeof body, R"({"jsonrpc":"2.0","id":%ld,"method":"%s"})", id, method);
+        const std::string headers = modern ? std::string("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: ") + method + "\r\n" : std::string();
+        ch.send(std::string(body, static_cast<size_t>(n)), headers);
+        expect_result(ch.receive(), method);
+        ++id;
+    }
+}
+
 std::string add_request(long id, bool modern) {
     char buf[512];
     int n = modern ? std::snprintf(buf, sizeof buf,
@@ -393,6 +410,16 @@ int main(int argc, char** argv) {
         connect_ms.push_back(seconds_since(t) * 1e3);
     }
 
+    // 1b. the same, then the three lists mcph's connect() caches before it returns.
+    std::vector<double> connect_lists_ms;
+    for (int i = 0; i < c.connects; ++i) {
+        auto t = Clock::now();
+        auto ch = open_channel(c);
+        connect_era(*ch, c.modern);
+        list_features(*ch, c.modern);
+        connect_lists_ms.push_back(seconds_since(t) * 1e3);
+    }
+
     auto ch = open_channel(c);
     connect_era(*ch, c.modern);
     const std::string_view add_headers = c.modern ? kModernAddHeaders : std::string_view();
@@ -449,11 +476,11 @@ int main(int argc, char** argv) {
     ch.reset();
 
     std::printf(
-        "{\"client\":\"raw\",\"era\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,"
+        "{\"client\":\"raw\",\"era\":\"%s\",\"transport\":\"%s\",\"connect_ms_median\":%.3f,\"connect_lists_ms_median\":%.3f,"
         "\"seq_calls\":%d,\"seq_p50_us\":%.2f,\"seq_p99_us\":%.2f,\"seq_calls_per_s\":%.0f,\"seq_cpu_us\":%.2f,"
         "\"inflight\":%d,\"inflight_calls\":%d,\"inflight_calls_per_s\":%.0f,"
         "\"echo_calls\":%d,\"echo_payload_bytes\":%zu,\"echo_mb_per_s\":%.1f,\"echo_cpu_us\":%.1f,\"peak_rss_mb\":%.1f}\n",
-        c.modern ? "modern" : "legacy", c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), c.calls,
+        c.modern ? "modern" : "legacy", c.http_url.empty() ? "stdio" : "http", percentile(connect_ms, 0.5), percentile(connect_lists_ms, 0.5), c.calls,
         percentile(lat_us, 0.5), percentile(lat_us, 0.99), c.calls / seq_s, seq_cpu_us, c.inflight, c.calls, c.calls / inflight_s, c.echo_calls, c.echo_bytes,
         c.echo_calls ? 2.0 * static_cast<double>(c.echo_bytes) * c.echo_calls / echo_s / 1e6 : 0.0, echo_cpu_us, peak_rss_mb());
     return 0;
