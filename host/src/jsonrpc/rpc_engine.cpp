@@ -54,6 +54,35 @@ bool write_nested(const JsonValue& value, Writer& w) {
     return value.Accept(limited);  // json-bounds-ok: the depth-limited handler
 }
 
+// params with a serialised `_meta` object: written as its last member, raw, when params has none of
+// its own (the hot path: the session's kept 2026 envelope); else parsed and merged into the tree
+// first, as session::add_request_meta merges (the envelope's keys replace the same keys, the
+// others are kept).
+bool write_params_with_meta(Json& params, const std::string& meta_json, Writer& w) {
+    if (!params.IsObject()) params.SetObject();
+    JsonValue* own = json::member_mut(params, "_meta");
+    if (own) {
+        Json meta;
+        if (!json_bounds::parse(meta, meta_json) || !meta.IsObject()) return false;  // ours: cannot fail
+        if (!own->IsObject()) own->SetObject();
+        auto& a = params.GetAllocator();
+        for (auto& m : meta.GetObject()) {
+            if (auto it = own->FindMember(m.name); it != own->MemberEnd()) it->value = JsonValue(m.value, a);
+            else own->AddMember(JsonValue(m.name, a), JsonValue(m.value, a), a);
+        }
+        return write_nested(params, w);
+    }
+    w.StartObject();
+    for (const auto& m : params.GetObject()) {
+        w.Key(m.name.GetString(), m.name.GetStringLength());
+        LimitedWriter limited(w, json::kWriteDepth - 2);
+        if (!m.value.Accept(limited)) return false;  // json-bounds-ok: the depth-limited handler
+    }
+    w.Key("_meta");
+    w.RawValue(meta_json.data(), meta_json.size(), rapidjson::kObjectType);
+    return w.EndObject();
+}
+
 Error too_deep_to_send(std::string_view what) {
     return Error(ErrorKind::Usage, std::string(what) + " is nested deeper than " + std::to_string(json::kWriteDepth) +
                                        " levels; not sent");
@@ -223,7 +252,10 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
     w.Key("method");
     w.String(method.data(), static_cast<rapidjson::SizeType>(method.size()));
     bool too_deep = false;
-    if (!params.IsNull()) {
+    if (settings.meta_json) {
+        w.Key("params");
+        too_deep = !write_params_with_meta(params, *settings.meta_json, w);
+    } else if (!params.IsNull()) {
         w.Key("params");
         too_deep = !write_nested(params, w);
     }

@@ -108,6 +108,10 @@ struct RequestSettings {
     // A request meant to stay open (subscriptions/listen): no timeout, and it does not keep the
     // owner's deadline timer armed.
     bool long_lived = false;
+    // A serialised JSON object written as params._meta (the 2026-07-28 envelope, kept by the
+    // session: session::serialized_request_meta). When params has a `_meta` of its own, or a
+    // progress token is attached, the two are merged in the tree instead.
+    std::shared_ptr<const std::string> meta_json;
 };
 
 class RpcEngine : public std::enable_shared_from_this<RpcEngine> {

@@ -2,6 +2,10 @@
 
 #include "json/json_access.hpp"
 
+#include <mcph/bounded_json.hpp>
+
+#include <rapidjson/stringbuffer.h>
+
 namespace mcph::session {
 namespace {
 
@@ -70,6 +74,14 @@ void add_request_meta(Json& params, const RequestMeta& meta) {
     set_string(*m, "traceparent", meta.traceparent, a);
     set_string(*m, "tracestate", meta.tracestate, a);
     set_string(*m, "baggage", meta.baggage, a);
+}
+
+std::string serialized_request_meta(const RequestMeta& meta) {
+    Json params(rapidjson::kObjectType);
+    add_request_meta(params, meta);
+    rapidjson::StringBuffer buffer;
+    json_bounds::write(params["_meta"], buffer);  // a few levels deep: never near the bound
+    return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace mcph::session

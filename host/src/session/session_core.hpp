@@ -14,6 +14,7 @@
 #include "session/listen_filter.hpp"
 #include "session/output_schema.hpp"
 #include "session/param_headers.hpp"
+#include "session/request_meta.hpp"
 #include "session/response_cache.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_channel.hpp"
@@ -243,6 +244,15 @@ private:
     std::atomic<std::uint32_t> transport_traits_{0};  // the current transport's MCPH_TRAIT_* flags
     Json client_capabilities_;
     Json client_info_json_;
+    // The 2026 envelope as text for the last (version, log level) asked (session::serialized_request_meta),
+    // guarded by envelope_mutex_; requests share it (kept_envelope).
+    std::mutex envelope_mutex_;
+    std::string envelope_version_, envelope_log_level_;
+    std::shared_ptr<const std::string> envelope_json_;
+    std::shared_ptr<const std::string> kept_envelope(const session::RequestMeta& meta);
+    // The envelope for `params`: kept text in `settings` (written by the engine) or, when the
+    // request carries trace context, added to the tree.
+    void add_envelope(Json& params, const session::RequestMeta& meta, jsonrpc::RequestSettings& settings);
     // The modern listen stream (guarded by listen_mutex_). One at a time; a new generation makes
     // every callback of an older stream stale.
     mutable std::mutex listen_mutex_;

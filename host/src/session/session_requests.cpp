@@ -73,8 +73,8 @@ PendingRequest SessionCore::send_request(const std::string& method, Json params,
     meta.traceparent = options.traceparent;
     meta.tracestate = options.tracestate;
     meta.baggage = options.baggage;
-    session::add_request_meta(params, meta);
     jsonrpc::RequestSettings settings = request_settings(options);
+    add_envelope(params, meta, settings);
     settings.facts.protocol_version = version;
     settings.facts.name = routed_name(method, params);
     if (method == "tools/call" && (transport_traits_.load() & MCPH_TRAIT_HTTP_HEADERS)) {
@@ -105,11 +105,27 @@ void SessionCore::request_async(const std::string& method, Json params, Response
         meta.traceparent = options.traceparent;
         meta.tracestate = options.tracestate;
         meta.baggage = options.baggage;
-        session::add_request_meta(params, meta);
+        add_envelope(params, meta, settings);
         settings.facts.protocol_version = f->protocol_version;
         settings.facts.name = routed_name(method, params);
     }
     engine_->start_request_async(method, std::move(params), std::move(settings), std::move(done));
+}
+
+std::shared_ptr<const std::string> SessionCore::kept_envelope(const session::RequestMeta& meta) {
+    std::lock_guard lock(envelope_mutex_);
+    if (!envelope_json_ || envelope_version_ != meta.protocol_version || envelope_log_level_ != meta.log_level) {
+        envelope_json_ = std::make_shared<const std::string>(session::serialized_request_meta(meta));
+        envelope_version_ = meta.protocol_version;
+        envelope_log_level_ = meta.log_level;
+    }
+    return envelope_json_;
+}
+
+void SessionCore::add_envelope(Json& params, const session::RequestMeta& meta, jsonrpc::RequestSettings& settings) {
+    const bool per_request = !meta.traceparent.empty() || !meta.tracestate.empty() || !meta.baggage.empty();
+    if (per_request) session::add_request_meta(params, meta);
+    else settings.meta_json = kept_envelope(meta);  // the engine merges it with a `_meta` params already has
 }
 
 jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& options) const {
