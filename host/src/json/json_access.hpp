@@ -28,6 +28,14 @@ inline rapidjson::Value* member_mut(rapidjson::Value& obj, const char* key) {
     return it == obj.MemberEnd() ? nullptr : &it->value;
 }
 
+// Sets `object[name] = value`: replaces the value of an existing member (in place, keeping the
+// order), else appends the member. `object` must be an object.
+inline void set_member(rapidjson::Value& object, rapidjson::Value&& name, rapidjson::Value&& value,
+                       rapidjson::MemoryPoolAllocator<>& a) {
+    if (auto it = object.FindMember(name); it != object.MemberEnd()) it->value = std::move(value);
+    else object.AddMember(name, value, a);
+}
+
 inline std::string string_or(const rapidjson::Value& obj, const char* key, std::string fallback = {}) {
     const rapidjson::Value* v = member(obj, key);
     return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::move(fallback);

@@ -55,9 +55,10 @@ bool write_nested(const JsonValue& value, Writer& w) {
 }
 
 // params with a serialised `_meta` object: written as its last member, raw, when params has none of
-// its own (the hot path: the session's kept 2026 envelope); else parsed and merged into the tree
-// first, as session::add_request_meta merges (the envelope's keys replace the same keys, the
-// others are kept).
+// its own (the session's kept 2026 envelope; the session sends requests with a `_meta` or a
+// progress token down the tree path). Otherwise — a progress token attached here, another caller
+// of the engine — it is parsed and merged into the tree with json::set_member, the merge
+// session::add_request_meta uses (the envelope's keys replace the same keys, the others are kept).
 bool write_params_with_meta(Json& params, const std::string& meta_json, Writer& w) {
     if (!params.IsObject()) params.SetObject();
     JsonValue* own = json::member_mut(params, "_meta");
@@ -66,10 +67,7 @@ bool write_params_with_meta(Json& params, const std::string& meta_json, Writer& 
         if (!json_bounds::parse(meta, meta_json) || !meta.IsObject()) return false;  // ours: cannot fail
         if (!own->IsObject()) own->SetObject();
         auto& a = params.GetAllocator();
-        for (auto& m : meta.GetObject()) {
-            if (auto it = own->FindMember(m.name); it != own->MemberEnd()) it->value = JsonValue(m.value, a);
-            else own->AddMember(JsonValue(m.name, a), JsonValue(m.value, a), a);
-        }
+        for (auto& m : meta.GetObject()) json::set_member(*own, JsonValue(m.name, a), JsonValue(m.value, a), a);
         return write_nested(params, w);
     }
     w.StartObject();

@@ -10,11 +10,7 @@ namespace mcph::session {
 namespace {
 
 void set_member(JsonValue& object, const char* key, JsonValue value, Json::AllocatorType& a) {
-    if (JsonValue* existing = json::member_mut(object, key)) {
-        *existing = std::move(value);
-        return;
-    }
-    object.AddMember(JsonValue(key, a), std::move(value), a);
+    json::set_member(object, JsonValue(key, a), std::move(value), a);
 }
 
 void set_string(JsonValue& object, const char* key, const std::string& value, Json::AllocatorType& a) {

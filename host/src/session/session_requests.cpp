@@ -122,10 +122,13 @@ std::shared_ptr<const std::string> SessionCore::kept_envelope(const session::Req
     return envelope_json_;
 }
 
+// The kept text only when it can go in as it is: params without a `_meta` of its own and no progress
+// token to come. Everything else (trace context, a caller's `_meta`, progress) takes the tree path,
+// so the bytes sent are exactly those of session::add_request_meta.
 void SessionCore::add_envelope(Json& params, const session::RequestMeta& meta, jsonrpc::RequestSettings& settings) {
     const bool per_request = !meta.traceparent.empty() || !meta.tracestate.empty() || !meta.baggage.empty();
-    if (per_request) session::add_request_meta(params, meta);
-    else settings.meta_json = kept_envelope(meta);  // the engine merges it with a `_meta` params already has
+    if (per_request || settings.on_progress || json::member(params, "_meta")) session::add_request_meta(params, meta);
+    else settings.meta_json = kept_envelope(meta);
 }
 
 jsonrpc::RequestSettings SessionCore::request_settings(const RequestOptions& options) const {
