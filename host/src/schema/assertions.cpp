@@ -14,9 +14,7 @@ namespace mcph::schema {
 namespace {
 
 using keyword::contains_name;
-using keyword::count_member;
 using keyword::is_integer;
-using keyword::number_member;
 
 bool has_type(const JsonValue& v, std::string_view type) {
     if (type == "object") return v.IsObject();
@@ -46,53 +44,53 @@ std::uint64_t code_points(const JsonValue& s) {
 
 }  // namespace
 
-bool Evaluator::assertions(const JsonValue& schema, const JsonValue& instance) {
-    if (const JsonValue* type = json::member(schema, "type")) {
+bool Evaluator::assertions(const KeywordSet& k, const JsonValue& instance) {
+    if (const JsonValue* type = k.get(Keyword::Type)) {
         bool match = type->IsString() && has_type(instance, json::view(*type));
         if (type->IsArray())
             for (const JsonValue& t : type->GetArray()) match = match || (t.IsString() && has_type(instance, json::view(t)));
         if (!match && (type->IsString() || type->IsArray())) return fail("type");
     }
-    if (const JsonValue* values = json::array_member(schema, "enum")) {
+    if (const JsonValue* values = k.array(Keyword::Enum)) {
         if (!charge(values->Size())) return false;
         bool found = false;
         for (const JsonValue& v : values->GetArray()) found = found || json_equal(v, instance);
         if (!found) return fail("enum");
     }
-    if (const JsonValue* value = json::member(schema, "const"); value && !json_equal(*value, instance)) return fail("const");
-    if (instance.IsNumber()) return number_assertions(schema, instance);
-    if (instance.IsString()) return string_assertions(schema, instance);
-    if (instance.IsArray()) return array_assertions(schema, instance);
-    if (instance.IsObject()) return object_assertions(schema, instance);
+    if (const JsonValue* value = k.get(Keyword::Const); value && !json_equal(*value, instance)) return fail("const");
+    if (instance.IsNumber()) return number_assertions(k, instance);
+    if (instance.IsString()) return string_assertions(k, instance);
+    if (instance.IsArray()) return array_assertions(k, instance);
+    if (instance.IsObject()) return object_assertions(k, instance);
     return true;
 }
 
-bool Evaluator::number_assertions(const JsonValue& schema, const JsonValue& x) {
-    if (const JsonValue* m = number_member(schema, "multipleOf"); m && !multiple_of(x, *m)) return fail("multipleOf");
+bool Evaluator::number_assertions(const KeywordSet& k, const JsonValue& x) {
+    if (const JsonValue* m = k.number(Keyword::MultipleOf); m && !multiple_of(x, *m)) return fail("multipleOf");
     const bool draft4 = dialect_.boolean_exclusive_bounds;
-    if (const JsonValue* max = number_member(schema, "maximum")) {
-        const bool exclusive = draft4 && json::bool_or(schema, "exclusiveMaximum", false);
+    if (const JsonValue* max = k.number(Keyword::Maximum)) {
+        const bool exclusive = draft4 && k.flag(Keyword::ExclusiveMaximum, false);
         const int c = compare_numbers(x, *max);
         if (c > 0 || (exclusive && c == 0)) return fail(exclusive ? "exclusiveMaximum" : "maximum");
     }
-    if (const JsonValue* min = number_member(schema, "minimum")) {
-        const bool exclusive = draft4 && json::bool_or(schema, "exclusiveMinimum", false);
+    if (const JsonValue* min = k.number(Keyword::Minimum)) {
+        const bool exclusive = draft4 && k.flag(Keyword::ExclusiveMinimum, false);
         const int c = compare_numbers(x, *min);
         if (c < 0 || (exclusive && c == 0)) return fail(exclusive ? "exclusiveMinimum" : "minimum");
     }
     if (draft4) return true;
-    if (const JsonValue* max = number_member(schema, "exclusiveMaximum"); max && compare_numbers(x, *max) >= 0)
+    if (const JsonValue* max = k.number(Keyword::ExclusiveMaximum); max && compare_numbers(x, *max) >= 0)
         return fail("exclusiveMaximum");
-    if (const JsonValue* min = number_member(schema, "exclusiveMinimum"); min && compare_numbers(x, *min) <= 0)
+    if (const JsonValue* min = k.number(Keyword::ExclusiveMinimum); min && compare_numbers(x, *min) <= 0)
         return fail("exclusiveMinimum");
     return true;
 }
 
-bool Evaluator::string_assertions(const JsonValue& schema, const JsonValue& s) {
+bool Evaluator::string_assertions(const KeywordSet& k, const JsonValue& s) {
     std::uint64_t bound = 0;
-    if (count_member(schema, "maxLength", bound) && code_points(s) > bound) return fail("maxLength");
-    if (count_member(schema, "minLength", bound) && code_points(s) < bound) return fail("minLength");
-    if (const JsonValue* source = json::member(schema, "pattern"); source && source->IsString())
+    if (k.count(Keyword::MaxLength, bound) && code_points(s) > bound) return fail("maxLength");
+    if (k.count(Keyword::MinLength, bound) && code_points(s) < bound) return fail("minLength");
+    if (const JsonValue* source = k.get(Keyword::Pattern); source && source->IsString())
         // A pattern the linear-time engine cannot read is not checked (pattern.hpp).
         if (const Pattern* p = index_.pattern(json::view(*source))) {
             if (!charge(p->cost(s.GetStringLength()))) return false;
@@ -101,11 +99,11 @@ bool Evaluator::string_assertions(const JsonValue& schema, const JsonValue& s) {
     return true;
 }
 
-bool Evaluator::array_assertions(const JsonValue& schema, const JsonValue& a) {
+bool Evaluator::array_assertions(const KeywordSet& k, const JsonValue& a) {
     std::uint64_t bound = 0;
-    if (count_member(schema, "maxItems", bound) && a.Size() > bound) return fail("maxItems");
-    if (count_member(schema, "minItems", bound) && a.Size() < bound) return fail("minItems");
-    if (json::bool_or(schema, "uniqueItems", false)) {
+    if (k.count(Keyword::MaxItems, bound) && a.Size() > bound) return fail("maxItems");
+    if (k.count(Keyword::MinItems, bound) && a.Size() < bound) return fail("minItems");
+    if (k.flag(Keyword::UniqueItems, false)) {
         // Pairwise, charged to the budget: a long array cannot buy unbounded time.
         const std::size_t n = a.Size();
         if (!charge(n * (n > 0 ? n - 1 : 0) / 2 / 8)) return false;
@@ -116,22 +114,23 @@ bool Evaluator::array_assertions(const JsonValue& schema, const JsonValue& a) {
     return true;
 }
 
-bool Evaluator::object_assertions(const JsonValue& schema, const JsonValue& o) {
+bool Evaluator::object_assertions(const KeywordSet& k, const JsonValue& o) {
     std::uint64_t bound = 0;
-    if (count_member(schema, "maxProperties", bound) && o.MemberCount() > bound) return fail("maxProperties");
-    if (count_member(schema, "minProperties", bound) && o.MemberCount() < bound) return fail("minProperties");
-    if (const JsonValue* required = json::array_member(schema, "required"))
+    if (k.count(Keyword::MaxProperties, bound) && o.MemberCount() > bound) return fail("maxProperties");
+    if (k.count(Keyword::MinProperties, bound) && o.MemberCount() < bound) return fail("minProperties");
+    if (const JsonValue* required = k.array(Keyword::Required))
         for (const JsonValue& name : required->GetArray())
             if (name.IsString() && !contains_name(o, name)) return fail("required");
     // draft-07's `dependencies` is honoured in every dialect (the suite's dependencies-compatibility):
     // schemas written for older drafts still carry it.
-    for (const char* dependent : {"dependentRequired", "dependencies"}) {
-        if (dialect_.dependencies && std::string_view(dependent) == "dependentRequired") continue;  // not in draft-07
-        if (const JsonValue* deps = json::object_member(schema, dependent))
+    for (const Keyword dependent : {Keyword::DependentRequired, Keyword::Dependencies}) {
+        if (dialect_.dependencies && dependent == Keyword::DependentRequired) continue;  // not in draft-07
+        if (const JsonValue* deps = k.object(dependent))
             for (const auto& dep : deps->GetObject()) {
                 if (!dep.value.IsArray() || !contains_name(o, dep.name)) continue;
                 for (const JsonValue& name : dep.value.GetArray())
-                    if (name.IsString() && !contains_name(o, name)) return fail(dependent);
+                    if (name.IsString() && !contains_name(o, name))
+                        return fail(dependent == Keyword::Dependencies ? "dependencies" : "dependentRequired");
             }
     }
     return true;

@@ -10,20 +10,6 @@ namespace mcph::schema {
 namespace {
 
 using keyword::contains_name;
-using keyword::count_member;
-
-std::string pointer_of(const std::vector<std::string>& path) {
-    std::string out;
-    for (const std::string& token : path) {
-        out.push_back('/');
-        for (char c : token) {
-            if (c == '~') out += "~0";
-            else if (c == '/') out += "~1";
-            else out.push_back(c);
-        }
-    }
-    return out;
-}
 
 struct Counter {
     explicit Counter(std::size_t& n) : n_(n) { ++n_; }
@@ -56,9 +42,27 @@ ValidationResult Evaluator::run(const JsonValue& schema, const JsonValue& instan
     return result;
 }
 
+// A JSON Pointer, made only when a keyword fails (the path is kept as views and indices).
+std::string Evaluator::instance_location() const {
+    std::string out;
+    for (const PathStep& step : path_) {
+        out.push_back('/');
+        if (step.is_index) {
+            out += std::to_string(step.index);
+            continue;
+        }
+        for (char c : step.name) {
+            if (c == '~') out += "~0";
+            else if (c == '/') out += "~1";
+            else out.push_back(c);
+        }
+    }
+    return out;
+}
+
 bool Evaluator::fail(const char* keyword) {
     failed_keyword_ = keyword;
-    failed_location_ = pointer_of(path_);
+    failed_location_ = instance_location();
     return false;
 }
 
@@ -95,17 +99,18 @@ bool Evaluator::evaluate(const JsonValue& schema, const JsonValue& instance, con
         }
     } pop_scope{scope_, new_scope};
 
-    if (const JsonValue* ref = json::member(schema, "$ref"); ref && ref->IsString()) {
+    const KeywordSet k(schema);
+    if (k.empty()) return true;  // {} or only annotations: nothing to check
+    if (const JsonValue* ref = k.get(Keyword::Ref); ref && ref->IsString()) {
         if (!follow(json::view(*ref), RefKind::Static, instance, base, out)) return false;
         if (dialect_.ref_overrides_siblings) return true;
     }
-    if (const JsonValue* ref = json::member(schema, "$dynamicRef"); ref && ref->IsString())
+    if (const JsonValue* ref = k.get(Keyword::DynamicRef); ref && ref->IsString())
         if (!follow(json::view(*ref), RefKind::Dynamic, instance, base, out)) return false;
-    if (const JsonValue* ref = json::member(schema, "$recursiveRef"); ref && ref->IsString() && dialect_.recursive_ref)
+    if (const JsonValue* ref = k.get(Keyword::RecursiveRef); ref && ref->IsString() && dialect_.recursive_ref)
         if (!follow(json::view(*ref), RefKind::Recursive, instance, base, out)) return false;
-    return assertions(schema, instance) && in_place(schema, instance, base, out) &&
-           object_children(schema, instance, base, out) && array_children(schema, instance, base, out) &&
-           unevaluated(schema, instance, base, out);
+    return assertions(k, instance) && in_place(k, instance, base, out) && object_children(k, instance, base, out) &&
+           array_children(k, instance, base, out) && unevaluated(k, instance, base, out);
 }
 
 bool Evaluator::follow(std::string_view ref, RefKind kind, const JsonValue& instance, const std::string& base,
@@ -146,16 +151,19 @@ bool Evaluator::follow(std::string_view ref, RefKind kind, const JsonValue& inst
     return true;
 }
 
-bool Evaluator::child(const JsonValue& schema, const JsonValue& instance, std::string token, const std::string& base) {
-    path_.push_back(std::move(token));
+bool Evaluator::child(const JsonValue& schema, const JsonValue& instance, PathStep step, const std::string& base) {
+    path_.push_back(step);
     Annotations ignored;  // a child's annotations are about the child, not this instance
     const bool ok = evaluate(schema, instance, base, ignored);
     path_.pop_back();
     return ok;
 }
 
-bool Evaluator::in_place(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out) {
-    if (const JsonValue* all = json::array_member(schema, "allOf"))
+bool Evaluator::in_place(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out) {
+    if (!k.has_any({Keyword::AllOf, Keyword::AnyOf, Keyword::OneOf, Keyword::Not, Keyword::If, Keyword::DependentSchemas,
+                    Keyword::Dependencies}))
+        return true;
+    if (const JsonValue* all = k.array(Keyword::AllOf))
         for (const JsonValue& sub : all->GetArray()) {
             Annotations a;
             if (!evaluate(sub, instance, base, a)) return false;  // the inner failure says more
@@ -166,7 +174,7 @@ bool Evaluator::in_place(const JsonValue& schema, const JsonValue& instance, con
         failed_keyword_ = saved_keyword;
         failed_location_ = saved_location;
     };
-    if (const JsonValue* any = json::array_member(schema, "anyOf")) {
+    if (const JsonValue* any = k.array(Keyword::AnyOf)) {
         bool matched = false;
         for (const JsonValue& sub : any->GetArray()) {  // every branch: each adds annotations
             Annotations a;
@@ -176,7 +184,7 @@ bool Evaluator::in_place(const JsonValue& schema, const JsonValue& instance, con
         if (!matched) return fail("anyOf");
         restore();
     }
-    if (const JsonValue* one = json::array_member(schema, "oneOf")) {
+    if (const JsonValue* one = k.array(Keyword::OneOf)) {
         std::size_t matched = 0;
         for (const JsonValue& sub : one->GetArray()) {
             Annotations a;
@@ -186,17 +194,17 @@ bool Evaluator::in_place(const JsonValue& schema, const JsonValue& instance, con
         if (matched != 1) return fail("oneOf");
         restore();
     }
-    if (const JsonValue* negated = json::member(schema, "not")) {
+    if (const JsonValue* negated = k.get(Keyword::Not)) {
         Annotations ignored;
         const bool matched = evaluate(*negated, instance, base, ignored);
         if (!error_.empty()) return false;
         if (matched) return fail("not");
         restore();
     }
-    if (!conditional(schema, instance, base, out)) return false;
-    for (const char* dependent : {"dependentSchemas", "dependencies"}) {
-        if (dialect_.dependencies && std::string_view(dependent) == "dependentSchemas") continue;
-        if (const JsonValue* deps = json::object_member(schema, dependent); deps && instance.IsObject())
+    if (!conditional(k, instance, base, out)) return false;
+    for (const Keyword dependent : {Keyword::DependentSchemas, Keyword::Dependencies}) {
+        if (dialect_.dependencies && dependent == Keyword::DependentSchemas) continue;
+        if (const JsonValue* deps = k.object(dependent); deps && instance.IsObject())
             for (const auto& dep : deps->GetObject()) {
                 if (dep.value.IsArray() || !contains_name(instance, dep.name)) continue;  // arrays: the required form
                 Annotations a;
@@ -207,8 +215,8 @@ bool Evaluator::in_place(const JsonValue& schema, const JsonValue& instance, con
     return true;
 }
 
-bool Evaluator::conditional(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out) {
-    const JsonValue* condition = json::member(schema, "if");
+bool Evaluator::conditional(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out) {
+    const JsonValue* condition = k.get(Keyword::If);
     if (!condition) return true;
     const std::string saved_keyword = failed_keyword_, saved_location = failed_location_;
     Annotations a;
@@ -217,7 +225,7 @@ bool Evaluator::conditional(const JsonValue& schema, const JsonValue& instance, 
     failed_keyword_ = saved_keyword;
     failed_location_ = saved_location;
     if (holds) out.merge(a);
-    const JsonValue* branch = json::member(schema, holds ? "then" : "else");
+    const JsonValue* branch = k.get(holds ? Keyword::Then : Keyword::Else);
     if (!branch) return true;
     Annotations b;
     if (!evaluate(*branch, instance, base, b)) return false;
@@ -225,18 +233,20 @@ bool Evaluator::conditional(const JsonValue& schema, const JsonValue& instance, 
     return true;
 }
 
-bool Evaluator::object_children(const JsonValue& schema, const JsonValue& o, const std::string& base, Annotations& out) {
+bool Evaluator::object_children(const KeywordSet& k, const JsonValue& o, const std::string& base, Annotations& out) {
     if (!o.IsObject()) return true;
-    const JsonValue* properties = json::object_member(schema, "properties");
-    const JsonValue* patterns = json::object_member(schema, "patternProperties");
-    const JsonValue* additional = json::member(schema, "additionalProperties");
-    const JsonValue* names = json::member(schema, "propertyNames");
+    const JsonValue* properties = k.object(Keyword::Properties);
+    const JsonValue* patterns = k.object(Keyword::PatternProperties);
+    const JsonValue* additional = k.get(Keyword::AdditionalProperties);
+    const JsonValue* names = k.get(Keyword::PropertyNames);
+    if (!properties && !patterns && !additional && !names) return true;
     for (const auto& m : o.GetObject()) {
-        const std::string name(json::view(m.name));
+        const std::string_view name = json::view(m.name);
+        const PathStep step{name};
         bool matched = false;
         if (properties)
             if (auto it = properties->FindMember(m.name); it != properties->MemberEnd()) {
-                if (!child(it->value, m.value, name, base)) return false;
+                if (!child(it->value, m.value, step, base)) return false;
                 matched = true;
             }
         if (patterns)
@@ -245,76 +255,76 @@ bool Evaluator::object_children(const JsonValue& schema, const JsonValue& o, con
                 // Unreadable pattern (pattern.hpp): the property counts as matched, unchecked.
                 if (re && !charge(re->cost(name.size()))) return false;
                 if (re && !re->search(name)) continue;
-                if (re && !child(p.value, m.value, name, base)) return false;
+                if (re && !child(p.value, m.value, step, base)) return false;
                 matched = true;
             }
         if (!matched && additional) {
-            if (!child(*additional, m.value, name, base)) return false;
+            if (!child(*additional, m.value, step, base)) return false;
             matched = true;
         }
         if (matched) out.properties.insert(name);
         if (names) {
             const JsonValue key(rapidjson::StringRef(m.name.GetString(), m.name.GetStringLength()));
-            if (!child(*names, key, name, base)) return false;
+            if (!child(*names, key, step, base)) return false;
         }
     }
     return true;
 }
 
-bool Evaluator::array_children(const JsonValue& schema, const JsonValue& a, const std::string& base, Annotations& out) {
+bool Evaluator::array_children(const KeywordSet& k, const JsonValue& a, const std::string& base, Annotations& out) {
     if (!a.IsArray()) return true;
-    const JsonValue* items = json::member(schema, "items");
-    const JsonValue* prefix = json::array_member(schema, "prefixItems");
+    const JsonValue* items = k.get(Keyword::Items);
+    const JsonValue* prefix = k.array(Keyword::PrefixItems);
     const JsonValue* rest = items;
     if (dialect_.tuple_items) {  // items: [..] is the tuple, additionalItems the rest
         prefix = items && items->IsArray() ? items : nullptr;
-        rest = prefix ? json::member(schema, "additionalItems") : items;
+        rest = prefix ? k.get(Keyword::AdditionalItems) : items;
     }
     const rapidjson::SizeType n = a.Size();
     rapidjson::SizeType i = 0;
     if (prefix) {
         for (; i < n && i < prefix->Size(); ++i)
-            if (!child((*prefix)[i], a[i], std::to_string(i), base)) return false;
+            if (!child((*prefix)[i], a[i], PathStep{{}, i, true}, base)) return false;
         out.prefix_items = std::max<std::size_t>(out.prefix_items, i);
     }
     if (rest && (rest->IsObject() || rest->IsBool())) {
         for (; i < n; ++i)
-            if (!child(*rest, a[i], std::to_string(i), base)) return false;
+            if (!child(*rest, a[i], PathStep{{}, i, true}, base)) return false;
         out.all_items = true;
     }
-    return contains(schema, a, base, out);
+    return contains(k, a, base, out);
 }
 
-bool Evaluator::contains(const JsonValue& schema, const JsonValue& a, const std::string& base, Annotations& out) {
-    const JsonValue* wanted = json::member(schema, "contains");
+bool Evaluator::contains(const KeywordSet& k, const JsonValue& a, const std::string& base, Annotations& out) {
+    const JsonValue* wanted = k.get(Keyword::Contains);
     if (!wanted) return true;
     const std::string saved_keyword = failed_keyword_, saved_location = failed_location_;
     std::uint64_t matched = 0;
     for (rapidjson::SizeType i = 0; i < a.Size(); ++i) {
-        if (child(*wanted, a[i], std::to_string(i), base)) ++matched, out.contained.insert(i);
+        if (child(*wanted, a[i], PathStep{{}, i, true}, base)) ++matched, out.contained.insert(i);
         if (!error_.empty()) return false;
     }
     failed_keyword_ = saved_keyword;
     failed_location_ = saved_location;
     std::uint64_t least = 1, most = 0;
-    count_member(schema, "minContains", least);
+    k.count(Keyword::MinContains, least);
     if (matched < least) return fail(least == 1 ? "contains" : "minContains");
-    if (count_member(schema, "maxContains", most) && matched > most) return fail("maxContains");
+    if (k.count(Keyword::MaxContains, most) && matched > most) return fail("maxContains");
     return true;
 }
 
-bool Evaluator::unevaluated(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out) {
-    if (const JsonValue* rest = json::member(schema, "unevaluatedProperties"); rest && instance.IsObject()) {
+bool Evaluator::unevaluated(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out) {
+    if (const JsonValue* rest = k.get(Keyword::UnevaluatedProperties); rest && instance.IsObject()) {
         for (const auto& m : instance.GetObject()) {
-            std::string name(json::view(m.name));
+            const std::string_view name = json::view(m.name);
             if (out.properties.count(name)) continue;
-            if (!child(*rest, m.value, name, base)) return false;
-            out.properties.insert(std::move(name));
+            if (!child(*rest, m.value, PathStep{name}, base)) return false;
+            out.properties.insert(name);
         }
     }
-    if (const JsonValue* rest = json::member(schema, "unevaluatedItems"); rest && instance.IsArray() && !out.all_items) {
+    if (const JsonValue* rest = k.get(Keyword::UnevaluatedItems); rest && instance.IsArray() && !out.all_items) {
         for (rapidjson::SizeType i = static_cast<rapidjson::SizeType>(out.prefix_items); i < instance.Size(); ++i)
-            if (!out.contained.count(i) && !child(*rest, instance[i], std::to_string(i), base)) return false;
+            if (!out.contained.count(i) && !child(*rest, instance[i], PathStep{{}, i, true}, base)) return false;
         out.all_items = true;
     }
     return true;

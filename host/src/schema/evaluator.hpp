@@ -8,9 +8,11 @@
 #pragma once
 
 #include "schema/compiled_schema.hpp"
+#include "schema/keyword_set.hpp"
 
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcph::schema {
@@ -23,8 +25,9 @@ public:
 
 private:
     // What the keywords that succeeded evaluated, for unevaluatedProperties/unevaluatedItems.
+    // Property names are views of the instance's own names: it outlives the validation.
     struct Annotations {
-        std::set<std::string> properties;
+        std::set<std::string_view> properties;
         std::size_t prefix_items = 0;  // items [0, prefix_items) were evaluated
         bool all_items = false;
         std::set<std::size_t> contained;  // indices `contains` matched
@@ -34,19 +37,27 @@ private:
     bool evaluate(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
     enum class RefKind { Static, Dynamic, Recursive };  // $ref, $dynamicRef, $recursiveRef (2019-09)
     bool follow(std::string_view ref, RefKind kind, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool child(const JsonValue& schema, const JsonValue& instance, std::string token, const std::string& base);
+    // One step of the instance location: a member name (a view of the instance's) or an index.
+    struct PathStep {
+        std::string_view name;
+        std::size_t index = 0;
+        bool is_index = false;
+    };
+    bool child(const JsonValue& schema, const JsonValue& instance, PathStep step, const std::string& base);
+    std::string instance_location() const;
 
-    bool assertions(const JsonValue& schema, const JsonValue& instance);
-    bool number_assertions(const JsonValue& schema, const JsonValue& instance);
-    bool string_assertions(const JsonValue& schema, const JsonValue& instance);
-    bool array_assertions(const JsonValue& schema, const JsonValue& instance);
-    bool object_assertions(const JsonValue& schema, const JsonValue& instance);
-    bool in_place(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool conditional(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool object_children(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool array_children(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool contains(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
-    bool unevaluated(const JsonValue& schema, const JsonValue& instance, const std::string& base, Annotations& out);
+    // Each keyword group reads the schema node through its KeywordSet (keyword_set.hpp).
+    bool assertions(const KeywordSet& k, const JsonValue& instance);
+    bool number_assertions(const KeywordSet& k, const JsonValue& instance);
+    bool string_assertions(const KeywordSet& k, const JsonValue& instance);
+    bool array_assertions(const KeywordSet& k, const JsonValue& instance);
+    bool object_assertions(const KeywordSet& k, const JsonValue& instance);
+    bool in_place(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool conditional(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool object_children(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool array_children(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool contains(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out);
+    bool unevaluated(const KeywordSet& k, const JsonValue& instance, const std::string& base, Annotations& out);
 
     bool fail(const char* keyword);
     bool stop(ValidationResult::Cause cause, std::string message);
@@ -58,7 +69,7 @@ private:
     std::size_t evaluations_ = 0;
     std::size_t refs_followed_ = 0;
     std::size_t depth_ = 0;
-    std::vector<std::string> path_;   // instance location of the evaluation in progress
+    std::vector<PathStep> path_;      // instance location of the evaluation in progress
     std::vector<std::string> scope_;  // dynamic scope: base URIs entered, outermost first
     std::string failed_keyword_;
     std::string failed_location_;

@@ -50,6 +50,19 @@ TEST(CompiledSchema, WithoutSchemaKeywordItIs2020_12) {
     EXPECT_EQ(bad.instance_location, "/1");
 }
 
+TEST(CompiledSchema, TheInstanceLocationIsAnEscapedPointerThroughNamesAndIndices) {
+    auto s = compile(R"({"properties":{"a/b~c":{"items":{"properties":{"x":{"type":"string"}}}}},
+                         "additionalProperties":{"contains":{"const":1},"maxContains":1}})");
+    auto bad = check(*s, R"({"a/b~c":[{"x":"ok"},{"x":2}]})");
+    EXPECT_EQ(bad.status, Status::Invalid);
+    EXPECT_EQ(bad.keyword, "type");
+    EXPECT_EQ(bad.instance_location, "/a~1b~0c/1/x");
+    auto many = check(*s, R"({"other":[1,2,1]})");
+    EXPECT_EQ(many.keyword, "maxContains");
+    EXPECT_EQ(many.instance_location, "/other");
+    EXPECT_TRUE(check(*s, R"({"a/b~c":[{"x":"ok"}],"other":[0,1]})").valid());
+}
+
 TEST(CompiledSchema, Draft07ReadsItemsArrayAsATuple) {
     auto s = compile(R"({"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"integer"}],
                          "additionalItems":false})");
