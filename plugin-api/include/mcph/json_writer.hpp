@@ -75,11 +75,24 @@ void put_escape(Buffer& out, unsigned char c) {
     at[5] = kHex[c & 0xF];
 }
 
-// Appends `s` quoted and escaped.
+// Appends `s` quoted and escaped. Most strings (keys, method names, ids) need no escape: those
+// take one Push for the quotes and the bytes together.
 template <class Buffer>
 void put_quoted(Buffer& out, const char* s, std::size_t n) {
     const char* end = s + n;
+    const char* first = next_escape(s, end);
+    if (first == end) {
+        char* at = out.Push(n + 2);
+        at[0] = '"';
+        if (n) std::memcpy(at + 1, s, n);
+        at[n + 1] = '"';
+        return;
+    }
     out.Put('"');
+    if (first != s) {
+        std::memcpy(out.Push(static_cast<std::size_t>(first - s)), s, static_cast<std::size_t>(first - s));
+        s = first;
+    }
     while (s < end) {
         const char* stop = next_escape(s, end);
         if (stop != s) {
