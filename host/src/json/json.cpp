@@ -18,6 +18,26 @@ using json::kWriteDepth;
     throw Error(ErrorKind::Usage, "refusing to serialise JSON nested deeper than " + std::to_string(kWriteDepth) + " levels");
 }
 
+// About what a copy of `v` takes in a document's pool: a slot per member and element, and the
+// bytes of each string (RapidJSON keeps short ones inside the value; counting them anyway errs
+// large). The walk stops once `limit` is reached: past it the pool's chunk size is capped anyway.
+std::size_t pool_footprint(const JsonValue& v, std::size_t limit) {
+    if (v.IsString()) return v.GetStringLength() + 1;
+    std::size_t n = 0;
+    if (v.IsObject()) {
+        for (const auto& m : v.GetObject()) {
+            if (n >= limit) break;
+            n += sizeof(m) + pool_footprint(m.name, limit) + pool_footprint(m.value, limit);
+        }
+    } else if (v.IsArray()) {
+        for (const JsonValue& e : v.GetArray()) {
+            if (n >= limit) break;
+            n += sizeof(e) + pool_footprint(e, limit);
+        }
+    }
+    return n;
+}
+
 }  // namespace
 
 std::string to_json(const JsonValue& value) {
@@ -49,6 +69,8 @@ Json parse_json(std::string_view text, const char* what) {
 
 Json clone_json(const JsonValue& value) {
     Json doc;
+    // Sized: a request's params are copied once per call (json_bounds::size_pool says why).
+    json_bounds::size_pool(doc, pool_footprint(value, json_bounds::kMaxPoolChunk));
     doc.CopyFrom(value, doc.GetAllocator());
     return doc;
 }

@@ -548,8 +548,8 @@ void RpcEngine::handle_inbound_request(const JsonValue& message) {
         return;
     }
     auto responder = std::make_shared<Responder>(weak_from_this(), id, true);
-    Json params;
-    if (const JsonValue* p = json::member(message, "params")) params.CopyFrom(*p, params.GetAllocator());
+    const JsonValue* p = json::member(message, "params");
+    Json params = p ? clone_json(*p) : Json();
     hooks_.on_request(method, std::move(params), std::move(responder));
 }
 

@@ -191,8 +191,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
     bool headers_retried = false;
     int rounds = 0;
     for (;;) {
-        Json sent;
-        sent.CopyFrom(current, sent.GetAllocator());
+        Json sent = clone_json(current);
         const auto f = facts();
         Json result;
         try {

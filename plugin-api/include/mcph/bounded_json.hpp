@@ -183,18 +183,21 @@ private:
 // message of a few hundred bytes then costs a 64 KiB malloc and free; two or three of them per call
 // push glibc's heap top past its trim threshold, so every call grows and shrinks the heap (brk) and
 // takes page faults on the regrown pages. A pool that has no chunk yet is therefore rebuilt with a
-// first chunk sized to the message (the tree of an N-byte text takes about 2N; later chunks are at
-// least the pool's chunk size or the one allocation's size, as usual). A pool with a chunk is left
-// alone: the document, or a caller-supplied allocator, is already in use.
-inline void size_pool_for(rapidjson::Document& doc, std::size_t text_bytes) {
+// first chunk of about what it will hold, within [1 KiB, 64 KiB] (later chunks are at least the
+// pool's chunk size or the one allocation's size, as usual). A pool with a chunk is left alone: the
+// document, or a caller-supplied allocator, is already in use.
+inline constexpr std::size_t kMinPoolChunk = 1024, kMaxPoolChunk = 64 * 1024;  // the max: RapidJSON's default
+inline void size_pool(rapidjson::Document& doc, std::size_t expected_bytes) {
     using Pool = rapidjson::MemoryPoolAllocator<>;
-    constexpr std::size_t kMinChunk = 1024, kMaxChunk = 64 * 1024;  // the max: RapidJSON's default
     Pool& pool = doc.GetAllocator();
     if (pool.Capacity() != 0) return;
-    const std::size_t chunk = std::min(kMaxChunk, std::max(kMinChunk, 2 * text_bytes));
+    const std::size_t chunk = std::min(kMaxPoolChunk, std::max(kMinPoolChunk, expected_bytes));
     pool.~Pool();  // owns nothing yet: no chunk, and its base allocator (stateless CrtAllocator) is made on first use
     new (&pool) Pool(chunk);  // the same object again (the document's pointer stays valid)
 }
+
+// The pool for the tree of an N-byte text, which takes about 2N.
+inline void size_pool_for(rapidjson::Document& doc, std::size_t text_bytes) { size_pool(doc, 2 * text_bytes); }
 
 // The one shape of every bounded parse: `read(char* text, Handler& handler)` runs a RapidJSON reader
 // (iterative, in situ) over the padded copy of `text` and returns its rapidjson::ParseResult; the

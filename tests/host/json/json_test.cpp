@@ -70,3 +70,34 @@ TEST(Json, AParsedTreeWrappedByTheHostStillWrites) {
 }
 
 }  // namespace
+
+namespace {
+
+// RapidJSON's default first chunk is 64 KiB, whatever the document holds; a clone is sized to what
+// it copies (json_bounds::size_pool), so a per-call copy of small params does not churn the heap.
+TEST(Json, ACloneOfSmallParamsTakesASmallPool) {
+    const Json params = mcph::parse_json(R"({"name":"add","arguments":{"a":1,"b":2,"note":"a string past the short-string size"}})");
+    Json copy = mcph::clone_json(params);
+    EXPECT_EQ(mcph::to_json(copy), mcph::to_json(params));
+    EXPECT_GT(copy.GetAllocator().Capacity(), 0u);
+    EXPECT_LE(copy.GetAllocator().Capacity(), 4096u);
+}
+
+TEST(Json, ACloneOfALargeValueIsWholeAndItsChunksAreAtMostTheDefault) {
+    std::string text = "[";
+    for (int i = 0; i < 20000; ++i) text += (i ? ",\"" : "\"") + std::string(40, 'a' + i % 26) + "\"";
+    text += "]";
+    const Json big = mcph::parse_json(text);
+    Json copy = mcph::clone_json(big);
+    EXPECT_EQ(mcph::to_json(copy), text);
+    EXPECT_GE(copy.GetAllocator().Capacity(), 20000u * 41);
+}
+
+TEST(Json, ACloneOfAScalarOrAnEmptyValueIsExact) {
+    for (const char* text : {"null", "true", "-1.5", "\"\"", "{}", "[]", "[[],{}]"}) {
+        const Json copy = mcph::clone_json(mcph::parse_json(text));
+        EXPECT_EQ(mcph::to_json(copy), text);
+    }
+}
+
+}  // namespace
