@@ -1,6 +1,7 @@
 // Issue #9 item 3: deep JSON nesting killed the process (SIGSEGV: RapidJSON's recursive parser and
 // writer ran off the stack). Each attack here is a real server or file; the defence is an
-// iterative parse under a depth of 128 that refuses deeper input as malformed, naming the bound.
+// parse under a depth of 128 that refuses deeper input as malformed, naming the bound (the refusal
+// comes before the parser descends, so its own recursion is bounded too).
 #include "hostile_peer_support.hpp"
 
 #include <gtest/gtest.h>

@@ -30,7 +30,7 @@ using JsonValue = rapidjson::Value;
 MCPH_API std::string to_json(const JsonValue& value);
 // Serialises with indentation, for people; the same bound.
 MCPH_API std::string to_pretty_json(const JsonValue& value);
-// Parses text iteratively, at most 128 levels deep (mcph/bounded_json.hpp); throws
+// Parses text, at most 128 levels deep (mcph/bounded_json.hpp); throws
 // mcph::Error(Usage) with the offset and reason on malformed or deeper input.
 MCPH_API Json parse_json(std::string_view text, const char* what = "JSON");
 // A deep copy into a fresh document.

@@ -4,7 +4,7 @@
 // stays strict: only files a person edits go through here.
 //
 // RapidJSON does this itself (kParseCommentsFlag, kParseTrailingCommasFlag), in the same
-// iterative, depth-bounded parse as every other input (mcph/bounded_json.hpp), so a config file
+// depth-bounded parse as every other input (mcph/bounded_json.hpp), so a config file
 // keeps the 128-level bound and the file-size bound of file_read.hpp.
 #pragma once
 

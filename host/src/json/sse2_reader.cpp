@@ -68,8 +68,9 @@ Result parse_insitu(char* text, SaxSink& sink) {
     Forward handler{sink};
     rj::InsituStringStream stream(text);
     rj::Reader reader;
-    // Iterative SAX: no recursion; the depth bound is in the caller's sink (json_bounds::DepthLimitedHandler).
-    const rj::ParseResult r = reader.Parse<rj::kParseIterativeFlag | rj::kParseInsituFlag>(stream, handler);
+    // Recursive, bounded by the caller's sink: json_bounds::DepthLimitedHandler refuses a level
+    // before the reader descends into it (bounded_json.hpp).
+    const rj::ParseResult r = reader.Parse<rj::kParseInsituFlag>(stream, handler);  // json-bounds-ok: the sink is depth-limited
     return {static_cast<int>(r.Code()), r.Offset()};
 }
 

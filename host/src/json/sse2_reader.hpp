@@ -57,8 +57,9 @@ bool has_blind_bytes(std::string_view text) noexcept;
 bool available() noexcept;
 
 // Parses `text` in place — NUL-terminated, with 16 zero bytes after the NUL (the scans load 16
-// aligned bytes, which may reach 15 past the terminator) — iteratively (no recursion, whatever the
-// depth), feeding `sink`. Caller: has_blind_bytes() was false for this text.
+// aligned bytes, which may reach 15 past the terminator), feeding `sink`. The reader recurses once
+// per level it enters: `sink` must refuse depth (as json_bounds::DepthLimitedHandler does).
+// Caller: has_blind_bytes() was false for this text.
 Result parse_insitu(char* text, SaxSink& sink);
 
 }  // namespace mcph::json::sse2

@@ -600,7 +600,7 @@ constexpr mcph_auth_vtable_v1 make_auth_vtable(const char* backend_name) {
 // - Keys nobody read are ignored: the host passes the whole server entry, with keys of its own
 //   ("timeout", "oauth", ...). A plugin that wants strictness asks reject_unknown_keys().
 // - Bounds: the text is refused past ConfigLimits::max_bytes (the host's 16 MiB config bound) and
-//   parsed iteratively under json_bounds' depth bound, so no config can exhaust stack or memory.
+//   parsed under json_bounds' depth bound, so no config can exhaust stack or memory.
 
 // The largest config accepted by default: the host's bound on a whole config file.
 inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;

@@ -1,4 +1,4 @@
-// JSONC for configuration files: comments and trailing commas together in RapidJSON's iterative
+// JSONC for configuration files: comments and trailing commas together in the bounded RapidJSON
 // parse, errors with line and column, and the depth bound unchanged. Wire JSON stays strict.
 #include "config/jsonc.hpp"
 #include "config/server_config.hpp"

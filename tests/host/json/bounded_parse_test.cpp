@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <string>
 #include <vector>
 
@@ -267,3 +269,53 @@ TEST(BoundedParse, MessageParserReadsAOneMebibyteResultExactly) {
 }
 
 }  // namespace
+
+// The parser recurses once per level it enters, and the depth-limited handler refuses a level
+// before it is entered: the deepest accepted document and a million '[' both end well inside a
+// small thread stack (17 KiB measured at 128 levels; sanitizers make frames larger, hence 512 KiB).
+namespace {
+
+struct StackRun {
+    ParseOutcome plain, message;
+};
+
+void* parse_on_small_stack(void* arg) {
+    auto* io = static_cast<std::pair<const std::string*, StackRun*>*>(arg);
+    Json a, b;
+    io->second->plain = mcph::json_bounds::parse(a, *io->first);
+    io->second->message = mcph::json::parse_message(b, *io->first, mcph::json_bounds::kMaxDepth, 0);
+    return nullptr;
+}
+
+StackRun run_with_stack(const std::string& text, std::size_t stack_bytes) {
+    StackRun run;
+    std::pair<const std::string*, StackRun*> io{&text, &run};
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack_bytes);
+    pthread_t thread;
+    EXPECT_EQ(pthread_create(&thread, &attr, parse_on_small_stack, &io), 0);
+    pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attr);
+    return run;
+}
+
+}  // namespace
+
+TEST(BoundedParse, TheRecursionStaysInsideASmallThreadStack) {
+    const unsigned depth = mcph::json_bounds::kMaxDepth;
+    std::string deepest;
+    for (unsigned i = 0; i < depth; ++i) deepest += i % 2 ? "{\"k\":" : "[";
+    deepest += "1";
+    for (unsigned i = depth; i-- > 0;) deepest += i % 2 ? "}" : "]";
+    const StackRun ok = run_with_stack(deepest, 512 * 1024);
+    EXPECT_TRUE(ok.plain) << ok.plain.message();
+    EXPECT_TRUE(ok.message) << ok.message.message();
+
+    const std::string million(1'000'000, '[');
+    const StackRun refused = run_with_stack(million, 512 * 1024);
+    EXPECT_EQ(refused.plain.status, ParseOutcome::Status::TooDeep);
+    EXPECT_EQ(refused.message.status, ParseOutcome::Status::TooDeep);
+    EXPECT_EQ(refused.plain.offset, depth);  // the bracket that opened level 129
+    EXPECT_EQ(refused.message.offset, depth);
+}

@@ -88,7 +88,7 @@ TEST(JsonRpcShape, ErrorResponseIsValidJsonRpc) {
     EXPECT_EQ(inspect_message(m).response_ids, Ids{R"("q\"1")"});
 }
 
-// Issue #9: nesting is bounded (mcph::json_bounds::kMaxDepth) and parsed iteratively, so a
+// Issue #9: nesting is bounded (mcph::json_bounds::kMaxDepth) and parsed under that bound, so a
 // 100,000-deep message is refused with a reason instead of overflowing the stack.
 std::string nested(size_t depth, const std::string& inner = "1") {
     return std::string(depth, '[') + inner + std::string(depth, ']');
