@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -449,6 +450,17 @@ TEST_F(StdioTransportTest, ChildStartsWithTheOriginalSoftNofileLimitAndOnlyDescr
         if (std::getline(in, comm) && comm == "cat") break;
     }
     ASSERT_EQ(comm, "cat");
+    // cat is cat from its execve on, but it opens locale files while it starts: descriptor 3 can be
+    // there for a moment. Wait (bounded) until it blocks reading its stdin — /proc/<pid>/syscall
+    // names read (SYS_read) on descriptor 0 — so that only what it inherited is left to see.
+    bool reading_stdin = false;
+    for (auto deadline = Clock::now() + 10s; !reading_stdin && Clock::now() < deadline;
+         std::this_thread::sleep_for(2ms)) {
+        std::ifstream in(proc + "/syscall");
+        std::string number, fd;
+        reading_stdin = in >> number >> fd && number == std::to_string(SYS_read) && fd == "0x0";
+    }
+    EXPECT_TRUE(reading_stdin) << "cat never blocked reading descriptor 0 (" << proc << "/syscall)";
     std::set<std::string> fds;
     for (const auto& entry : fs::directory_iterator(proc + "/fd")) fds.insert(entry.path().filename().string());
     EXPECT_EQ(fds, (std::set<std::string>{"0", "1", "2"}));
