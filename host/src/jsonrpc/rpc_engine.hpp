@@ -124,6 +124,14 @@ public:
     // Returns the request id (for cancel).
     std::int64_t start_request_async(std::string_view method, Json params, RequestSettings settings,
                                      ResponseHandler done);
+    // Sends a request and waits for its answer on this thread, reading the transport here when it
+    // can (hooks.pump), as PendingRequest::get does, but with no std::promise: the answer goes
+    // into a slot on this stack (promise::set_value runs call_once, and glibc's pthread_once ends
+    // in a futex wake syscall every time, waiter or not). With `is_cancelled` the wait checks it
+    // every 50 ms and, once true, cancels the request (notifications/cancelled, Cancelled error).
+    // Throws the request's mcph::Error.
+    Json call(std::string_view method, Json params, RequestSettings settings,
+              const std::function<bool()>& is_cancelled = {});
     // Sends a notification; throws mcph::Error on send failure.
     void notify(std::string_view method, const JsonValue* params);
     // Cancels a pending request: its future fails with Cancelled, the server gets notifications/cancelled.
@@ -163,7 +171,9 @@ private:
     using DeadlineIndex = std::multimap<Clock::time_point, std::int64_t>;
 
     struct Pending {
-        std::promise<Json> promise;  // used when `handler` is empty
+        // Exactly one of the two: the future's promise (start_request), else the handler. Empty
+        // unless used: a promise allocates its shared state and result when constructed.
+        std::optional<std::promise<Json>> promise;
         ResponseHandler handler;
         std::string method;
         std::chrono::milliseconds timeout{0};

@@ -233,7 +233,7 @@ bool SessionCore::probe_modern(std::chrono::steady_clock::time_point deadline) {
         if (stdio) options.timeout = std::min(*options.timeout, stdio_probe_wait_);
         session::ProbeVerdict verdict;
         try {
-            Json result = send_request("server/discover", Json(rapidjson::kObjectType), options, version).get();
+            Json result = answer_modern("server/discover", Json(rapidjson::kObjectType), options, version, {});
             verdict = session::classify_probe_result(result, settings_.server_name);
         } catch (const Error& e) {
             if (is_transport_failure(e)) throw Error(ErrorKind::Connection, e.what(), e.code(), e.data_json());
@@ -285,7 +285,7 @@ void SessionCore::legacy_handshake(std::chrono::steady_clock::time_point deadlin
                                                                                      : preference_.pinned;
     Json result;
     try {
-        result = request("initialize", initialize_params(offered, client_capabilities_, client_info_json_), options).get();
+        result = answer("initialize", initialize_params(offered, client_capabilities_, client_info_json_), options, {});
     } catch (const Error& e) {
         if (e.kind() == ErrorKind::Timeout)
             throw Error(ErrorKind::Connection, "server '" + settings_.server_name + "' did not answer initialize within " +

@@ -168,8 +168,16 @@ private:
     void adopt_modern(const std::string& version, const JsonValue& discover);
     void publish(std::shared_ptr<const ServerFacts> facts);
     bool modern() const;
+    jsonrpc::RequestSettings modern_settings(const std::string& method, Json& params, const RequestOptions& options,
+                                             const std::string& version);
     PendingRequest send_request(const std::string& method, Json params, const RequestOptions& options,
                                 const std::string& version);
+    // request()/send_request() and a wait for the answer, without a future (RpcEngine::call);
+    // `is_cancelled` (may be empty) is polled while waiting and cancels the request once true.
+    Json answer(const std::string& method, Json params, const RequestOptions& options,
+                const std::function<bool()>& is_cancelled);
+    Json answer_modern(const std::string& method, Json params, const RequestOptions& options, const std::string& version,
+                       const std::function<bool()>& is_cancelled);
     Json exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds = nullptr);
     Json modern_exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds);
     std::string cache_principal() const;

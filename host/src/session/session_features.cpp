@@ -111,7 +111,7 @@ CallToolResult SessionCore::call_tool(const std::string& name, const JsonValue& 
     if (as_task) {
         params.AddMember("task", JsonValue(rapidjson::kObjectType), a);
         const std::string context = "tools/call of '" + name + "' from '" + settings_.server_name + "'";
-        Json created = request("tools/call", std::move(params), extensions::task_poll_options(options)).get();
+        Json created = answer("tools/call", std::move(params), extensions::task_poll_options(options), {});
         const RequestOptions poll = extensions::task_poll_options(options);
         result.raw = extensions::run_task(
             created, extensions::task_run_for(extensions::TaskDialect::Legacy, context, options,

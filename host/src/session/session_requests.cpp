@@ -12,23 +12,6 @@ namespace mcph::detail {
 
 using namespace core_internal;
 
-namespace {
-
-// Waits for a request's answer. With RequestOptions::is_cancelled the wait is polled, so a person's
-// Ctrl-C (the shell) cancels a plain request as it cancels a task: notifications/cancelled is sent
-// and the call fails Cancelled. Without it: a plain wait, nothing polled.
-Json await_answer(PendingRequest pending, const RequestOptions& options) {
-    if (!options.is_cancelled) return pending.get();
-    constexpr auto kPoll = std::chrono::milliseconds(50);
-    while (!pending.wait_for(kPoll)) {
-        if (!options.is_cancelled()) continue;
-        pending.cancel("cancelled by the user");
-        break;
-    }
-    return pending.get();
-}
-
-}  // namespace
 
 // The channel is picked under the shared lock (a reconnect swaps it under the exclusive one);
 // enter_pump keeps it alive until leave_pump, so no session lock is held while inside the plugin.
@@ -57,9 +40,10 @@ PendingRequest SessionCore::request(const std::string& method, Json params, cons
     return engine_->start_request(method, std::move(params), request_settings(options));
 }
 
-// A modern request: the envelope in _meta, and the facts an HTTP transport mirrors in headers.
-PendingRequest SessionCore::send_request(const std::string& method, Json params, const RequestOptions& options,
-                                         const std::string& version) {
+// A modern request's settings: the envelope in _meta, and the facts an HTTP transport mirrors in
+// headers.
+jsonrpc::RequestSettings SessionCore::modern_settings(const std::string& method, Json& params,
+                                                      const RequestOptions& options, const std::string& version) {
     session::RequestMeta meta;
     meta.protocol_version = version;
     meta.capabilities = &client_capabilities_;
@@ -84,7 +68,30 @@ PendingRequest SessionCore::send_request(const std::string& method, Json params,
                 settings.facts.params = session::extract_param_headers(it->second, *arguments);
     }
     if (method == "subscriptions/listen") settings.facts.flags |= MCPH_MESSAGE_LISTEN_STREAM;
+    return settings;
+}
+
+PendingRequest SessionCore::send_request(const std::string& method, Json params, const RequestOptions& options,
+                                         const std::string& version) {
+    jsonrpc::RequestSettings settings = modern_settings(method, params, options, version);
     return engine_->start_request(method, std::move(params), std::move(settings));
+}
+
+// The library's own waits (every call, list and handshake) take the engine's blocking call rather
+// than a PendingRequest: the same pumped wait without a std::promise per request.
+Json SessionCore::answer(const std::string& method, Json params, const RequestOptions& options,
+                         const std::function<bool()>& is_cancelled) {
+    if (!engine_) throw disconnected_error();
+    const auto f = facts();
+    if (f->era == session::Era::Modern)
+        return answer_modern(method, std::move(params), options, f->protocol_version, is_cancelled);
+    return engine_->call(method, std::move(params), request_settings(options), is_cancelled);
+}
+
+Json SessionCore::answer_modern(const std::string& method, Json params, const RequestOptions& options,
+                                const std::string& version, const std::function<bool()>& is_cancelled) {
+    jsonrpc::RequestSettings settings = modern_settings(method, params, options, version);
+    return engine_->call(method, std::move(params), std::move(settings), is_cancelled);
 }
 
 void SessionCore::request_async(const std::string& method, Json params, ResponseHandler done,
@@ -168,7 +175,9 @@ Json SessionCore::call(const std::string& method, Json params, const RequestOpti
 
 Json SessionCore::exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds) {
     if (modern()) return modern_exchange(method, std::move(params), options, input_rounds);
-    Json result = await_answer(request(method, std::move(params), options), options);
+    // With RequestOptions::is_cancelled the wait is polled, so a person's Ctrl-C (the shell) cancels a
+    // plain request as it cancels a task: notifications/cancelled is sent and the call fails Cancelled.
+    Json result = answer(method, std::move(params), options, options.is_cancelled);
     // Earlier servers omit resultType (= complete); one that says otherwise is not followed.
     if (result.IsObject() && session::result_type(result, method + " from '" + settings_.server_name + "'") !=
                                  session::ResultType::Complete)
@@ -195,7 +204,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
         const auto f = facts();
         Json result;
         try {
-            result = await_answer(send_request(method, std::move(sent), options, f->protocol_version), options);
+            result = answer_modern(method, std::move(sent), options, f->protocol_version, options.is_cancelled);
         } catch (const Error& e) {
             if (auto refused = session::unsupported_version(e)) {
                 auto mutual = session::mutual_modern_version(refused->supported);
@@ -245,7 +254,7 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                 extensions::TaskRun run = extensions::task_run_for(
                     extensions::TaskDialect::Extension, context, options, settings_.request_timeout,
                     [this, poll](const std::string& m, Json p) {
-                        return send_request(m, std::move(p), poll, facts()->protocol_version).get();
+                        return answer_modern(m, std::move(p), poll, facts()->protocol_version, {});
                     });
                 run.answer_inputs = [this, &context](const JsonValue& task) {
                     return std::move(session::answer_input_requests(

@@ -41,8 +41,10 @@ struct Inbound {
 // An engine whose outgoing messages, log lines, requests and notifications are recorded.
 class Recorder {
 public:
-    explicit Recorder(bool with_on_request = true) {
+    using Pump = std::function<void(const std::function<bool()>& ready, Clock::time_point deadline)>;
+    explicit Recorder(bool with_on_request = true, Pump pump = {}) {
         EngineHooks hooks;
+        hooks.pump = std::move(pump);
         hooks.send = [this](std::string_view message, const mcph::transport::MessageFacts*) {
             if (send_error) throw *send_error;
             std::lock_guard lock(mutex);
@@ -682,6 +684,99 @@ TEST(RpcEngineAsync, HandlerMayStartTheNextRequest) {
     }
     EXPECT_EQ(completed, 5);
     EXPECT_EQ(r.engine->pending_count(), 0u);
+}
+
+// ---- call: the blocking request of the library's own waits ---------------------------------------
+
+// Answers the first request this recorder sends, from another thread, once it was sent.
+std::thread answer_from_transport(Recorder& r, std::function<std::string(std::int64_t id)> reply) {
+    return std::thread([&r, reply = std::move(reply)] {
+        while (r.sent_count() == 0) std::this_thread::sleep_for(1ms);
+        r.engine->handle_message(reply(id_of(r.sent_json(0))));
+    });
+}
+
+TEST(RpcEngineCall, ReturnsTheAnswerTheTransportThreadDelivers) {
+    Recorder r;
+    std::thread transport = answer_from_transport(r, [](std::int64_t id) { return response(id, R"({"tools":[1]})"); });
+    Json result = r.engine->call("tools/list", Json(), {});
+    transport.join();
+    EXPECT_EQ(mcph::to_json(result), R"({"tools":[1]})");
+    EXPECT_EQ(r.engine->pending_count(), 0u);
+}
+
+TEST(RpcEngineCall, ThePumpDeliversTheAnswerOnTheCallingThread) {
+    std::thread::id pumped_on;
+    bool ready_before = true, ready_after = false;
+    Recorder* self = nullptr;
+    Recorder r(true, [&](const std::function<bool()>& ready, Clock::time_point) {
+        pumped_on = std::this_thread::get_id();
+        ready_before = ready();
+        self->engine->handle_message(response(id_of(self->sent_json(0)), R"({"n":7})"));
+        ready_after = ready();
+    });
+    self = &r;
+    Json result = r.engine->call("tools/call", Json(), {});
+    EXPECT_EQ(mcph::to_json(result), R"({"n":7})");
+    EXPECT_EQ(pumped_on, std::this_thread::get_id());
+    EXPECT_FALSE(ready_before);
+    EXPECT_TRUE(ready_after) << "the answer is ready as soon as the pump delivered it";
+}
+
+TEST(RpcEngineCall, APumpThatCannotReadFallsBackToWaitingForTheTransport) {
+    int pumps = 0;
+    Recorder r(true, [&](const std::function<bool()>&, Clock::time_point) { ++pumps; });  // another thread reads
+    std::thread transport = answer_from_transport(r, [](std::int64_t id) { return response(id, "{}"); });
+    EXPECT_EQ(mcph::to_json(r.engine->call("ping", Json(), {})), "{}");
+    transport.join();
+    EXPECT_EQ(pumps, 1);
+}
+
+TEST(RpcEngineCall, ARemoteErrorIsThrownWithItsCode) {
+    Recorder r;
+    std::thread transport = answer_from_transport(r, [](std::int64_t id) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) + R"(,"error":{"code":-32602,"message":"bad"}})";
+    });
+    Error e = error_of([&] { r.engine->call("tools/call", Json(), {}); });
+    transport.join();
+    EXPECT_EQ(e.kind(), ErrorKind::Remote);
+    EXPECT_EQ(e.code(), -32602);
+}
+
+TEST(RpcEngineCall, IsCancelledCancelsTheRequestAndNotifiesTheServer) {
+    Recorder r;
+    std::atomic<int> asked{0};
+    Error e = error_of([&] { r.engine->call("tools/call", Json(), {}, [&] { return ++asked >= 2; }); });
+    EXPECT_EQ(e.kind(), ErrorKind::Cancelled);
+    EXPECT_EQ(asked.load(), 2) << "checked at each 50 ms poll until it said yes";
+    auto cancelled = r.sent_with_method("notifications/cancelled");
+    ASSERT_EQ(cancelled.size(), 1u);
+    EXPECT_EQ(cancelled[0]["params"]["requestId"].GetInt64(), id_of(r.sent_json(0)));
+    EXPECT_EQ(r.engine->pending_count(), 0u);
+}
+
+TEST(RpcEngineCall, TimeoutReachesTheWaitingCaller) {
+    Recorder r;
+    RequestSettings quick;
+    quick.timeout = 1ms;
+    std::thread timer([&] {
+        while (r.sent_count() == 0) std::this_thread::sleep_for(1ms);
+        r.engine->check_timeouts(Clock::now() + 1s);
+    });
+    Error e = error_of([&] { r.engine->call("slow", Json(), quick); });
+    timer.join();
+    EXPECT_EQ(e.kind(), ErrorKind::Timeout);
+}
+
+TEST(RpcEngineCall, ImmediateFailuresThrowAtOnce) {
+    Recorder r;
+    r.send_error = Error(ErrorKind::Connection, "pipe closed");
+    EXPECT_EQ(error_of([&] { r.engine->call("a", Json(), {}); }).kind(), ErrorKind::Connection);
+    r.send_error.reset();
+    r.engine->fail_all(Error(ErrorKind::Connection, "gone"));
+    Error closed = error_of([&] { r.engine->call("b", Json(), {}); });
+    EXPECT_EQ(closed.kind(), ErrorKind::Connection);
+    EXPECT_NE(std::string(closed.what()).find("gone"), std::string::npos);
 }
 
 // ---- concurrency --------------------------------------------------------------------------------
