@@ -1,6 +1,7 @@
 // `mcph get <name>`: one server's definition as written (${VAR} unexpanded), where it came from, and
 // its type; the values of env entries and headers are masked, since they are where tokens live, and
-// so are secret-named args (--token=...) and URL query parameters (?api_key=...).
+// so are secret-named args (--token=...), URL query parameters (?api_key=...) and the secret fields
+// of "oauth" and "auth" blocks (clientSecret, idToken, privateKeyPem, ...).
 #include "config_commands.hpp"
 #include "did_you_mean.hpp"
 #include "json_output.hpp"
@@ -107,6 +108,8 @@ void mask_url(JsonValue& entry, Json::AllocatorType& a) {
     entry["url"].SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
 }
 
+std::string masked_value_of(const JsonValue& v) { return "<masked, " + std::to_string(to_json(v).size()) + " chars>"; }
+
 void mask_members(JsonValue& entry, const char* member, Json::AllocatorType& a) {
     if (!entry.HasMember(member) || !entry[member].IsObject()) return;
     for (auto& m : entry[member].GetObject())
@@ -114,6 +117,32 @@ void mask_members(JsonValue& entry, const char* member, Json::AllocatorType& a) 
             const std::string shown = masked(m.value.GetString());
             m.value.SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
         }
+}
+
+// Inside "oauth" and "auth" blocks (at any depth: xaa's "idp" object) the secrets are named
+// fields: clientSecret, idToken, privateKeyPem, a backend's token or password. Narrower than
+// secret_name, whose "auth" and "token" words would also hide tokenEndpoint and
+// tokenEndpointAuthMethod, which are addresses and choices, not secrets.
+bool secret_auth_field(const std::string& name) {
+    std::string folded;
+    for (char c : name)
+        if (std::isalnum(static_cast<unsigned char>(c))) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    for (const char* word : {"secret", "password", "passwd", "privatekey", "pem", "apikey", "credential", "cookie"})
+        if (folded.find(word) != std::string::npos) return true;
+    const std::string_view token = "token";
+    return folded.size() >= token.size() && folded.compare(folded.size() - token.size(), token.size(), token) == 0;
+}
+
+void mask_auth_block(JsonValue& block, Json::AllocatorType& a) {
+    if (!block.IsObject()) return;
+    for (auto& m : block.GetObject()) {
+        if (m.value.IsObject()) {
+            mask_auth_block(m.value, a);
+        } else if (secret_auth_field(m.name.GetString())) {
+            const std::string shown = m.value.IsString() ? masked(m.value.GetString()) : masked_value_of(m.value);
+            m.value.SetString(shown.c_str(), static_cast<rapidjson::SizeType>(shown.size()), a);
+        }
+    }
 }
 
 std::string type_of(const JsonValue& entry) {
@@ -137,9 +166,9 @@ void mask_entry(Json& entry) {
     mask_members(entry, "headers", entry.GetAllocator());
     mask_args(entry, entry.GetAllocator());
     mask_url(entry, entry.GetAllocator());
+    for (const char* member : {"oauth", "auth"})
+        if (entry.IsObject() && entry.HasMember(member)) mask_auth_block(entry[member], entry.GetAllocator());
 }
-
-std::string masked_value_of(const JsonValue& v) { return "<masked, " + std::to_string(to_json(v).size()) + " chars>"; }
 
 // A broken entry may hold its secrets in shapes a good one cannot have ("env": ["TOKEN=..."],
 // "headers": "Authorization: ...", an env value that is an object): such a value of env, headers,

@@ -276,6 +276,10 @@ expect list-problem-ok-line 3 "^✔ h  stdio" -- "$MCPH" --mcp-config "$PROBLEM_
 # `get` masks secret-named args and URL query values (one rule), and shows a server with a config problem.
 expect get-masks-args 0 "args: --token=<masked, 6 chars> --api-key <masked, 2 chars> --verbose" -- "$MCPH" --mcp-config '{"mcpServers":{"s":{"command":"x","args":["--token=abc123","--api-key","k9","--verbose"]}}}' get s
 expect get-masks-query 0 "url: https://u:<masked, 7 chars>@h.example/mcp\?api_key=<masked, 3 chars>&q=1" -- "$MCPH" --mcp-config '{"mcpServers":{"u":{"type":"http","url":"https://u:hunter2@h.example/mcp?api_key=xyz&q=1"}}}' get u
+# ... and the secret fields of an oauth/auth block (nested ones too) in --json, keeping ${VAR} references and non-secrets.
+OAUTH_SECRET_CFG='{"mcpServers":{"o":{"type":"http","url":"https://h.example/mcp","oauth":{"clientId":"abc","clientSecret":"hunter2","tokenEndpointAuthMethod":"client_secret_post","xaaIdp":{"clientSecret":"${IDP_SECRET}","idToken":"eyJ0xyz"}}}}}'
+expect get-oauth-secret-masked 0 '"clientSecret": "<masked, 7 chars>".*"tokenEndpointAuthMethod": "client_secret_post".*"clientSecret": "\$\{IDP_SECRET\}".*"idToken": "<masked, 7 chars>"' -- sh -c "\"\$0\" --mcp-config '$OAUTH_SECRET_CFG' get o --json | tr -d '\n'" "$MCPH"
+expect get-oauth-no-secret 1 "^0$" -- sh -c "\"\$0\" --mcp-config '$OAUTH_SECRET_CFG' get o --json | grep -c 'hunter2\|eyJ0xyz'" "$MCPH"
 expect get-problem 0 "problem: .*input:nope" -- "$MCPH" --mcp-config '{"mcpServers":{"p":{"command":"x","args":["${input:nope}"]}}}' get p
 # ... with its entry as written, masked like a good server's (a malformed headers value masked whole), in text and --json.
 BAD_SECRET_CFG='{"mcpServers":{"p":{"command":"x","args":["--token=abc123","${input:nope}"],"env":{"API":"s3cret"},"headers":"Authorization: Bearer zzz"}}}'
