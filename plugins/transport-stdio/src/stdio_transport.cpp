@@ -40,6 +40,12 @@ constexpr int kMaxIov = 64;
 // callers, so nothing wakes the reader per call; short enough that a message the server sends
 // while no call is waiting (a notification between calls) is still read within ~2 ms.
 constexpr auto kReaderGrace = std::chrono::milliseconds(2);
+// The cork (cork_): at most this much is held back; a larger message is written at once.
+constexpr size_t kCorkBytes = 64 * 1024;
+constexpr size_t kCorkMaxMessageBytes = 16 * 1024;
+
+// The transport whose read-role holder is delivering on this thread: its sends are corked.
+thread_local const StdioTransport* t_corking = nullptr;
 
 // True on a reader thread (of any stdio transport): a pump from there, i.e. from inside one of
 // its callbacks, is refused. Thread-local rather than a stored thread id: the id would be written
@@ -137,15 +143,27 @@ void StdioTransport::send(std::string_view message) {
     if (queue_.messages() >= kMaxQueuedMessages)
         throw Error(MCPH_ERR_IO, "the server is not reading its stdin: " + std::to_string(kMaxQueuedMessages) +
                                      " messages are already queued (the bound on queued messages)");
+    if (t_corking == this && queue_.empty() && size <= kCorkMaxMessageBytes && cork_.size() + size <= kCorkBytes) {
+        cork_.append(message).push_back('\n');  // written at the end of this read (flush_cork)
+        return;
+    }
+    if (!cork_.empty()) write_cork_locked();  // what was corked goes first: order is kept
     if (!queue_.empty()) {
         queue_.push(message, "\n");  // behind what is queued: the writer thread owns the pipe now
         return;
     }
+    write_locked(message, "\n");
+}
+
+// One message (`body` + `tail`) on the caller's thread, nothing queued before it: what the pipe
+// does not take is queued for the writer thread. Throws when the pipe is closed or broken.
+void StdioTransport::write_locked(std::string_view body, std::string_view tail) {
+    const size_t size = body.size() + tail.size();
     stdin_pipe_.ensure(stdin_.get(), size);  // a large message goes in one write, not queued behind a full pipe
-    iovec iov[2] = {{const_cast<char*>(message.data()), message.size()}, {const_cast<char*>("\n"), 1}};
+    iovec iov[2] = {{const_cast<char*>(body.data()), body.size()}, {const_cast<char*>(tail.data()), tail.size()}};
     size_t written = 0;
     int error_code = 0;
-    switch (write_some(stdin_.get(), iov, 2, written, error_code)) {
+    switch (write_some(stdin_.get(), iov, tail.empty() ? 1 : 2, written, error_code)) {
         case WriteResult::ok:
             return;
         case WriteResult::closed:
@@ -156,11 +174,37 @@ void StdioTransport::send(std::string_view message) {
             break;
     }
     // The pipe is full: queue the rest and let the writer thread wait for room.
-    if (written < message.size()) queue_.push(message.substr(written), "\n");
-    else queue_.push({}, "\n");
+    if (written < body.size()) queue_.push(body.substr(written), tail);
+    else queue_.push({}, tail.substr(written - body.size()));
     last_progress_ = std::chrono::steady_clock::now();  // the stall clock starts when bytes start waiting
     if (!writer_thread_.joinable()) start_writer_locked();
     write_cv_.notify_all();
+}
+
+// The corked messages in one write (each already ends in "\n").
+void StdioTransport::write_cork_locked() {
+    std::string corked = std::move(cork_);
+    cork_.clear();
+    if (!queue_.empty()) queue_.push(corked, {});
+    else write_locked(corked, {});
+}
+
+// At the end of a read whose deliveries sent messages. A failed write ends the transport as a
+// failed write of the writer thread does: the messages were accepted and cannot arrive now.
+void StdioTransport::flush_cork() noexcept {
+    std::unique_lock lock(write_mutex_);
+    if (cork_.empty()) return;
+    if (!stdin_ || !write_failure_.empty()) {
+        cork_.clear();
+        return;
+    }
+    try {
+        write_cork_locked();
+    } catch (const Error& e) {
+        fail_writes(lock, failure(MCPH_FAILURE_RESET, e.what(), e.status() == MCPH_ERR_CLOSED ? EPIPE : 0), true);
+    } catch (const std::exception& e) {
+        fail_writes(lock, failure(MCPH_FAILURE_OTHER, std::string("writing to the server's stdin failed: ") + e.what()), true);
+    }
 }
 
 // The first time bytes must wait for the pipe. Called with write_mutex_ held: the new thread's first
@@ -350,7 +394,16 @@ StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, int yield_fd
     }
     ssize_t n = ::read(stdout_.get(), room.data, room.size);
     if (n > 0) {
-        if (framing_ && !lines_.commit(static_cast<size_t>(n), [this](std::string_view line) { on_line(line); })) {
+        bool oversized = false;
+        {
+            struct Cork {
+                explicit Cork(const StdioTransport* t) { t_corking = t; }
+                ~Cork() { t_corking = nullptr; }
+            } cork(this);
+            oversized = framing_ && !lines_.commit(static_cast<size_t>(n), [this](std::string_view line) { on_line(line); });
+        }
+        flush_cork();
+        if (oversized) {
             framing_ = false;
             lines_.discard();
             on_oversized_line();
@@ -575,6 +628,7 @@ void StdioTransport::close() noexcept {
 // at most shutdownGraceMs -- and less if the writer's stall rule gives up first -- so close() keeps
 // its bounded duration against a server that stopped reading.
 void StdioTransport::flush_and_stop_writer() noexcept {
+    flush_cork();  // a role holder's corked messages, should close() come before its flush
     {
         std::unique_lock lock(write_mutex_);
         writer_stop_ = true;

@@ -75,6 +75,9 @@ private:
     void drain_stderr_for(std::chrono::milliseconds timeout) noexcept;
     std::optional<ExitStatus> wait_exit_draining(std::chrono::milliseconds timeout) noexcept;
     void write_stdin() noexcept;
+    void write_locked(std::string_view body, std::string_view tail);
+    void write_cork_locked();
+    void flush_cork() noexcept;
     void start_writer_locked();
     bool write_queued(std::unique_lock<std::mutex>& lock);
     void fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugin::Failure failure, bool report);
@@ -108,6 +111,11 @@ private:
     bool writer_stop_ = false;    // close(): flush what is queued, then exit
     bool writer_exited_ = false;  // the writer thread is done (flushed, failed or told to stop)
     std::string write_failure_;   // non-empty: writing ended for good; later sends are refused with it
+    // Messages sent from inside a delivery by the thread holding the read role (a request_async
+    // handler sending its next request, a ping answered inline), written together once the lines
+    // of that read were delivered: one write(2) and one wake-up of the server per read, not per
+    // message. Non-empty only while queue_ is empty (whatever else is sent flushes it first).
+    std::string cork_;
     UniqueFd stdout_;
     UniqueFd stderr_;
     Wakeup send_wake_;  // fired by close() once flushing is over: the writer stops waiting for room

@@ -111,6 +111,70 @@ TEST_F(StdioTransportTest, SendFromInsideOnMessage) {
     expect_clean_shutdown(t);
 }
 
+// Replies sent from inside deliveries are corked until the lines of that read were delivered, then
+// written together: the server's one read(2) of its stdin gets all three, in order. The server
+// only prints its three lines once its reader (dd, one read) is blocked in read(2) on the pipe
+// (/proc/<pid>/syscall: "0 0x0", read on its descriptor 0), so a reply written on its own would wake
+// that read alone; the handler takes 20 ms after each send, time enough for that read to return.
+TEST_F(StdioTransportTest, SendsFromInsideDeliveriesOfOneReadReachTheServerInOneWrite) {
+    Transport t(sh(R"(exec 3<&0; f=$(mktemp); dd bs=65536 count=1 of="$f" 2>/dev/null <&3 & p=$!; )"
+                   R"(until cut -d' ' -f1,2 /proc/$p/syscall 2>/dev/null | grep -qx '0 0x0'; do sleep 0.01; done; )"
+                   R"(printf '{"n":1}\n{"n":2}\n{"n":3}\n'; wait; )"
+                   R"(chunk=$(tr -d '"' < "$f" | tr '\n' ' '); rm -f "$f"; printf '{"got":"%s"}\n' "$chunk"; cat >/dev/null)"));
+    std::atomic<int> failed_sends{0};
+    t.recorder.on_message_hook = [&](std::string_view m) {
+        if (m.size() == 7 && m.substr(0, 5) == R"({"n":)") {
+            if (t.send(std::string(R"({"r":)") + m[5] + "}") != MCPH_OK) ++failed_sends;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(4));
+    EXPECT_EQ(failed_sends.load(), 0);
+    EXPECT_EQ(t.recorder.messages().back(), R"({"got":"{r:1} {r:2} {r:3} "})");
+    expect_clean_shutdown(t);
+}
+
+// A corked reply that cannot be written (the server closed its stdin and still runs) ends the
+// transport with a terminal error naming why, as a failed write of the writer thread does: the
+// send was accepted, so failing quietly would lose it.
+TEST_F(StdioTransportTest, ACorkedReplyTheServerCannotReadEndsTheTransportWithTheReason) {
+    Transport t(sh(R"(exec 0<&-; printf '{"n":1}\n'; sleep 30)", "\"shutdownGraceMs\":200"));
+    std::atomic<int> send_status{-1};
+    t.recorder.on_message_hook = [&](std::string_view) { send_status = t.send(R"({"r":1})"); };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_closed());
+    EXPECT_EQ(send_status.load(), MCPH_OK) << "accepted into the cork";
+    EXPECT_EQ(t.recorder.close_reason(), MCPH_CLOSE_ERROR);
+    EXPECT_NE(t.recorder.close_detail().find("closed its stdin"), std::string::npos) << t.recorder.close_detail();
+    expect_clean_shutdown(t);
+}
+
+// A send from outside the deliveries (another thread) while replies are corked never overtakes
+// them: every message arrives whole, and each sender's messages in their order.
+TEST_F(StdioTransportTest, CorkedRepliesAndOtherSendersKeepTheirOrder) {
+    Transport t(Config{"cat"});
+    constexpr int kEchoes = 3000;
+    std::atomic<int> replies{0};
+    t.recorder.on_message_hook = [&](std::string_view m) {  // each of the other thread's messages gets a reply
+        if (m.rfind(R"({"o":)", 0) == 0) {
+            t.send(std::string(R"({"re":)") + std::string(m.substr(5)));
+            ++replies;
+        }
+    };
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    for (int i = 0; i < kEchoes; ++i) ASSERT_EQ(t.send(R"({"o":)" + std::to_string(i) + "}"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(2 * kEchoes));
+    int next_o = 0, next_re = 0;
+    for (const std::string& m : t.recorder.messages()) {
+        if (m.rfind(R"({"o":)", 0) == 0) EXPECT_EQ(m, R"({"o":)" + std::to_string(next_o++) + "}");
+        else EXPECT_EQ(m, R"({"re":)" + std::to_string(next_re++) + "}");
+    }
+    EXPECT_EQ(next_o, kEchoes);
+    EXPECT_EQ(next_re, kEchoes);
+    expect_clean_shutdown(t);
+}
+
 TEST_F(StdioTransportTest, ManyMessagesFromTwoThreadsStayWholeAndInOrder) {
     Transport t(Config{"cat"});
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
