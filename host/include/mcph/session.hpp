@@ -22,39 +22,41 @@ namespace mcph {
 namespace detail {
 class SessionCore;
 struct ClientSessionAccess;
+class RequestResult;  // the slot the library's requests are answered into (no std::promise)
 }
 
 // A request in flight: its result, and a way to cancel it (sends notifications/cancelled).
 class PendingRequest {
 public:
-    // How the library waits for the result instead of sleeping on the future: it reads the
-    // transport on the waiting thread when it can (the reply is then delivered right here, with no
-    // hand-off between threads), until the result is ready or `deadline`; it returns early when it
-    // cannot, and the caller then waits on the future as usual.
+    // How a PendingRequest made from a std::future waits for the result instead of sleeping on it:
+    // it reads the transport on the waiting thread when it can (the reply is then delivered right
+    // here, with no hand-off between threads), until the result is ready or `deadline`; it returns
+    // early when it cannot, and the caller then waits on the future as usual.
     using Waiter = std::function<void(std::future<Json>& result, std::chrono::steady_clock::time_point deadline)>;
 
     PendingRequest(std::future<Json> result, std::function<void(const std::string&)> cancel,
                    std::shared_ptr<const Waiter> wait = nullptr)
         : result_(std::move(result)), cancel_(std::move(cancel)), wait_(std::move(wait)) {}
+    // The library's requests (ClientSession::request): the answer lands in `result`, without the
+    // system call a std::promise costs per request; waits read the transport on the waiting
+    // thread the same way.
+    PendingRequest(std::shared_ptr<detail::RequestResult> result, std::function<void(const std::string&)> cancel)
+        : slot_(std::move(result)), cancel_(std::move(cancel)) {}
     // Blocks for the result object; throws mcph::Error (Remote, Timeout, Cancelled, Connection...).
-    Json get() {
-        if (wait_ && result_.valid()) (*wait_)(result_, std::chrono::steady_clock::time_point::max());
-        return result_.get();
-    }
+    // Once: a second call throws std::future_error, as std::future::get does.
+    MCPH_API Json get();
     // Waits up to `timeout` for the result; true when it is ready (get() then returns at once).
-    bool wait_for(std::chrono::milliseconds timeout) {
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        if (wait_ && result_.valid()) (*wait_)(result_, deadline);
-        return result_.wait_until(deadline) == std::future_status::ready;
-    }
-    // The bare future: waiting on it directly sleeps while the transport's thread reads (get() and
-    // wait_for() are cheaper for a blocking wait).
-    std::future<Json>& future() { return result_; }
+    MCPH_API bool wait_for(std::chrono::milliseconds timeout);
+    // The result as a bare std::future, made on first use: waiting on it directly sleeps while the
+    // transport's thread reads (get() and wait_for() are cheaper for a blocking wait). After this
+    // call, get() and wait_for() wait on that future too.
+    MCPH_API std::future<Json>& future();
     void cancel(const std::string& reason = "cancelled by the caller") {
         if (cancel_) cancel_(reason);
     }
 
 private:
+    std::shared_ptr<detail::RequestResult> slot_;  // null when made from a future, or once future() was asked
     std::future<Json> result_;
     std::function<void(const std::string&)> cancel_;
     std::shared_ptr<const Waiter> wait_;

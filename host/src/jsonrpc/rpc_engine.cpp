@@ -208,26 +208,19 @@ void Responder::error(int code, const std::string& message) {
 // ---- Engine -------------------------------------------------------------------------------------
 
 RpcEngine::RpcEngine(std::string peer_name, EngineHooks hooks) : peer_(std::move(peer_name)), hooks_(std::move(hooks)) {
-    // One waiter for every request (shared, so a request copies a pointer, not a function).
-    if (hooks_.pump)
-        waiter_ = std::make_shared<const PendingRequest::Waiter>(
-            [pump = hooks_.pump](std::future<Json>& result, Clock::time_point deadline) {
-                pump([&result] { return result.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
-                     deadline);
-            });
+    // One pump for every wait (shared, so a request copies a pointer, not a function).
+    if (hooks_.pump) pump_ = std::make_shared<const detail::RequestResult::Pump>(hooks_.pump);
 }
 
 PendingRequest RpcEngine::start_request(std::string_view method, Json params, RequestSettings settings) {
+    auto result = std::make_shared<detail::RequestResult>(pump_);
     Pending entry;
-    std::future<Json> future = entry.promise.emplace().get_future();
+    entry.result = detail::OwedResult(result);
     const std::int64_t id = register_and_send(method, params, settings, std::move(entry));
     std::weak_ptr<RpcEngine> weak = weak_from_this();
-    return PendingRequest(
-        std::move(future),
-        [weak, id](const std::string& reason) {
-            if (auto engine = weak.lock()) engine->cancel(id, reason);
-        },
-        waiter_);
+    return PendingRequest(std::move(result), [weak, id](const std::string& reason) {
+        if (auto engine = weak.lock()) engine->cancel(id, reason);
+    });
 }
 
 std::int64_t RpcEngine::start_request_async(std::string_view method, Json params, RequestSettings settings,
@@ -237,66 +230,19 @@ std::int64_t RpcEngine::start_request_async(std::string_view method, Json params
     return register_and_send(method, params, settings, std::move(entry));
 }
 
-namespace {
-
-// Where RpcEngine::call's answer lands: filled once by the request's handler (any thread), read by
-// the caller after `ready`. The handler notifies while holding the lock, so once the caller has
-// taken the lock after seeing `ready`, the handler is done with the slot and it may go.
-class AnswerSlot {
-public:
-    void fill(Json result, const Error* error) {
-        std::lock_guard lock(mutex_);
-        if (error) error_.emplace(*error);
-        else result_ = std::move(result);
-        ready_.store(true, std::memory_order_release);
-        filled_.notify_all();
-    }
-    bool ready() const { return ready_.load(std::memory_order_acquire); }
-    // Sleeps until filled or `deadline`; true when filled.
-    bool wait_until(Clock::time_point deadline) {
-        std::unique_lock lock(mutex_);
-        return filled_.wait_until(lock, deadline, [this] { return ready(); });
-    }
-    Json take() {
-        {
-            std::unique_lock lock(mutex_);
-            filled_.wait(lock, [this] { return ready(); });
-        }
-        if (error_) throw *error_;
-        return std::move(result_);
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable filled_;
-    std::atomic<bool> ready_{false};
-    Json result_;
-    std::optional<Error> error_;
-};
-
-}  // namespace
-
 Json RpcEngine::call(std::string_view method, Json params, RequestSettings settings,
                      const std::function<bool()>& is_cancelled) {
-    AnswerSlot slot;
+    detail::RequestResult slot(pump_);  // on this stack: the handler is done with it once take() returns
     Pending entry;
     entry.handler = [&slot](Json result, const Error* error) { slot.fill(std::move(result), error); };
     const std::int64_t id = register_and_send(method, params, settings, std::move(entry));
-    const auto ready = [&slot] { return slot.ready(); };
-    // The same waits as PendingRequest::get and wait_for (await_answer's 50 ms polls when cancellable).
-    const auto wait_until = [&](Clock::time_point deadline) {
-        if (hooks_.pump && !slot.ready()) hooks_.pump(ready, deadline);
-        return slot.wait_until(deadline);
-    };
-    if (is_cancelled) {
+    if (is_cancelled) {  // the 50 ms polls of a cancellable wait (the shell's Ctrl-C)
         constexpr auto kPoll = std::chrono::milliseconds(50);
-        while (!wait_until(Clock::now() + kPoll)) {
+        while (!slot.wait_until(Clock::now() + kPoll)) {
             if (!is_cancelled()) continue;
             cancel(id, "cancelled by the user");
             break;
         }
-    } else if (hooks_.pump && !slot.ready()) {
-        hooks_.pump(ready, Clock::time_point::max());
     }
     return slot.take();
 }
@@ -378,12 +324,12 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
 
 void RpcEngine::complete(Pending& entry, Json result) {
     if (entry.handler) entry.handler(std::move(result), nullptr);
-    else entry.promise->set_value(std::move(result));
+    else entry.result.fill(std::move(result), nullptr);
 }
 
 void RpcEngine::fail(Pending& entry, const Error& error) {
     if (entry.handler) entry.handler(Json(), &error);
-    else entry.promise->set_exception(std::make_exception_ptr(error));
+    else entry.result.fill(Json(), &error);
 }
 
 void RpcEngine::notify(std::string_view method, const JsonValue* params) {

@@ -10,6 +10,7 @@
 // and says when to wake next. No periodic scan of the pending table.
 #pragma once
 
+#include "jsonrpc/request_result.hpp"
 #include "transport/transport.hpp"
 
 #include <mcph/error.hpp>
@@ -125,11 +126,10 @@ public:
     std::int64_t start_request_async(std::string_view method, Json params, RequestSettings settings,
                                      ResponseHandler done);
     // Sends a request and waits for its answer on this thread, reading the transport here when it
-    // can (hooks.pump), as PendingRequest::get does, but with no std::promise: the answer goes
-    // into a slot on this stack (promise::set_value runs call_once, and glibc's pthread_once ends
-    // in a futex wake syscall every time, waiter or not). With `is_cancelled` the wait checks it
-    // every 50 ms and, once true, cancels the request (notifications/cancelled, Cancelled error).
-    // Throws the request's mcph::Error.
+    // can (hooks.pump), as PendingRequest::get does, with the answer's slot on this stack instead
+    // of the heap (request_result.hpp). With `is_cancelled` the wait checks it every 50 ms and,
+    // once true, cancels the request (notifications/cancelled, Cancelled error). Throws the
+    // request's mcph::Error.
     Json call(std::string_view method, Json params, RequestSettings settings,
               const std::function<bool()>& is_cancelled = {});
     // Sends a notification; throws mcph::Error on send failure.
@@ -171,9 +171,8 @@ private:
     using DeadlineIndex = std::multimap<Clock::time_point, std::int64_t>;
 
     struct Pending {
-        // Exactly one of the two: the future's promise (start_request), else the handler. Empty
-        // unless used: a promise allocates its shared state and result when constructed.
-        std::optional<std::promise<Json>> promise;
+        // Exactly one of the two: the PendingRequest's slot (start_request), else the handler.
+        detail::OwedResult result;
         ResponseHandler handler;
         std::string method;
         std::chrono::milliseconds timeout{0};
@@ -205,7 +204,7 @@ private:
 
     const std::string peer_;
     EngineHooks hooks_;
-    std::shared_ptr<const PendingRequest::Waiter> waiter_;  // from hooks_.pump; null without it
+    std::shared_ptr<const detail::RequestResult::Pump> pump_;  // hooks_.pump, shared by every wait; null without it
     std::atomic<std::int64_t> next_id_{0};
     mutable std::mutex mutex_;
     std::unordered_map<std::int64_t, Pending> pending_;

@@ -686,6 +686,69 @@ TEST(RpcEngineAsync, HandlerMayStartTheNextRequest) {
     EXPECT_EQ(r.engine->pending_count(), 0u);
 }
 
+// ---- PendingRequest on the library's slot (no std::promise) -------------------------------------
+
+TEST(PendingRequest, GetReturnsTheAnswerOnceThenThrowsLikeAFuture) {
+    Recorder r;
+    auto p = r.request("a");
+    r.engine->handle_message(response(id_of(r.sent_json(0)), R"({"v":1})"));
+    EXPECT_EQ(mcph::to_json(p.get()), R"({"v":1})");
+    EXPECT_THROW(p.get(), std::future_error);
+}
+
+TEST(PendingRequest, WaitForTimesOutThenSeesTheAnswer) {
+    Recorder r;
+    auto p = r.request("a");
+    EXPECT_FALSE(p.wait_for(1ms));
+    std::thread transport([&] { r.engine->handle_message(response(id_of(r.sent_json(0)), "{}")); });
+    EXPECT_TRUE(p.wait_for(10s));
+    transport.join();
+    EXPECT_EQ(mcph::to_json(p.get()), "{}");
+}
+
+TEST(PendingRequest, GetAndWaitForReadTheTransportOnTheWaitingThread) {
+    std::thread::id pumped_on;
+    Recorder* self = nullptr;
+    Recorder r(true, [&](const std::function<bool()>& ready, Clock::time_point) {
+        pumped_on = std::this_thread::get_id();
+        if (!ready()) self->engine->handle_message(response(id_of(self->sent_json(0)), R"({"n":2})"));
+    });
+    self = &r;
+    auto p = r.request("a");
+    EXPECT_TRUE(p.wait_for(10s));
+    EXPECT_EQ(pumped_on, std::this_thread::get_id());
+    EXPECT_EQ(mcph::to_json(p.get()), R"({"n":2})");
+}
+
+TEST(PendingRequest, FutureMadeBeforeOrAfterTheAnswerCarriesIt) {
+    Recorder r;
+    auto before = r.request("a");
+    auto after = r.request("b");
+    auto failed = r.request("c");
+    std::future<Json>& early = before.future();  // made while the answer is still to come
+    EXPECT_FALSE(is_ready(early));
+    r.engine->handle_message(response(id_of(r.sent_json(0)), R"({"a":1})"));
+    r.engine->handle_message(response(id_of(r.sent_json(1)), R"({"b":2})"));
+    r.engine->handle_message("{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id_of(r.sent_json(2))) +
+                             R"(,"error":{"code":-32000,"message":"no"}})");
+    ASSERT_TRUE(is_ready(early));
+    EXPECT_EQ(mcph::to_json(early.get()), R"({"a":1})");
+    std::future<Json>& late = after.future();  // made once the answer is in
+    ASSERT_TRUE(is_ready(late));
+    EXPECT_EQ(mcph::to_json(after.get()), R"({"b":2})") << "get() after future() reads that future";
+    EXPECT_EQ(error_of([&] { failed.future().get(); }).code(), -32000);
+}
+
+TEST(PendingRequest, AnEngineDestroyedWithTheRequestInFlightFailsIt) {
+    mcph::PendingRequest p = [] {
+        Recorder r;
+        return r.request("a");
+    }();  // the engine and its pending table are gone, unanswered
+    Error e = error_of([&] { p.get(); });
+    EXPECT_EQ(e.kind(), ErrorKind::Connection);
+    EXPECT_NE(std::string(e.what()).find("dropped unanswered"), std::string::npos) << e.what();
+}
+
 // ---- call: the blocking request of the library's own waits ---------------------------------------
 
 // Answers the first request this recorder sends, from another thread, once it was sent.
