@@ -150,7 +150,8 @@ const std::vector<CommandSpec>& table() {
          "  mcph man | man -l -\n  mcph man > mcph.1\n", {}},
         {"import", "mcph import <claude-desktop|claude-code|vscode|cursor|FILE> [-s scope] [--dry-run] [--force] [names...]",
          "Copies other clients' server definitions into a scope (default local); nothing is connected or run.\n"
-         "claude-desktop: ~/.config/Claude/claude_desktop_config.json; claude-code: ~/.claude.json and ./.mcp.json;\n"
+         "claude-desktop: ~/.config/Claude/claude_desktop_config.json; claude-code: ~/.claude.json (its servers, then\n"
+         "those it keeps for this directory under projects) and ./.mcp.json, this directory's winning;\n"
          "vscode: ~/.config/Code/User/settings.json (mcp.servers) and ./.vscode/mcp.json; cursor: ~/.cursor/mcp.json\n"
          "and ./.cursor/mcp.json; or any FILE with mcpServers/servers. Each entry is checked like `mcph add`; a\n"
          "bad one is refused (named, with why) and the rest imported. A name already in the scope is skipped\n"

@@ -110,13 +110,25 @@ std::string input_reference(const JsonValue& v) {
     return {};
 }
 
-// Every entry of every file, later files replacing earlier ones' names. A file that is missing is
-// skipped (a client may keep only one of its files); when none exists that is a usage error.
-std::vector<Candidate> read_candidates(const std::vector<fs::path>& files, const std::string& source) {
+// Claude Code's servers of one project directory in ~/.claude.json, or null when it has none.
+const JsonValue* project_servers_of(const JsonValue& doc, const std::string& project, const std::string& origin) {
+    const JsonValue* projects = doc.IsObject() ? json::object_member(doc, "projects") : nullptr;
+    const JsonValue* entry = projects ? json::object_member(*projects, project.c_str()) : nullptr;
+    if (!entry) return nullptr;
+    const JsonValue* servers = json::member(*entry, "mcpServers");
+    if (servers && !servers->IsObject())
+        throw Error(ErrorKind::Usage, origin + ": the servers must be an object of server definitions (nothing was written)");
+    return servers;
+}
+
+// Every entry of every place, later places replacing earlier ones' names. A file that is missing
+// is skipped (a client may keep only one of its files); when none exists that is a usage error.
+std::vector<Candidate> read_candidates(const std::vector<ImportSource>& sources, const std::string& source) {
     std::vector<Candidate> out;
     std::map<std::string, std::size_t> index;
     bool any = false;
-    for (const fs::path& file : files) {
+    for (const ImportSource& place : sources) {
+        const fs::path& file = place.file;
         const std::optional<std::string> text = read_if_present(file);
         if (!text) continue;
         any = true;
@@ -126,10 +138,11 @@ std::vector<Candidate> read_candidates(const std::vector<fs::path>& files, const
         } catch (const Error& e) {
             throw Error(ErrorKind::Usage, std::string(e.what()) + " (nothing was written)");
         }
-        const JsonValue* servers = servers_of(doc, file.string());
+        const std::string origin = place.project.empty() ? file.string() : file.string() + " (project " + place.project + ")";
+        const JsonValue* servers = place.project.empty() ? servers_of(doc, origin) : project_servers_of(doc, place.project, origin);
         if (!servers) continue;
         for (const auto& m : servers->GetObject()) {
-            Candidate c{std::string(json::view(m.name)), Json(), file.string()};
+            Candidate c{std::string(json::view(m.name)), Json(), origin};
             c.entry.CopyFrom(m.value, c.entry.GetAllocator());
             if (auto it = index.find(c.name); it != index.end()) {
                 out[it->second] = std::move(c);
@@ -141,7 +154,8 @@ std::vector<Candidate> read_candidates(const std::vector<fs::path>& files, const
     }
     if (!any) {
         std::string looked;
-        for (const fs::path& f : files) looked += (looked.empty() ? "" : ", ") + f.string();
+        for (const ImportSource& place : sources)
+            if (place.project.empty()) looked += (looked.empty() ? "" : ", ") + place.file.string();
         throw Error(ErrorKind::Usage, "no config file of '" + source + "' found (looked for " + looked + ")");
     }
     return out;
@@ -235,12 +249,15 @@ void print_outcome(bool json, bool dry_run, const std::string& scope, const std:
 
 }  // namespace
 
-std::vector<fs::path> import_source_files(const std::string& source, const fs::path& home, const fs::path& cwd) {
-    if (source == "claude-desktop") return {config_home(home) / "Claude" / "claude_desktop_config.json"};
-    if (source == "claude-code") return {home / ".claude.json", cwd / ".mcp.json"};
-    if (source == "vscode") return {config_home(home) / "Code" / "User" / "settings.json", cwd / ".vscode" / "mcp.json"};
-    if (source == "cursor") return {home / ".cursor" / "mcp.json", cwd / ".cursor" / "mcp.json"};
-    return {fs::path(source)};
+std::vector<ImportSource> import_sources(const std::string& source, const fs::path& home, const fs::path& cwd) {
+    if (source == "claude-desktop") return {{config_home(home) / "Claude" / "claude_desktop_config.json", {}}};
+    // Claude Code: user servers (top of ~/.claude.json), the project's .mcp.json, then the servers
+    // it keeps for this directory in ~/.claude.json (`claude mcp add` without a scope), which win.
+    if (source == "claude-code")
+        return {{home / ".claude.json", {}}, {cwd / ".mcp.json", {}}, {home / ".claude.json", cwd.string()}};
+    if (source == "vscode") return {{config_home(home) / "Code" / "User" / "settings.json", {}}, {cwd / ".vscode" / "mcp.json", {}}};
+    if (source == "cursor") return {{home / ".cursor" / "mcp.json", {}}, {cwd / ".cursor" / "mcp.json", {}}};
+    return {{fs::path(source), {}}};
 }
 
 int cmd_import(Host& host, const Options& o) {
@@ -249,7 +266,7 @@ int cmd_import(Host& host, const Options& o) {
                                       "[--dry-run] [--force] [names...] (see `mcph import --help`)");
     const std::string& source = o.args[0];
     const std::vector<std::string> wanted(o.args.begin() + 1, o.args.end());
-    std::vector<Candidate> candidates = read_candidates(import_source_files(source, home_dir(), fs::current_path()), source);
+    std::vector<Candidate> candidates = read_candidates(import_sources(source, home_dir(), fs::current_path()), source);
     for (const std::string& name : wanted) {
         const bool found = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.name == name; });
         if (!found) throw Error(ErrorKind::Usage, "'" + source + "' has no server named '" + name + "' (nothing was written)");

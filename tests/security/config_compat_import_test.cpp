@@ -9,7 +9,9 @@
 //    with the reason while the rest are imported (exit 1);
 //  - an unknown source, a missing file, or a name the file does not have: exit 2, nothing written;
 //  - Claude Code's stdio entries are written with "inheritEnv": true unless they set their own (the
-//    output names them); its remote entries, and the same file imported as a FILE, are not.
+//    output names them); its remote entries, and the same file imported as a FILE, are not;
+//  - Claude Code's servers for this directory (~/.claude.json "projects") are imported too and win
+//    over .mcp.json and its user servers; another directory's are not.
 #include "config_compat_support.hpp"
 #include "governance_support.hpp"
 #include "peer_process.hpp"
@@ -196,6 +198,33 @@ TEST_F(ConfigCompatImport, ClaudeCodeStdioEntriesKeepTheWholeEnvironmentUnlessTh
     EXPECT_FALSE(contains(as_file.out, "inheritEnv")) << as_file.describe();
     Json user = parse_or_fail(read_file(where_.config_home / "settings.json"), "user settings");
     EXPECT_FALSE(user["mcpServers"]["plain"].HasMember("inheritEnv")) << read_file(where_.config_home / "settings.json");
+}
+
+TEST_F(ConfigCompatImport, ClaudeCodeServersOfThisDirectoryAreImportedAndWin) {
+    // Claude Code keys a directory's servers by its absolute path (the CLI runs in where_.repo).
+    const std::string here = fs::canonical(where_.repo).string();
+    const std::string claude_json =
+        R"({"mcpServers": {"shared": {"command": "/bin/user"}, "user-only": {"command": "/bin/true"}},
+            "projects": {")" + here + R"(": {"mcpServers": {"shared": {"command": "/bin/local"}, "local-only": {"command": "/bin/true"}}},
+                         "/somewhere/else": {"mcpServers": {"elsewhere": {"command": "/bin/true"}}}}})";
+    write_file(where_.home / ".claude.json", claude_json);
+    write_file(where_.repo / ".mcp.json", R"({"mcpServers": {"shared": {"command": "/bin/project"}, "project-only": {"command": "/bin/true"}}})");
+    const CliResult r = mcph({"import", "claude-code", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    Json doc = parse_or_fail(r.out, "import --json");
+    for (const char* name : {"shared", "user-only", "local-only", "project-only"})
+        EXPECT_NE(find_named(member_at(doc, "imported"), name), nullptr) << name << ": " << r.out;
+    EXPECT_EQ(find_named(member_at(doc, "imported"), "elsewhere"), nullptr) << "another directory's server: " << r.out;
+    const JsonValue* shared = find_named(member_at(doc, "imported"), "shared");
+    ASSERT_NE(shared, nullptr);
+    EXPECT_EQ(string_at(*shared, "from"), (where_.home / ".claude.json").string() + " (project " + here + ")");
+    Json saved = parse_or_fail(read_file(written().at(0)), "local settings");
+    EXPECT_EQ(string_at(saved["mcpServers"]["shared"], "command"), "/bin/local") << "this directory's entry wins, as in Claude Code";
+    // A malformed servers value of this directory is refused whole, naming where it is.
+    write_file(where_.home / ".claude.json", R"({"projects": {")" + here + R"(": {"mcpServers": ["x"]}}})");
+    const CliResult bad = mcph({"import", "claude-code", "--force"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.describe();
+    EXPECT_TRUE(contains(bad.err, "(project " + here + "): the servers must be an object")) << bad.describe();
 }
 
 TEST_F(ConfigCompatImport, BadSourcesAreUsageErrorsAndWriteNothing) {
