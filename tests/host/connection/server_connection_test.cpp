@@ -32,7 +32,8 @@ transport::Failure typed(mcph_failure_category category, int os_error = 0, int h
 const transport::Failure kReset = typed(MCPH_FAILURE_RESET, ECONNRESET, 0, "recv failure");
 const transport::Failure kHttp500 = typed(MCPH_FAILURE_HTTP_STATUS, 0, 500, "HTTP 500 from the server");
 
-// Answers initialize and tools/list; answers ping only while `answer_pings` is set.
+// Answers initialize and tools/list; answers ping only while `answer_pings` is set; any other
+// request is not found (a 2025 server).
 class PingableServer : public InProcessServer {
 public:
     std::atomic<bool> answer_pings{true};
@@ -55,6 +56,11 @@ public:
             if (!answer_pings) return;
             result = "{}";
         } else {
+            // A 2025 server: anything else, server/discover included, is not found. Without this
+            // answer the era probe waited out the whole connect timeout and initialize ran on
+            // what was left of it, ~0 ms: its reply (given inside send) raced the timer thread,
+            // and lost under ASan load.
+            to_client(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"Method not found"}})");
             return;
         }
         to_client(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":)" + result + "}");
