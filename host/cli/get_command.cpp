@@ -40,10 +40,16 @@ std::string masked(const std::string& value) {
 // The one rule for which names carry secrets, for args (--token=..., --api-key ...) and URL query
 // parameters (?api_key=...): a name with one of these words in it, in any case or spelling
 // (api_key, apiKey, X-Api-Key, access-token, client_secret, passwd).
-bool secret_name(std::string name) {
+// A name with case and punctuation dropped: "X-Api-Key" and "api_key" both read "apikey".
+std::string folded_name(const std::string& name) {
     std::string folded;
     for (char c : name)
         if (std::isalnum(static_cast<unsigned char>(c))) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return folded;
+}
+
+bool secret_name(const std::string& name) {
+    const std::string folded = folded_name(name);
     for (const char* word : {"token", "secret", "password", "passwd", "pwd", "apikey", "key", "auth", "credential", "signature", "sig", "session", "cookie"})
         if (folded.find(word) != std::string::npos) return true;
     return false;
@@ -124,9 +130,7 @@ void mask_members(JsonValue& entry, const char* member, Json::AllocatorType& a) 
 // secret_name, whose "auth" and "token" words would also hide tokenEndpoint and
 // tokenEndpointAuthMethod, which are addresses and choices, not secrets.
 bool secret_auth_field(const std::string& name) {
-    std::string folded;
-    for (char c : name)
-        if (std::isalnum(static_cast<unsigned char>(c))) folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    const std::string folded = folded_name(name);
     for (const char* word : {"secret", "password", "passwd", "privatekey", "pem", "apikey", "credential", "cookie"})
         if (folded.find(word) != std::string::npos) return true;
     const std::string_view token = "token";

@@ -79,6 +79,13 @@ std::optional<std::string> read_if_present(const fs::path& file) {
     return config::read_to_end_and_close(fd, file);  // the size bound of every config file
 }
 
+// `servers` when it is an object (or absent); anything else refuses the whole file.
+const JsonValue* checked_servers(const JsonValue* servers, const std::string& origin) {
+    if (servers && !servers->IsObject())
+        throw Error(ErrorKind::Usage, origin + ": the servers must be an object of server definitions (nothing was written)");
+    return servers;
+}
+
 // The servers object of a document: "mcpServers" (Claude Desktop, Claude Code, Cursor) or
 // "servers" (VS Code mcp.json), or a VS Code settings file's "mcp": {"servers": ...}.
 const JsonValue* servers_of(const JsonValue& doc, const std::string& origin) {
@@ -87,9 +94,7 @@ const JsonValue* servers_of(const JsonValue& doc, const std::string& origin) {
     if (!servers) servers = json::member(doc, "servers");
     if (!servers)
         if (const JsonValue* mcp = json::object_member(doc, "mcp")) servers = json::member(*mcp, "servers");
-    if (servers && !servers->IsObject())
-        throw Error(ErrorKind::Usage, origin + ": the servers must be an object of server definitions (nothing was written)");
-    return servers;
+    return checked_servers(servers, origin);
 }
 
 // The first ${input:ID} in any string of `v`, or empty.
@@ -116,9 +121,7 @@ const JsonValue* project_servers_of(const JsonValue& doc, const std::string& pro
     const JsonValue* entry = projects ? json::object_member(*projects, project.c_str()) : nullptr;
     if (!entry) return nullptr;
     const JsonValue* servers = json::member(*entry, "mcpServers");
-    if (servers && !servers->IsObject())
-        throw Error(ErrorKind::Usage, origin + ": the servers must be an object of server definitions (nothing was written)");
-    return servers;
+    return checked_servers(servers, origin);
 }
 
 // Every entry of every place, later places replacing earlier ones' names. A file that is missing
