@@ -22,6 +22,8 @@ APT_PACKAGES=(
   libedit-dev
   # plugin manifests read from the plugin file without loading it (host/src/plugins/plugin_manifest.cpp)
   libelf-dev
+  # the sanitizer builds link with lld (CMakeLists.txt: faster links of their debug-info-heavy binaries)
+  lld
   # SHA-256 of tool names, signatures and skill files (host/src/tools/sha256.cpp)
   libmd-dev
   # the completion scripts' tests run them in the real shells (tests/cli/completion_man_test.sh)
