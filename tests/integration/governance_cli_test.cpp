@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
@@ -26,7 +27,6 @@ std::string names_text(const JsonValue* array) {
 // A JSON value as text: the string itself, or its JSON when it is not a string.
 std::string text_of(const JsonValue& v) { return v.IsString() ? std::string(v.GetString(), v.GetStringLength()) : to_json(v); }
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
 
 class GovernanceCli : public ::testing::Test {
 protected:

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
@@ -37,7 +38,6 @@ const std::vector<std::string> kConditionalTools = {"get-roots-list", "trigger-e
 
 std::string mapped(const std::string& tool) { return "mcp__everything__" + tool; }
 
-bool contains(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 // A type-appropriate sample for one JSON Schema property.
 JsonValue sample_value(const JsonValue& schema, Json::AllocatorType& a) {

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
@@ -233,7 +234,6 @@ Outcome attack(HostileAs& as) {
     return out;
 }
 
-bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
 TEST(AuthIssuerAttack, MetadataClaimingGoogleIsRefusedAsAWhole) {
     HostileAs as("https://accounts.google.com");

@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "contains.hpp"
 
 namespace mcph::test::hostile {
 
@@ -51,9 +52,7 @@ inline CliResult run_mcph(const std::string& config, const std::vector<std::stri
     return run_cli(all, where.env(), where.repo, bound);
 }
 
-inline bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
+using mcph::test::contains;
 
 // ---- a scripted HTTP/1.1 server on loopback (raw sockets: hostile on purpose) ----------------------
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "contains.hpp"
 
 namespace mcph::test::output {
 
@@ -84,7 +85,7 @@ inline void expect_terminal_safe(const CliResult& r) {
     EXPECT_EQ(raw_control_in(r.err), "") << "stderr of " << r.command_line;
 }
 
-inline bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
+using mcph::test::contains;
 
 inline std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);

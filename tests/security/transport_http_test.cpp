@@ -20,13 +20,13 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 // One connection at a time: reads the request head (and a Content-Length body), then hands the
 // socket to the script for POSTs; any other method gets 405 (no GET stream, no DELETE).

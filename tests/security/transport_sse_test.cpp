@@ -17,13 +17,13 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 // Answers every request with the head of an event stream, then sends nothing more (keeping each
 // connection open until destroyed).

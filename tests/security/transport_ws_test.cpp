@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
@@ -29,7 +30,6 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
 
 // Accepts connections one after another; each runs the script (after the upgrade, unless
 // `never_upgrade`, in which case the request is read and never answered).

@@ -167,6 +167,4 @@ std::string problems_about(const Json& status, const std::string& origin) {
     return out;
 }
 
-bool contains(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
-
 }  // namespace mcph::test

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "contains.hpp"
 
 namespace mcph::test {
 
@@ -81,6 +82,5 @@ public:
 
 // The "reason"s of configProblems whose origin is `origin` (all of them when empty), joined.
 std::string problems_about(const Json& status, const std::string& origin);
-bool contains(std::string_view haystack, std::string_view needle);
 
 }  // namespace mcph::test

@@ -22,6 +22,7 @@
 
 #include <future>
 #include <optional>
+#include "contains.hpp"
 
 namespace mcph::test {
 namespace {
@@ -39,7 +40,7 @@ plugins::HostServices& host_services() {
     return services;
 }
 
-const mcph_auth_vtable_v1* oauth_plugin() {
+const mcph_auth_vtable_v1* fetch_oauth_plugin() {
     static const mcph_auth_vtable_v1* vt = []() -> const mcph_auth_vtable_v1* {
         const std::string path = std::string(MCPH_TEST_PLUGIN_DIR) + "/libmcph_auth_oauth.so";
         void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -61,7 +62,7 @@ struct ChallengeResult {
 
 // One auth object for `server_url` answering a 401 whose resource_metadata is `metadata_url`.
 ChallengeResult challenge(const std::string& server_url, const std::string& metadata_url) {
-    const mcph_auth_vtable_v1* vt = oauth_plugin();
+    const mcph_auth_vtable_v1* vt = fetch_oauth_plugin();
     if (!vt) return {MCPH_ERR_INTERNAL, "the auth-oauth plugin did not load"};
     mcph_auth* auth = nullptr;
     mcph_error err = mcph::plugin::make_error();
@@ -76,7 +77,6 @@ ChallengeResult challenge(const std::string& server_url, const std::string& meta
     return out;
 }
 
-bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
 TEST(AuthFetchAttack, LoopbackLiteralsRefusedForARemoteServer) {
     LoopbackListener listener;

@@ -7,26 +7,10 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include "loopback_listener.hpp"
 
 namespace mcph::test {
 
-namespace {
-
-int listen_on_loopback(int& port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    EXPECT_GE(fd, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(::listen(fd, 16), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    return fd;
-}
-
-}  // namespace
 
 LoopbackListener::LoopbackListener() { fd_ = listen_on_loopback(port_); }
 
