@@ -3,6 +3,9 @@
 # (build/), once under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and once under
 # ThreadSanitizer (build-tsan/; TSan and ASan cannot share a process) — then fuzz each parser of
 # untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 10 s: CI was at 44.4 of its 45 minutes).
+# On a slow machine (process start-up and page faults several times dearer) the whole run took 57
+# minutes; what keeps the sanitizer stages short is in CMakeLists.txt (how their binaries link) and
+# cmake/MCPHTests.cmake (unit-test cases sharing a process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -348,8 +348,12 @@ if [ -x "$FAKE" ]; then
   expect subscribe-unknown-server 2 "no server named 'cc' is configured.*did you mean 'c'" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe cc fake://counter
   # A server that dies during the watch ends it with exit 3 and says so (no wait for Ctrl-C).
   expect subscribe-server-dies 3 "server 'c' disconnected during the watch" -- "$MCPH" --mcp-config "{\"mcpServers\":{\"c\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"resource-updates\",\"--exit-after-init-ms\",\"500\"]}}}" subscribe c fake://counter
-  # A flood is shown up to the bound and the rest counted, within the --for window.
-  expect subscribe-flood-bounded 0 "updates came faster than they could be shown and were dropped" -- "$MCPH" --mcp-config "$SUB_CFG" subscribe flood fake://counter --for 2s
+  # A flood is shown up to the bound (256 waiting) and the rest counted, within the --for window.
+  # --read makes the outcome certain rather than a race of two speeds: the first update's
+  # resources/read is answered only after the server has written all 2,000 updates, which arrive
+  # while the watch waits for it.
+  FLOOD_CFG="{\"mcpServers\":{\"flood\":{\"command\":\"$FAKE\",\"args\":[\"--mode\",\"update-flood\",\"--updates\",\"2000\"]}}}"
+  expect subscribe-flood-bounded 0 "updates came faster than they could be shown and were dropped" -- "$MCPH" --mcp-config "$FLOOD_CFG" subscribe flood fake://counter --for 2s --read
   # Ctrl-C ends an unbounded watch: the JSON document still comes, marked cancelled, exit 0.
   expect subscribe-ctrl-c 0 '"cancelled": true' -- sh -c "\"\$0\" --mcp-config '$SUB_CFG' --json subscribe c fake://counter > '$WORK/sub.json' 2>'$WORK/sub.err' & pid=\$!; for i in \$(seq 1 100); do grep -q subscribed '$WORK/sub.err' 2>/dev/null && break; sleep 0.1; done; kill -INT \$pid; wait \$pid; rc=\$?; cat '$WORK/sub.json'; exit \$rc" "$MCPH"
 fi

@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "                       [--trace FILE] [--exit-after-init-ms N] [--instructions TEXT]\n"
     "                       [--text-file FILE]\n"
     "                       [--instructions-file FILE] [--prompts-file FILE] [--skills-file FILE]\n"
-    "                       [--elicit-file FILE]\n";
+    "                       [--elicit-file FILE] [--updates N]\n";
 
 // A non-negative millisecond count, or nullopt.
 std::optional<int> parse_ms(const std::string& text) {
@@ -52,6 +52,13 @@ int main(int argc, char** argv) {
             options.skills_file = argv[++i];
         } else if (arg == "--elicit-file" && has_value) {
             options.elicit_file = argv[++i];
+        } else if (arg == "--updates" && has_value) {
+            const auto n = parse_ms(argv[++i]);  // a non-negative count, parsed like a duration
+            if (!n) {
+                std::fprintf(stderr, "fake-mcp-server: --updates needs a number, not '%s'\n", argv[i]);
+                return 2;
+            }
+            options.flood_updates = *n;
         } else if ((arg == "--init-delay-ms" || arg == "--exit-after-init-ms") && has_value) {
             const auto ms = parse_ms(argv[++i]);
             if (!ms) {

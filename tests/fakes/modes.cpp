@@ -358,7 +358,7 @@ void FakeServer::on_resource_request(const Value& id, std::string_view method, c
     if (method == "resources/unsubscribe") return wire_.respond(id, result);
     if (method != "resources/subscribe") return wire_.respond_error(id, -32601, "method not found: " + std::string(method));
     wire_.respond(id, result);
-    const int updates = mode_ == Mode::UpdateFlood ? 100'000 : 3;
+    const int updates = mode_ == Mode::UpdateFlood ? options_.flood_updates : 3;
     Json note(rapidjson::kObjectType);
     note.AddMember("uri", text(uri, note.GetAllocator()), note.GetAllocator());
     for (int i = 0; i < updates; ++i) {

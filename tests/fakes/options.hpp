@@ -18,6 +18,7 @@ struct Options {
     std::string prompts_file;                 // --prompts-file: prompts/list answers this file's array
     std::string skills_file;                  // --skills-file: the skills extension (skills/list, resources/read)
     std::string elicit_file;                  // --elicit-file: tools/call asks elicitation/create with these params
+    int flood_updates = 100'000;              // --updates: how many updates mode update-flood sends
 };
 
 // Appends "<event> <pid> <CLOCK_MONOTONIC ms>\n" to the trace file with a single write() on an
