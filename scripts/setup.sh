@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
+  # the project's builds use Ninja (scripts/build.sh: it schedules all targets' compiles as one pool)
+  ninja-build
   libboost-dev libboost-filesystem-dev rapidjson-dev
   libcurl4-openssl-dev libidn2-dev libssl-dev libwebsockets-dev libicu-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev

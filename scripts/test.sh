@@ -2,10 +2,11 @@
 # README command 2: install what is missing, build, and run every test — once in a normal build
 # (build/), once under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and once under
 # ThreadSanitizer (build-tsan/; TSan and ASan cannot share a process) — then fuzz each parser of
-# untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 10 s: CI was at 44.4 of its 45 minutes).
-# On a slow machine (process start-up and page faults several times dearer) the whole run took 57
-# minutes; what keeps the sanitizer stages short is in CMakeLists.txt (how their binaries link) and
-# cmake/MCPHTests.cmake (unit-test cases sharing a process).
+# untrusted input for a bounded time (build-fuzz/, $FUZZ_SECONDS per target, 10 s, one target per
+# core at a time). CI's budget is 45 minutes; on a slow machine (process start-up and page faults
+# several times dearer) the run once took 57. What keeps it short: Ninja and line-tables-only debug
+# info in the sanitizer builds (scripts/build.sh, CMakeLists.txt: 17 % off the ASan build), how
+# their binaries link (CMakeLists.txt) and unit-test cases sharing a process (cmake/MCPHTests.cmake).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
