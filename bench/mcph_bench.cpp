@@ -7,6 +7,7 @@
 // table, outputSchema validation of structuredContent), and reading the result.
 #include <mcph/host.hpp>
 
+#include "bench_args.hpp"
 #include "bench_stats.hpp"
 #include "mapped_bench.hpp"
 
@@ -270,16 +271,10 @@ int main(int argc, char** argv) {
                 c.mapped_tools < 1)
                 return usage();
         }
-        else if (a == "--warmup") c.warmup = std::stoi(v);
         else if (a == "--server-arg") c.server_args.push_back(v);
         else if (a == "--http") c.http_url = v;
         else if (a == "--era" && (v == "auto" || pinned_version(v))) c.era = v;
-        else if (a == "--calls") c.calls = std::stoi(v);
-        else if (a == "--inflight") c.inflight = std::stoi(v);
-        else if (a == "--echo-calls") c.echo_calls = std::stoi(v);
-        else if (a == "--echo-bytes") c.echo_bytes = std::stoul(v);
-        else if (a == "--connects") c.connects = std::stoi(v);
-        else return usage();
+        else if (!bench::numeric_option(c, a, v)) return usage();
     }
     try {
         if (c.mapped_servers)

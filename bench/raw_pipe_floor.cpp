@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_args.hpp"
 #include "bench_stats.hpp"
 
 #include <algorithm>
@@ -378,16 +379,10 @@ int main(int argc, char** argv) {
             if (era != "legacy" && era != "modern") return usage();
             c.modern = era == "modern";
         }
-        else if (a == "--calls") c.calls = std::stoi(next());
-        else if (a == "--inflight") c.inflight = std::stoi(next());
-        else if (a == "--echo-calls") c.echo_calls = std::stoi(next());
-        else if (a == "--echo-bytes") c.echo_bytes = std::stoul(next());
-        else if (a == "--connects") c.connects = std::stoi(next());
-        else if (a == "--warmup") c.warmup = std::stoi(next());
         else if (a == "--one-shot") c.one_shot = true;
         else if (a == "--") {
             while (++i < argc) c.server_args.push_back(argv[i]);
-        } else return usage();
+        } else if (!bench::numeric_option(c, a, next())) return usage();
     }
     if (c.http_url.empty() && ::access(c.server.c_str(), X_OK) != 0) die("no executable hello-server at " + c.server);
     if (c.one_shot) {

@@ -2,7 +2,8 @@
 # bench/smoke_test.sh BUILD_DIR — ctest `bench_smoke` (label bench): that the benchmark runs, never
 # how fast. Runs `bench/run.sh BUILD_DIR --quick --http --scale` and fails unless it exits 0, every
 # client ran ("failed clients: 0"), and every row of issue #16 and every new row is printed with
-# its goal (the list below is the issue's, kept here on purpose: a row dropped from run.sh fails).
+# its goal (the list below is the issue's, kept here on purpose: a row dropped from run.sh fails),
+# and that both clients refuse a bad count with their usage message.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="${1:?usage: smoke_test.sh BUILD_DIR}"
@@ -58,6 +59,17 @@ for shape in '1 server(s) x 5 tools' '1 server(s) x 500 tools' '50 server(s) x 2
 done
 grep -qE '^20 +\| 20 +\|' "$out" || problem "scale row missing or not every server connected"
 grep -q '^load average at the start: ' "$out" || problem "no load average"
+
+# A bad count is the usage message (exit 2) at once, not a client waiting forever for the first of
+# zero requests in flight or dying of an uncaught std::stoi exception.
+for client in mcph-bench bench-raw-pipe; do
+  for args in "--inflight 0" "--calls abc" "--calls 16x" "--echo-bytes 0"; do
+    # shellcheck disable=SC2086 # the arguments split on purpose
+    timeout 10 "$build/bin/$client" $args >/dev/null 2>&1
+    rc=$?
+    [[ $rc -eq 2 ]] || problem "$client $args: exit $rc, expected 2 (usage)"
+  done
+done
 
 if [[ $fail -ne 0 ]]; then
   echo "--- run.sh stdout" >&2; cat "$out" >&2

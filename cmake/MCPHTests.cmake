@@ -29,7 +29,9 @@ function(mcph_unit_tests target)
   foreach(index RANGE ${last})
     set(name "${target}[shard ${index}/${arg_SHARDS}]")
     add_test(NAME "${name}" COMMAND $<TARGET_FILE:${target}>)
+    # ENVIRONMENT_MODIFICATION, not ENVIRONMENT: a caller's own ENVIRONMENT in PROPERTIES then
+    # adds to the shard variables instead of replacing them (which would run every case per shard).
     set_tests_properties("${name}" PROPERTIES
-      ENVIRONMENT "GTEST_TOTAL_SHARDS=${arg_SHARDS};GTEST_SHARD_INDEX=${index}" ${arg_PROPERTIES})
+      ENVIRONMENT_MODIFICATION "GTEST_TOTAL_SHARDS=set:${arg_SHARDS};GTEST_SHARD_INDEX=set:${index}" ${arg_PROPERTIES})
   endforeach()
 endfunction()

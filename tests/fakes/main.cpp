@@ -19,8 +19,8 @@ constexpr const char* kUsage =
     "                       [--instructions-file FILE] [--prompts-file FILE] [--skills-file FILE]\n"
     "                       [--elicit-file FILE] [--updates N]\n";
 
-// A non-negative millisecond count, or nullopt.
-std::optional<int> parse_ms(const std::string& text) {
+// A non-negative whole number of up to nine digits (milliseconds, or a count of updates), or nullopt.
+std::optional<int> parse_count(const std::string& text) {
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9) return std::nullopt;
     return std::stoi(text);
 }
@@ -53,14 +53,14 @@ int main(int argc, char** argv) {
         } else if (arg == "--elicit-file" && has_value) {
             options.elicit_file = argv[++i];
         } else if (arg == "--updates" && has_value) {
-            const auto n = parse_ms(argv[++i]);  // a non-negative count, parsed like a duration
+            const auto n = parse_count(argv[++i]);
             if (!n) {
                 std::fprintf(stderr, "fake-mcp-server: --updates needs a number, not '%s'\n", argv[i]);
                 return 2;
             }
             options.flood_updates = *n;
         } else if ((arg == "--init-delay-ms" || arg == "--exit-after-init-ms") && has_value) {
-            const auto ms = parse_ms(argv[++i]);
+            const auto ms = parse_count(argv[++i]);
             if (!ms) {
                 std::fprintf(stderr, "fake-mcp-server: %s needs a number of milliseconds, not '%s'\n", arg.c_str(), argv[i]);
                 return 2;
