@@ -113,9 +113,10 @@ TEST_F(SseHostileTest, BurstOfServerRequestsStaysWithinTheConnectionCap) {
     // The transport's own connections (the stream and POSTs) never exceed its cap of 16. All
     // descriptors of the process — the in-process fake server's ends and its threads' io_contexts
     // included — stay in the hundreds; without the cap they reached the `ulimit -n` (~10,000).
-    // A sample may catch one socket more than the cap for a moment (17 seen once under ASan and
-    // load): libcurl can have the next connection's socket before the one it is done with is
-    // closed. The bound that matters is that it stays there, not thousands.
+    // A sample (connections open at one instant) may hold one socket more than the cap for a
+    // moment (17 seen once under ASan and load): libcurl can have the next connection's socket
+    // before the one it is done with is closed. The bound that matters is that it stays there,
+    // not thousands.
     EXPECT_LE(max_connections.load(), 16u + 1) << "connections to the server at once";
     EXPECT_GT(max_connections.load(), 0u);
     EXPECT_LT(max_fds.load(), fds_before + 300) << "peak descriptors";
