@@ -61,21 +61,26 @@ inline unsigned long socket_inode(const char* fd_name) {
 
 // The sockets (by inode) of this process whose peer is 127.0.0.1:`port`, as one pass over
 // /proc/self/fd sees them. The pass is not a snapshot: a socket closed after its entry was read
-// and a newer one read later are both in it. An fd is taken only if it names the same socket
-// before and after its peer is asked (the number may be closed and reused meanwhile).
+// and a newer one read later are both in it. An fd is taken only if its peer is `port` both
+// before and after its link is read (the number may be closed and reused meanwhile).
 inline std::set<unsigned long> sockets_to(unsigned short port) {
     std::set<unsigned long> found;
     if (DIR* d = ::opendir("/proc/self/fd")) {
         while (dirent* e = ::readdir(d)) {
             if (e->d_name[0] == '.') continue;
-            const unsigned long before = socket_inode(e->d_name);
-            if (before == 0) continue;
+            // The peer first (one cheap call for each of the process's hundreds of descriptors);
+            // the links only of the few that are connections to `port`.
             sockaddr_in peer{};
             socklen_t len = sizeof peer;
             if (::getpeername(std::atoi(e->d_name), reinterpret_cast<sockaddr*>(&peer), &len) != 0 ||
                 peer.sin_family != AF_INET || ntohs(peer.sin_port) != port)
                 continue;
-            if (socket_inode(e->d_name) == before) found.insert(before);
+            const unsigned long inode = socket_inode(e->d_name);
+            sockaddr_in again{};
+            len = sizeof again;
+            if (inode != 0 && ::getpeername(std::atoi(e->d_name), reinterpret_cast<sockaddr*>(&again), &len) == 0 &&
+                again.sin_family == AF_INET && ntohs(again.sin_port) == port)
+                found.insert(inode);
         }
         ::closedir(d);
     }
