@@ -59,28 +59,29 @@ inline unsigned long socket_inode(const char* fd_name) {
     return std::sscanf(link, "socket:[%lu]", &inode) == 1 ? inode : 0;
 }
 
+// Whether descriptor `fd` is an IPv4 socket whose peer's port is `port`.
+inline bool peer_port_is(int fd, unsigned short port) {
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    return ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) == 0 && peer.sin_family == AF_INET &&
+           ntohs(peer.sin_port) == port;
+}
+
 // The sockets (by inode) of this process whose peer is 127.0.0.1:`port`, as one pass over
 // /proc/self/fd sees them. The pass is not a snapshot: a socket closed after its entry was read
 // and a newer one read later are both in it. An fd is taken only if its peer is `port` both
-// before and after its link is read (the number may be closed and reused meanwhile).
+// before and after its link is read (the number may be closed and reused meanwhile). The peer
+// is asked first, one cheap call for each of the process's hundreds of descriptors; the link is
+// read only for the few connected to `port`.
 inline std::set<unsigned long> sockets_to(unsigned short port) {
     std::set<unsigned long> found;
     if (DIR* d = ::opendir("/proc/self/fd")) {
         while (dirent* e = ::readdir(d)) {
             if (e->d_name[0] == '.') continue;
-            // The peer first (one cheap call for each of the process's hundreds of descriptors);
-            // the links only of the few that are connections to `port`.
-            sockaddr_in peer{};
-            socklen_t len = sizeof peer;
-            if (::getpeername(std::atoi(e->d_name), reinterpret_cast<sockaddr*>(&peer), &len) != 0 ||
-                peer.sin_family != AF_INET || ntohs(peer.sin_port) != port)
-                continue;
+            const int fd = std::atoi(e->d_name);
+            if (!peer_port_is(fd, port)) continue;
             const unsigned long inode = socket_inode(e->d_name);
-            sockaddr_in again{};
-            len = sizeof again;
-            if (inode != 0 && ::getpeername(std::atoi(e->d_name), reinterpret_cast<sockaddr*>(&again), &len) == 0 &&
-                again.sin_family == AF_INET && ntohs(again.sin_port) == port)
-                found.insert(inode);
+            if (inode != 0 && peer_port_is(fd, port)) found.insert(inode);
         }
         ::closedir(d);
     }
