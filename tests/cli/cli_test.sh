@@ -313,7 +313,9 @@ else
     expect everything-ws-tools 0 "mcp__e__get-sum" -- "$MCPH" --mcp-config "$(remote_cfg e ws "ws://127.0.0.1:$W_PORT/message")" tools
   fi
   # server-everything over stdio: templates, completion, logging, a blob read to a file, an image saved.
-  EV_CFG="{\"mcpServers\":{\"every\":{\"command\":\"$NODE\",\"args\":[\"$EVERYTHING\",\"stdio\"]}}}"
+  # It does not exit when its stdin closes (its timers keep node alive), so each command would wait
+  # the default 2 s grace before SIGTERM; these tests are not about that wait (the transport's are).
+  EV_CFG="{\"mcpServers\":{\"every\":{\"command\":\"$NODE\",\"args\":[\"$EVERYTHING\",\"stdio\"],\"shutdownGraceMs\":100}}}"
   expect everything-templates 0 "demo://resource/dynamic/blob/\{resourceId\}" -- "$MCPH" --mcp-config "$EV_CFG" templates every
   expect everything-complete 0 "^Engineering$" -- "$MCPH" --mcp-config "$EV_CFG" complete every --prompt completable-prompt department E
   expect everything-complete-json 0 '"values": \[' -- "$MCPH" --mcp-config "$EV_CFG" --json complete every --resource-template 'demo://resource/dynamic/text/{resourceId}' resourceId 1

@@ -28,6 +28,12 @@ constexpr int kServers = 250;
 constexpr int kServers = 500;
 #endif
 
+// How long one mcph run may take before the test calls it a hang. Generous: it bounds a hang and
+// says nothing about speed (bench/scale.sh measures that). 250 sanitised servers take 15–25 s on
+// a 2-core development machine; where starting a process costs several times more (CI machines)
+// that reaches the 60 s this bound used to be.
+constexpr std::chrono::seconds kRunBound{240};
+
 // Sets RLIMIT_NOFILE for this process (and so for the mcph it starts) and restores it after.
 class ScopedNofile {
 public:
@@ -110,7 +116,7 @@ TEST(ScaleLimits, FiveHundredStdioServersConnectFromSoftLimit1024) {
         r = run_cli({"--strict-mcp-config", "--mcp-config", (dir / "servers.json").string(), "status", "--json"},
                     {{"MCPH_CONFIG_HOME", (dir / "home").string()}, {"MCPH_LOCAL_CONNECT_BATCH", "16"},
                      {"MCPH_LOG_LEVEL", "debug"}},
-                    dir.path(), 60s);
+                    dir.path(), kRunBound);
     }
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
     ASSERT_FALSE(r.timed_out) << r.describe();
@@ -175,7 +181,7 @@ TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
         SCOPED_TRACE("RLIMIT_NOFILE " + std::to_string(limit));
         const CliResult r = run_cli_at_hard_limit(
             limit, {"--strict-mcp-config", "--mcp-config", (dir / "servers.json").string(), "status", "--json"},
-            {{"MCPH_CONFIG_HOME", (dir / "home").string()}, {"MCPH_LOCAL_CONNECT_BATCH", "1"}}, dir.path(), 15s);
+            {{"MCPH_CONFIG_HOME", (dir / "home").string()}, {"MCPH_LOCAL_CONNECT_BATCH", "1"}}, dir.path(), kRunBound);
         ASSERT_FALSE(r.timed_out) << r.describe();
         ASSERT_EQ(r.exit_code, 3) << "status exits 3 when a server failed\n" << r.describe();
         const StatusCount c = count_states(r);

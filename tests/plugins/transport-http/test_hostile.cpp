@@ -227,9 +227,9 @@ TEST_F(HttpHostileTest, LongSseDataLineIsNotHeldTwice) {
 // answer is a POST). Descriptors stay bounded by the connection cap, memory stays small, and the
 // caller's own tools/call, sent in the middle of the burst, is answered promptly.
 TEST_F(HttpHostileTest, BurstOfServerRequestsIsBoundedAndTheCallersRequestGoesFirst) {
-    // Half under ThreadSanitizer, where 3,000 answers do not all arrive within the 15 s below;
-    // either is far past the connection cap of 32.
-    constexpr int kBurst = mcph_test::kThreadSanitized ? 1500 : 3000;
+    // A fifth under ThreadSanitizer, where 1,500 answers took 12–14 s on a 2-core machine; either
+    // is far past the connection cap of 32.
+    constexpr int kBurst = mcph_test::kThreadSanitized ? 600 : 3000;
     Signal burst_started;
     std::atomic<int> answers{0};
     std::mutex seen_mutex;
@@ -291,8 +291,8 @@ TEST_F(HttpHostileTest, BurstOfServerRequestsIsBoundedAndTheCallersRequestGoesFi
     long answer_ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - asked).count());
     EXPECT_TRUE(answered);
     EXPECT_LT(answer_ms, 3000) << "the caller's request waited behind the burst";
-    // Every answer reaches the server, eventually.
-    Clock::time_point deadline = Clock::now() + 15s;
+    // Every answer reaches the server, eventually (the bound is for a hang, not a speed limit).
+    Clock::time_point deadline = Clock::now() + 90s;
     while (answers.load() < kBurst && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
     EXPECT_EQ(answers.load(), kBurst);
     sampling = false;
