@@ -137,10 +137,16 @@ bool secret_auth_field(const std::string& name) {
     return folded.size() >= token.size() && folded.compare(folded.size() - token.size(), token.size(), token) == 0;
 }
 
+// Arrays are walked too: a list of objects ("backends": [{"password": ...}]) holds named fields
+// like any object; a list under a secret's own name is masked whole, as any non-object value is.
 void mask_auth_block(JsonValue& block, Json::AllocatorType& a) {
+    if (block.IsArray()) {
+        for (JsonValue& element : block.GetArray()) mask_auth_block(element, a);
+        return;
+    }
     if (!block.IsObject()) return;
     for (auto& m : block.GetObject()) {
-        if (m.value.IsObject()) {
+        if (m.value.IsObject() || (m.value.IsArray() && !secret_auth_field(m.name.GetString()))) {
             mask_auth_block(m.value, a);
         } else if (secret_auth_field(m.name.GetString())) {
             const std::string shown = m.value.IsString() ? masked(m.value.GetString()) : masked_value_of(m.value);

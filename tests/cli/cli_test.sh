@@ -279,6 +279,10 @@ expect get-masks-query 0 "url: https://u:<masked, 7 chars>@h.example/mcp\?api_ke
 # ... and the secret fields of an oauth/auth block (nested ones too) in --json, keeping ${VAR} references and non-secrets.
 OAUTH_SECRET_CFG='{"mcpServers":{"o":{"type":"http","url":"https://h.example/mcp","oauth":{"clientId":"abc","clientSecret":"hunter2","tokenEndpointAuthMethod":"client_secret_post","xaaIdp":{"clientSecret":"${IDP_SECRET}","idToken":"eyJ0xyz"}}}}}'
 expect get-oauth-secret-masked 0 '"clientSecret": "<masked, 7 chars>".*"tokenEndpointAuthMethod": "client_secret_post".*"clientSecret": "\$\{IDP_SECRET\}".*"idToken": "<masked, 7 chars>"' -- sh -c "\"\$0\" --mcp-config '$OAUTH_SECRET_CFG' get o --json | tr -d '\n'" "$MCPH"
+# Inside arrays of an auth block too: an object in a list has its secret fields masked, a list
+# named as a secret is masked whole, and what is not a secret stays readable.
+AUTH_LIST_CFG='{"mcpServers":{"o":{"type":"http","url":"https://h.example/mcp","auth":{"backend":"vault-broker","backends":[{"name":"primary","password":"s3cret"}],"apiKeys":["aa","bb"],"scopes":["read"]}}}}'
+expect get-auth-array-masked 0 '"name": "primary", *"password": "<masked, 6 chars>".*"apiKeys": "<masked, 11 chars>".*"scopes": \[ *"read" *\]' -- sh -c "\"\$0\" --mcp-config '$AUTH_LIST_CFG' get o --json | tr -d '\n'" "$MCPH"
 expect get-oauth-no-secret 1 "^0$" -- sh -c "\"\$0\" --mcp-config '$OAUTH_SECRET_CFG' get o --json | grep -c 'hunter2\|eyJ0xyz'" "$MCPH"
 expect get-problem 0 "problem: .*input:nope" -- "$MCPH" --mcp-config '{"mcpServers":{"p":{"command":"x","args":["${input:nope}"]}}}' get p
 # ... with its entry as written, masked like a good server's (a malformed headers value masked whole), in text and --json.

@@ -71,7 +71,15 @@ Json clone_json(const JsonValue& value) {
     Json doc;
     // Sized: a request's params are copied once per call (json_bounds::size_pool says why).
     json_bounds::size_pool(doc, pool_footprint(value, json_bounds::kMaxPoolChunk));
-    doc.CopyFrom(value, doc.GetAllocator());
+    if (!value.IsObject() && !value.IsArray()) {
+        doc.CopyFrom(value, doc.GetAllocator());
+        return doc;
+    }
+    // What CopyFrom does for a container (a Document as the SAX handler of an Accept), with the
+    // handler's stack in this thread's retained block instead of a malloc and an allocator `new`.
+    json_bounds::build_tree(doc, doc.GetAllocator(), [&](json_bounds::TreeBuilder& handler) {
+        return value.Accept(handler);  // json-bounds-ok: CopyFrom's own recursion, on trees built under the bound
+    });
     return doc;
 }
 

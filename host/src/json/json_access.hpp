@@ -79,18 +79,13 @@ using BorrowingLongStrings = json_bounds::RecopyingStrings<Inner, &copy_when_sho
 // number that is not finite (which the writer refuses).
 inline std::optional<rapidjson::Value> borrowing_copy(const rapidjson::Value& value,
                                                       rapidjson::Document::AllocatorType& alloc, unsigned max_depth) {
-    rapidjson::Document built(&alloc);
-    bool ok = true;
-    auto generate = [&](rapidjson::Document& handler) {
-        BorrowingLongStrings<rapidjson::Document> borrowing(handler);
-        json_bounds::DepthLimitedHandler<BorrowingLongStrings<rapidjson::Document>> limited(borrowing, max_depth);
-        ok = value.Accept(limited);  // json-bounds-ok: the depth-limited handler
-        return ok;
-    };
-    built.Populate(generate);
-    if (!ok) return std::nullopt;
     rapidjson::Value out;
-    out.Swap(built);  // the values live in `alloc`, not in `built`, which owns no allocator
+    const bool ok = json_bounds::build_tree(out, alloc, [&](json_bounds::TreeBuilder& handler) {
+        BorrowingLongStrings<json_bounds::TreeBuilder> borrowing(handler);
+        json_bounds::DepthLimitedHandler<BorrowingLongStrings<json_bounds::TreeBuilder>> limited(borrowing, max_depth);
+        return value.Accept(limited);  // json-bounds-ok: the depth-limited handler
+    });
+    if (!ok) return std::nullopt;
     return out;
 }
 

@@ -210,6 +210,39 @@ void Responder::error(int code, const std::string& message) {
 RpcEngine::RpcEngine(std::string peer_name, EngineHooks hooks) : peer_(std::move(peer_name)), hooks_(std::move(hooks)) {
     // One pump for every wait (shared, so a request copies a pointer, not a function).
     if (hooks_.pump) pump_ = std::make_shared<const detail::RequestResult::Pump>(hooks_.pump);
+    spare_pending_.reserve(kSpareNodes);
+    spare_deadlines_.reserve(kSpareNodes);
+}
+
+namespace {
+// Keeps a node for reuse while there is room (the vector's capacity is reserved: no allocation).
+template <class Node>
+void keep_spare(std::vector<Node>& spares, Node&& node, std::size_t max) {
+    if (!node.empty() && spares.size() < max) spares.push_back(std::move(node));
+}
+}  // namespace
+
+void RpcEngine::insert_pending(std::int64_t id, Pending entry) {
+    if (!entry.long_lived) {
+        if (spare_deadlines_.empty()) {
+            entry.slot = deadlines_.emplace(entry.due(), id);
+        } else {
+            DeadlineIndex::node_type node = std::move(spare_deadlines_.back());
+            spare_deadlines_.pop_back();
+            node.key() = entry.due();
+            node.mapped() = id;
+            entry.slot = deadlines_.insert(std::move(node));
+        }
+    }
+    if (spare_pending_.empty()) {
+        pending_.emplace(id, std::move(entry));
+        return;
+    }
+    auto node = std::move(spare_pending_.back());
+    spare_pending_.pop_back();
+    node.key() = id;
+    node.mapped() = std::move(entry);
+    pending_.insert(std::move(node));
 }
 
 PendingRequest RpcEngine::start_request(std::string_view method, Json params, RequestSettings settings) {
@@ -298,15 +331,11 @@ std::int64_t RpcEngine::register_and_send(std::string_view method, Json& params,
         // have none); a stream of requests with one timeout re-arms it once per firing, not per call.
         if (entry.long_lived) {
             ++long_lived_;
-        } else {
-            const Clock::time_point due = entry.due();
-            entry.slot = deadlines_.emplace(due, id);
-            if (due < wake_at_) {
-                wake_at_ = due;
-                sooner = true;
-            }
+        } else if (const Clock::time_point due = entry.due(); due < wake_at_) {
+            wake_at_ = due;
+            sooner = true;
         }
-        pending_.emplace(id, std::move(entry));
+        insert_pending(id, std::move(entry));
     }
     if (sooner && hooks_.arm_timeouts) hooks_.arm_timeouts();
 
@@ -370,9 +399,12 @@ std::optional<RpcEngine::Pending> RpcEngine::take(std::int64_t id) {
     std::lock_guard lock(mutex_);
     auto node = pending_.extract(id);
     if (node.empty()) return std::nullopt;
+    // The timer is not moved: it wakes, finds nothing due, re-arms.
     if (node.mapped().long_lived) --long_lived_;
-    else deadlines_.erase(node.mapped().slot);  // the timer is not moved: it wakes, finds nothing due, re-arms
-    return std::move(node.mapped());
+    else keep_spare(spare_deadlines_, deadlines_.extract(node.mapped().slot), kSpareNodes);
+    std::optional<Pending> taken(std::move(node.mapped()));
+    keep_spare(spare_pending_, std::move(node), kSpareNodes);
+    return taken;
 }
 
 void RpcEngine::send_cancelled(std::int64_t id, const std::string& reason) {

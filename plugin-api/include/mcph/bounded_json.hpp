@@ -189,14 +189,39 @@ private:
 // first chunk of about what it will hold, within [1 KiB, 64 KiB] (later chunks are at least the
 // pool's chunk size or the one allocation's size, as usual). A pool with a chunk is left alone: the
 // document, or a caller-supplied allocator, is already in use.
+// The rebuilt pool is also given its base allocator (a stateless CrtAllocator) instead of making one
+// with `new` at its first chunk.
 inline constexpr std::size_t kMinPoolChunk = 1024, kMaxPoolChunk = 64 * 1024;  // the max: RapidJSON's default
+inline rapidjson::CrtAllocator& shared_crt_allocator() noexcept {
+    static rapidjson::CrtAllocator allocator;  // stateless (its methods are malloc, realloc and free)
+    return allocator;
+}
 inline void size_pool(rapidjson::Document& doc, std::size_t expected_bytes) {
     using Pool = rapidjson::MemoryPoolAllocator<>;
     Pool& pool = doc.GetAllocator();
     if (pool.Capacity() != 0) return;
     const std::size_t chunk = std::min(kMaxPoolChunk, std::max(kMinPoolChunk, expected_bytes));
     pool.~Pool();  // owns nothing yet: no chunk, and its base allocator (stateless CrtAllocator) is made on first use
-    new (&pool) Pool(chunk);  // the same object again (the document's pointer stays valid)
+    new (&pool) Pool(chunk, &shared_crt_allocator());  // the same object again (the document's pointer stays valid)
+}
+
+// RapidJSON's Document as the SAX handler that builds a tree, with its stack of pending values in
+// this thread's retained stack block (scratch_buffer.hpp) instead of a malloc, a free and the `new`
+// of an allocator object per tree. Its values go into the allocator it is given; build_tree() moves
+// the finished root out, so a builder is only ever a local of one build.
+using TreeBuilder = rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, scratch::StackAllocator>;
+
+// Builds into `target` the tree `generate(TreeBuilder&)` feeds (true when it succeeded), its values
+// in `allocator`. On failure `target` is unchanged.
+template <class Generate>
+inline bool build_tree(rapidjson::Value& target, rapidjson::MemoryPoolAllocator<>& allocator, Generate&& generate) {
+    constexpr std::size_t kStackBytes = 1024;  // RapidJSON's default: 64 pending values
+    TreeBuilder builder(&allocator, kStackBytes, &scratch::shared_allocator<scratch::Kind::Stack>());
+    bool ok = false;
+    auto run = [&](TreeBuilder& handler) { return ok = generate(handler); };
+    builder.Populate(run);
+    if (ok) target.Swap(builder);  // the builder keeps target's old value, in `allocator` (nothing to free)
+    return ok;
 }
 
 // The pool for the tree of an N-byte text, which takes about 2N.
@@ -212,9 +237,9 @@ inline ParseOutcome parse_with(rapidjson::Document& doc, std::string_view text, 
     out.max_depth = max_depth;
     size_pool_for(doc, text.size());
     PaddedCopy copy(text);
-    auto generate = [&](rapidjson::Document& handler) {
-        OwningStrings<rapidjson::Document> owning(handler);
-        DepthLimitedHandler<OwningStrings<rapidjson::Document>> limited(owning, max_depth);
+    auto generate = [&](TreeBuilder& handler) {
+        OwningStrings<TreeBuilder> owning(handler);
+        DepthLimitedHandler<OwningStrings<TreeBuilder>> limited(owning, max_depth);
         const rapidjson::ParseResult result = read(copy.data(), limited);
         if (result) return true;
         out.status = limited.too_deep() ? ParseOutcome::Status::TooDeep : ParseOutcome::Status::Malformed;
@@ -224,8 +249,7 @@ inline ParseOutcome parse_with(rapidjson::Document& doc, std::string_view text, 
         out.offset = limited.too_deep() && result.Offset() > 0 ? result.Offset() - 1 : result.Offset();
         return false;
     };
-    doc.Populate(generate);
-    if (!out) doc.SetNull();
+    if (!build_tree(doc, doc.GetAllocator(), generate)) doc.SetNull();
     return out;
 }
 

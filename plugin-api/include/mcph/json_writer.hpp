@@ -14,6 +14,8 @@
 #ifndef MCPH_JSON_WRITER_HPP
 #define MCPH_JSON_WRITER_HPP
 
+#include <mcph/scratch_buffer.hpp>
+
 #include <rapidjson/writer.h>
 
 #include <cstddef>
@@ -104,13 +106,15 @@ void put_quoted(Buffer& out, const char* s, std::size_t n) {
     out.Put('"');
 }
 
+// Its stack of nesting levels lives in this thread's retained stack block (scratch_buffer.hpp):
+// RapidJSON's own default is a malloc and the `new` of an allocator object per writer.
 template <class Buffer>
-class Writer : public rapidjson::Writer<Buffer> {
-    using Base = rapidjson::Writer<Buffer>;
+class Writer : public rapidjson::Writer<Buffer, rapidjson::UTF8<>, rapidjson::UTF8<>, scratch::StackAllocator> {
+    using Base = rapidjson::Writer<Buffer, rapidjson::UTF8<>, rapidjson::UTF8<>, scratch::StackAllocator>;
 
 public:
     using Ch = char;
-    explicit Writer(Buffer& out) : Base(out) {}
+    explicit Writer(Buffer& out) : Base(out, &scratch::shared_allocator<scratch::Kind::Stack>()) {}
 
     // Hides every String/Key/RawValue overload of the base: each goes through put_quoted.
     bool String(const Ch* s, rapidjson::SizeType n, bool copy = false) {

@@ -162,6 +162,45 @@ TEST(RpcEngineDeadlines, FailAllClearsTheIndex) {
     EXPECT_NE(d.engine->next_deadline(), Clock::time_point::max());
 }
 
+// Requests that reuse the map nodes of finished ones (the engine keeps them: issue #16) carry their
+// own ids and deadlines: answers and timeouts reach the right request, an answer to a finished id
+// is ignored, and long-lived requests between them leave the index alone.
+TEST(RpcEngineDeadlines, RequestsOnReusedNodesKeepTheirOwnIdsAndDeadlines) {
+    Deadlines d;
+    std::vector<std::int64_t> done;
+    for (int round = 0; round < 20; ++round) {  // more rounds than spare nodes, finished each way
+        const std::int64_t answered = d.start(round * 10 + 1, 3600s);
+        const std::int64_t cancelled = d.start(round * 10 + 2, 3600s);
+        d.engine->handle_message(response(answered));
+        d.engine->cancel(cancelled, "test");
+        done.push_back(answered);
+    }
+    EXPECT_EQ(d.engine->pending_count(), 0u);
+    EXPECT_EQ(d.engine->timed_pending_count(), 0u);
+    EXPECT_EQ(d.engine->next_deadline(), Clock::time_point::max()) << "no stale deadline left in the index";
+
+    mcph::jsonrpc::RequestSettings listen;
+    listen.long_lived = true;
+    d.engine->start_request_async("subscriptions/listen", Json(), listen, [](Json, const mcph::Error*) {});
+    const auto before = Clock::now();
+    const std::int64_t late = d.start(900, 200s);
+    const std::int64_t soon = d.start(901, 100s);
+    const auto next = d.engine->next_deadline();
+    EXPECT_GE(next, before + 100s);
+    EXPECT_LT(next, before + 101s) << "the index holds the reused nodes' new deadlines";
+    for (std::int64_t id : done) d.engine->handle_message(response(id));  // finished ids: ignored
+    EXPECT_EQ(d.engine->pending_count(), 3u);
+    ASSERT_TRUE(d.fire());
+    ASSERT_TRUE(d.fire());
+    EXPECT_FALSE(d.fire()) << "the long-lived request has no deadline";
+    ASSERT_GE(d.finished.size(), 2u);
+    EXPECT_EQ(d.finished[d.finished.size() - 2], 901) << "earliest first";
+    EXPECT_EQ(d.finished.back(), 900);
+    EXPECT_EQ(d.kinds.back(), ErrorKind::Timeout);
+    EXPECT_EQ(d.engine->pending_count(), 1u);
+    EXPECT_NE(late, soon);
+}
+
 // 10,000 pending requests with shuffled timeouts (a minute apart, far more than the time it takes
 // to start them all, so the order is the timeouts' order; 1 s apart was not under ASan on a loaded
 // machine, where starting them took 11 s): each timer firing expires exactly the one due, earliest
