@@ -254,41 +254,65 @@ void FakeServer::on_initialize(const Value& id, const Value& params) {
 }
 
 bool FakeServer::read_tools_file(Json& tools, std::string& error) const {
-    std::ifstream in(options_.tools_file, std::ios::binary);
-    if (!in) {
-        error = "cannot read tools file '" + options_.tools_file + "'";
-        return false;
-    }
-    std::stringstream content;
-    content << in.rdbuf();
-    Json doc;
-    if (!parse(content.str(), doc)) {
-        error = "tools file '" + options_.tools_file + "' is not valid JSON";
-        return false;
-    }
-    if (doc.IsObject() && doc.HasMember("tools")) {  // {"tools": [...]} is accepted too
-        tools.CopyFrom(doc["tools"], tools.GetAllocator());
-    } else {
-        tools.CopyFrom(doc, tools.GetAllocator());
-    }
-    if (!tools.IsArray()) {
-        error = "tools file '" + options_.tools_file + "' must hold a JSON array of tools";
-        return false;
-    }
-    // Fill in what MCP requires and the file may leave out.
-    auto& a = tools.GetAllocator();
-    for (auto& t : tools.GetArray()) {
-        if (!t.IsObject() || !t.HasMember("name") || !t["name"].IsString()) {
-            error = "tools file '" + options_.tools_file + "': every tool needs a string \"name\"";
-            return false;
-        }
-        if (!t.HasMember("inputSchema")) {
-            Value schema(rapidjson::kObjectType);
-            schema.AddMember("type", "object", a);
-            t.AddMember("inputSchema", schema, a);
-        }
-    }
+    const Value* cached = tools_file_tools(error);
+    if (!cached) return false;
+    tools.CopyFrom(*cached, tools.GetAllocator());
     return true;
+}
+
+namespace {
+// The whole file into `out` (its memory reused from call to call); false when unreadable.
+bool read_file_into(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return false;
+    const std::streamoff size = in.tellg();
+    if (size < 0) return false;
+    out.resize(static_cast<size_t>(size));
+    in.seekg(0);
+    return static_cast<bool>(in.read(out.data(), size));
+}
+}  // namespace
+
+const Value* FakeServer::tools_file_tools(std::string& error) const {
+    if (!read_file_into(options_.tools_file, tools_read_)) {
+        error = "cannot read tools file '" + options_.tools_file + "'";
+        return nullptr;
+    }
+    if (!tools_read_once_ || tools_read_ != tools_bytes_) {
+        tools_read_once_ = true;
+        tools_bytes_.swap(tools_read_);
+        tools_error_.clear();
+        tools_doc_ = Json();
+        Json doc;
+        if (!parse(tools_bytes_, doc)) {
+            tools_error_ = "tools file '" + options_.tools_file + "' is not valid JSON";
+        } else {
+            // {"tools": [...]} is accepted too
+            const Value& tools = doc.IsObject() && doc.HasMember("tools") ? doc["tools"] : static_cast<const Value&>(doc);
+            tools_doc_.CopyFrom(tools, tools_doc_.GetAllocator());
+            if (!tools_doc_.IsArray()) tools_error_ = "tools file '" + options_.tools_file + "' must hold a JSON array of tools";
+        }
+        // Fill in what MCP requires and the file may leave out.
+        auto& a = tools_doc_.GetAllocator();
+        if (tools_error_.empty()) {
+            for (auto& t : tools_doc_.GetArray()) {
+                if (!t.IsObject() || !t.HasMember("name") || !t["name"].IsString()) {
+                    tools_error_ = "tools file '" + options_.tools_file + "': every tool needs a string \"name\"";
+                    break;
+                }
+                if (!t.HasMember("inputSchema")) {
+                    Value schema(rapidjson::kObjectType);
+                    schema.AddMember("type", "object", a);
+                    t.AddMember("inputSchema", schema, a);
+                }
+            }
+        }
+    }
+    if (!tools_error_.empty()) {
+        error = tools_error_;
+        return nullptr;
+    }
+    return &tools_doc_;
 }
 
 void FakeServer::on_skills_request(const Value& id, std::string_view method, const Value& params) {
@@ -382,10 +406,10 @@ void FakeServer::on_prompts_list(const Value& id) {
 bool FakeServer::knows_tool(std::string_view name) const {
     if (options_.tools_file.empty() && mode_ == Mode::Memory) return name == "remember" || name == "recall";
     if (options_.tools_file.empty()) return name == "work" || mode_ == Mode::ListChanged || mode_ == Mode::ListFlood;
-    Json tools;
     std::string error;
-    if (!read_tools_file(tools, error)) return false;
-    for (const auto& t : tools.GetArray())
+    const Value* tools = tools_file_tools(error);
+    if (!tools) return false;
+    for (const auto& t : tools->GetArray())
         if (string_member(t, "name") == name) return true;
     return false;
 }
@@ -460,10 +484,10 @@ void FakeServer::answer_work(const Value& id, std::string_view s) {
 }
 
 bool FakeServer::answer_structured(const Value& id, const std::string& name) {
-    Json tools;
     std::string error;
-    if (options_.tools_file.empty() || !read_tools_file(tools, error)) return false;
-    for (const auto& t : tools.GetArray()) {
+    const Value* tools = options_.tools_file.empty() ? nullptr : tools_file_tools(error);
+    if (!tools) return false;
+    for (const auto& t : tools->GetArray()) {
         const Value* structured = string_member(t, "name") == name ? member(t, "structuredContent") : nullptr;
         if (!structured) continue;
         Json result(rapidjson::kObjectType);

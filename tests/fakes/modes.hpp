@@ -91,13 +91,22 @@ private:
     void flood_requests(const Value& id, const Value& params);
     void flood_list_changed(const Value& id, const Value& params);
     void progress_forever(const Value& id, const Value& params);
-    // --tools-file: the tools array read afresh from the file, or false (with `error`).
+    // --tools-file: a copy of the file's tools array, or false (with `error`).
     bool read_tools_file(Json& tools, std::string& error) const;
+    // --tools-file: the file's tools array, or null (with `error`). The file is read at every use
+    // (a test may change it between calls) and parsed again only when its bytes changed: a call
+    // on a 500-tool file used to parse it twice, most of a call's time in bench/'s mapped rows.
+    // The main loop's thread only.
+    const Value* tools_file_tools(std::string& error) const;
     // Is `name` a tool this server offers (its tools file, or the mode's fixed list)?
     bool knows_tool(std::string_view name) const;
 
     Mode mode_;
     Wire& wire_;
+    // tools_file_tools(): the bytes last read, and what they gave.
+    mutable std::string tools_bytes_, tools_read_, tools_error_;
+    mutable Json tools_doc_;
+    mutable bool tools_read_once_ = false;
     const Options& options_;
     Trace& trace_;
     std::atomic<bool> tools_changed_{false};
