@@ -16,6 +16,7 @@
 #include "transfer.hpp"
 
 #include <mcph/plugin_helper.hpp>
+#include <mcph/pump_handover.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -165,8 +166,8 @@ private:
     // ---- the drive role (engine_drive.cpp)
     enum class Driver { None, Loop, Pumper };
     void take_loop_role() noexcept;   // [loop thread] returns holding the role
-    void drive_loop();                // [loop thread] until stopping, ended or a pumper asks
-    void release_loop_role() noexcept;
+    void drive_loop();                // [loop thread] until stopping, ended, or a delivery a pumper waits for
+    bool release_loop_role() noexcept;  // the hand-over; false: nobody waits for it any more
     void loop_finished() noexcept;    // [loop thread] it ends: a pumper waiting for it stops waiting
     mcph_status pump_rounds(Clock::time_point deadline) noexcept;
     void release_pump_role(bool ended) noexcept;
@@ -221,10 +222,10 @@ private:
     // before it reads None is drained by the next driver, which stores its kind before draining).
     std::atomic<Driver> driver_{Driver::None};
     std::atomic<bool> started_{false};
-    std::atomic<bool> yield_requested_{false};  // a pumper waits for the loop thread to leave its poll
     std::mutex role_mutex_;
     std::condition_variable loop_cv_;     // the parked loop thread (timed waits; notified on stop)
-    std::condition_variable handoff_cv_;  // a pumper waiting for the loop thread to yield
+    std::condition_variable handoff_cv_;  // a pumper waiting for the loop thread's hand-over
+    mcph::plugin::PumpHandover handover_;  // the loop thread's role to a waiting pumper
     bool pumper_ = false;                 // a host thread holds (or waits for) the role
     bool loop_driving_ = false;           // the loop thread holds the role
     bool loop_done_ = false;              // the loop thread has ended: nobody may drive any more

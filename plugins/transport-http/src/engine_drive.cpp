@@ -7,9 +7,12 @@
 // thread is parked on a condition variable. One driver at a time (the "drive role"), handed over
 // under role_mutex_ (which also orders the unlocked engine state between the two threads):
 //
-//   * The loop thread holds the role while nobody pumps. A pumper that finds it there asks it to
-//     yield (yield_requested_ + curl_multi_wakeup) and waits for the hand-off: the first call after
-//     a quiet spell pays one wake-up, as before.
+//   * The loop thread holds the role while nobody pumps. A pumper that finds it there does not
+//     make it yield: the loop thread drives the pumper's request, delivers the reply and then
+//     hands the role over (mcph/pump_handover.hpp), so the first call after a quiet spell wakes its
+//     caller once, with the reply. (Asking it to yield cost a curl_multi_wakeup, the loop's poll
+//     and its socketpair read, then the pumper's own poll and read.) A reply the loop thread
+//     delivered just before the pumper came is not waited for.
 //   * After a pumper gives the role back, the loop thread stays parked for kLoopGrace and then
 //     takes the role by itself: back-to-back calls (microseconds apart) keep the role with the
 //     callers and nothing wakes the loop thread per call; a notification, a GET stream event or a
@@ -41,8 +44,10 @@ thread_local bool t_http_loop_thread = false;
 // It ends holding the role: the cleanup below runs after any pumper has left.
 void Engine::run() noexcept {
     t_http_loop_thread = true;
+    bool holding = false;  // the role kept after a hand-over nobody waited for any more
     for (;;) {
-        take_loop_role();
+        if (!holding) take_loop_role();
+        holding = true;
         if (stopping_.load() || terminated_) break;
         try {
             drive_loop();
@@ -50,7 +55,7 @@ void Engine::run() noexcept {
             terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
         }
         if (stopping_.load() || terminated_) break;
-        release_loop_role();  // a pumper asked for the role
+        holding = !release_loop_role();  // false: the pumper left meanwhile; keep driving
     }
     abort_all();
     if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
@@ -73,23 +78,28 @@ void Engine::take_loop_role() noexcept {
         break;  // grace over, or close()/the end: the cleanup is due at once
     }
     loop_driving_ = true;
-    yield_requested_.store(false);
     driver_.store(Driver::Loop);
 }
 
 void Engine::drive_loop() {
-    while (!stopping_.load() && !terminated_ && !yield_requested_.load()) {
+    while (!stopping_.load() && !terminated_) {
+        const size_t before = delivered_;
         step();
-        if (stopping_.load() || terminated_ || yield_requested_.load()) return;
+        if (stopping_.load() || terminated_) return;
+        if (delivered_ != before && handover_.delivered(delivered_ - before)) return;
         transfers_.poll(poll_timeout_ms());
     }
 }
 
-void Engine::release_loop_role() noexcept {
+// The hand-over: the waiting pumper gets the role, and knows the loop thread delivered. False
+// when no pumper waits any more (it left with a reply delivered before it came): the role is kept.
+bool Engine::release_loop_role() noexcept {
     std::lock_guard lock(role_mutex_);
+    if (!handover_.hand_over_locked()) return false;
     loop_driving_ = false;
     driver_.store(Driver::None);
     handoff_cv_.notify_all();
+    return true;
 }
 
 void Engine::loop_finished() noexcept {
@@ -119,14 +129,19 @@ mcph_status Engine::pump(std::int32_t timeout_ms) noexcept {
     if (pumper_) return MCPH_BUSY;
     pumper_ = true;
     if (loop_driving_) {
-        // The first call after a quiet spell: the loop thread is in its poll. Ask it to yield, once.
-        yield_requested_.store(true);
-        wake();
-        const bool yielded = handoff_cv_.wait_until(lock, deadline, [this] { return !loop_driving_; });
-        if (!yielded) {
+        // The first call after a quiet spell: the loop thread drives. It delivers this caller's
+        // reply and then hands the role over; a reply it delivered before we came counts too.
+        // Either way the host looks whether its reply is there.
+        using Outcome = mcph::plugin::PumpHandover::Outcome;
+        const Outcome outcome = handover_.wait(lock, handoff_cv_, deadline, [this] { return loop_driving_; });
+        if (outcome == Outcome::delivered || outcome == Outcome::timed_out) {
+            pumper_ = false;  // never held: the loop thread keeps driving (and driver_ stays Loop)
+            return outcome == Outcome::timed_out ? MCPH_ERR_TIMEOUT : MCPH_OK;
+        }
+        if (outcome == Outcome::handed_over) {
             lock.unlock();
-            release_pump_role(false);  // never held: the loop thread keeps driving
-            return MCPH_ERR_TIMEOUT;
+            release_pump_role(false);
+            return MCPH_OK;
         }
     }
     // The role is ours: terminated_ may be read now (its writer handed the role over under the lock).

@@ -326,16 +326,26 @@ void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugi
 void StdioTransport::read_stdout() noexcept {
     t_reader_thread = true;
     try {
+        bool holding = false;  // the role kept after a hand-over nobody waited for any more
         for (;;) {
-            if (!take_read_role()) return;
+            if (!holding && !take_read_role()) return;
+            holding = false;
             ReadStep step = ReadStep::idle;
-            while (step == ReadStep::idle) step = read_round(-1, yield_wake_.fd());
+            while (step == ReadStep::idle) {
+                const std::size_t before = delivered_;
+                step = read_round(-1);
+                if (step == ReadStep::idle && delivered_ != before && handover_.delivered(delivered_ - before))
+                    step = ReadStep::handed_over;
+            }
             std::lock_guard lock(role_mutex_);
+            if (step == ReadStep::handed_over && !handover_.hand_over_locked()) {
+                holding = true;  // the pumper left meanwhile (with a reply delivered before it came)
+                continue;
+            }
             reader_reading_ = false;
-            if (step == ReadStep::yielded) yield_wake_.clear();
             if (step == ReadStep::ended) read_done_ = true;
             handoff_cv_.notify_all();  // the pumper waiting for the role
-            if (step != ReadStep::yielded) return;
+            if (step != ReadStep::handed_over) return;
         }
     } catch (const std::exception& e) {
         on_internal_error(e.what());
@@ -369,12 +379,12 @@ bool StdioTransport::take_read_role() noexcept {
     }
 }
 
-// One poll and what it found, for whoever holds the read role. `yield_fd` (-1: none) is the
-// reader thread's yield request. Fatal outcomes are reported (finish) before ReadStep::ended.
-StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, int yield_fd) {
-    pollfd fds[4] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
-                     {read_wake_.fd(), POLLIN, 0}, {yield_fd, POLLIN, 0}};
-    const int ready = ::poll(fds, 4, timeout_ms);
+// One poll and what it found, for whoever holds the read role. Fatal outcomes are reported
+// (finish) before ReadStep::ended.
+StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms) {
+    pollfd fds[3] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
+                     {read_wake_.fd(), POLLIN, 0}};
+    const int ready = ::poll(fds, 3, timeout_ms);
     if (ready < 0) {
         if (errno == EINTR) return ReadStep::idle;
         on_read_error("waiting for the server's output failed");
@@ -382,7 +392,6 @@ StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, int yield_fd
     }
     if (ready == 0) return ReadStep::idle;
     if (fds[2].revents) return ReadStep::stop;  // close() told us to stop
-    if (fds[3].revents) return ReadStep::yielded;
     if (fds[1].revents) read_stderr_once();
     if (!fds[0].revents) return ReadStep::idle;
     LineReader::Room room{nullptr, 0};
@@ -433,13 +442,15 @@ mcph_status StdioTransport::pump(std::int32_t timeout_ms) {
     if (pumper_) return MCPH_BUSY;
     pumper_ = true;
     if (reader_reading_) {
-        // The first call after a quiet spell: the reader is in poll(). Ask it to yield, once.
-        yield_wake_.signal();
-        const bool yielded = handoff_cv_.wait_until(lock, deadline, [this] { return !reader_reading_; });
-        if (!yielded) {
+        // The first call after a quiet spell: the reader thread holds the role. It reads this
+        // caller's reply (already sent), delivers it and hands the role over; a reply it delivered
+        // before we came counts too. Either way the host looks whether its reply is there.
+        using Outcome = mcph::plugin::PumpHandover::Outcome;
+        const Outcome outcome = handover_.wait(lock, handoff_cv_, deadline, [this] { return reader_reading_; });
+        if (outcome != Outcome::reader_stopped) {
             lock.unlock();
             release_pump_role(false);
-            return MCPH_ERR_TIMEOUT;
+            return outcome == Outcome::timed_out ? MCPH_ERR_TIMEOUT : MCPH_OK;
         }
     }
     if (closing_.load() || read_done_) {
@@ -461,7 +472,7 @@ mcph_status StdioTransport::pump_rounds(std::chrono::steady_clock::time_point de
         delivered_ = 0;
         for (;;) {
             const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)), -1);
+            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)));
             if (step == ReadStep::stop) {
                 status = MCPH_ERR_CLOSED;
                 break;

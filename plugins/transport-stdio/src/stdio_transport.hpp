@@ -20,9 +20,11 @@
 //                  caller's. One role holder at a time (on_message stays serialised, in order):
 //                  the reader thread parks while a caller holds the role and resumes only once no
 //                  caller has held it for kReaderGrace, so back-to-back calls keep the role with
-//                  the callers and nothing wakes the reader per call; a caller that finds the
-//                  reader polling (the first call after a quiet spell) asks it to yield through
-//                  yield_wake_ and waits for that once.
+//                  the callers and nothing wakes the reader per call. A caller that finds the
+//                  reader holding the role (the first call after a quiet spell) does not make it
+//                  yield: the reader reads and delivers that caller's reply itself, then hands the
+//                  role over (mcph/pump_handover.hpp), so the caller wakes once, with its reply, and its
+//                  next calls pump.
 #pragma once
 
 #include "child_process.hpp"
@@ -34,6 +36,7 @@
 #include "wakeup.hpp"
 
 #include <mcph/plugin_helper.hpp>
+#include <mcph/pump_handover.hpp>
 
 #include <atomic>
 #include <condition_variable>
@@ -60,14 +63,14 @@ private:
     // What one round of reading ended with.
     enum class ReadStep {
         idle,     // read something (or nothing) and may read again
-        yielded,  // the reader thread was asked to give the read role to a pumping caller
+        handed_over,  // the reader thread delivered while a pumping caller waited: the role is the caller's
         stop,     // close() said stop
         ended,    // stdout is finished (EOF, an error): nobody reads again
     };
     void start_threads();
     void read_stdout() noexcept;
     bool take_read_role() noexcept;
-    ReadStep read_round(int timeout_ms, int yield_fd);
+    ReadStep read_round(int timeout_ms);
     mcph_status pump_rounds(std::chrono::steady_clock::time_point deadline) noexcept;
     void release_pump_role(bool read_finished) noexcept;
     void on_read_error(const char* what);
@@ -133,13 +136,13 @@ private:
     // Who holds the read role. Guards the flags and released_at_.
     std::mutex role_mutex_;
     std::condition_variable reader_cv_;   // the parked reader thread waits here (timed; close() notifies)
-    std::condition_variable handoff_cv_;  // a pumper waits for the reader to yield; close() for the pumper to leave
+    std::condition_variable handoff_cv_;  // a pumper waits for the reader's hand-over; close() for the pumper to leave
     bool reader_reading_ = false;         // the reader thread holds the role
     bool pumper_ = false;                 // a host thread holds the role (inside pump)
     bool read_done_ = false;              // stdout is finished: nobody reads again
     bool reader_stop_ = false;            // close() is done with the child: the reader thread ends
     std::chrono::steady_clock::time_point released_at_{};  // a pumper last gave the role back
-    Wakeup yield_wake_;                   // a pumper asks the polling reader thread to yield the role
+    mcph::plugin::PumpHandover handover_;  // the reader thread's role to a waiting pumper (pump())
 
     std::thread stdout_thread_;  // the reader
     std::thread writer_thread_;  // guarded by write_mutex_ until close() joins it

@@ -23,12 +23,4 @@ void Wakeup::signal() noexcept {
     } while (n < 0 && errno == EINTR);
 }
 
-void Wakeup::clear() noexcept {
-    uint64_t count = 0;
-    ssize_t n;
-    do {
-        n = ::read(fd_.get(), &count, sizeof count);  // non-blocking: EAGAIN when already clear
-    } while (n < 0 && errno == EINTR);
-}
-
 }  // namespace mcph::stdio

@@ -14,8 +14,6 @@ public:
     Wakeup();  // throws mcph::plugin::Error(MCPH_ERR_IO) naming the limit if no descriptor is available
     int fd() const noexcept { return fd_.get(); }
     void signal() noexcept;
-    // Makes it unreadable again (for a wake-up that is reused: the reader's yield request).
-    void clear() noexcept;
 
 private:
     UniqueFd fd_;

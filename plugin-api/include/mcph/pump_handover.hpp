@@ -1,0 +1,84 @@
+// mcph::plugin::PumpHandover — for a transport plugin that implements `pump` (ABI 1.3) and also
+// reads on a thread of its own: how that thread gives the read role to a host thread waiting in
+// pump() (docs/plugin-abi.md, "The hand-over").
+//
+// Why: a pump that finds the plugin's thread reading (the first call after a quiet spell, or every
+// call of an agent that calls many servers in turn) used to ask it to yield through a wake-up
+// descriptor and then read the reply itself: a write and a read of that descriptor, the thread's
+// wake-up, then the pumper's own poll and read. Instead the reading thread, which is about to read
+// the reply anyway, delivers it and then hands the role over; the waiting pumper wakes once and
+// returns MCPH_OK. A reply that thread delivered just before the pump came is not waited for.
+//
+// The protocol, around the plugin's own role mutex and "the reading thread holds the role" flag:
+//   * pumper, role mutex held, that thread holding the role: wait(lock, cv, deadline, holding).
+//     delivered / handed_over: return MCPH_OK (the role is the pumper's after handed_over only);
+//     timed_out: MCPH_ERR_TIMEOUT; reader_stopped: the thread left the role for another reason
+//     (the end, close): the pumper holds it and goes on as without a hand-over.
+//   * reading thread, after each round that delivered n > 0 messages: if delivered(n), end the
+//     round; then, role mutex held: if hand_over_locked(), clear "holding", notify `cv` and park;
+//     otherwise the pumper left meanwhile: keep the role and read on.
+// The pumper stores `wanted_` and then looks at `delivered_`; the reading thread adds to
+// `delivered_` and then looks at `wanted_`. Both sequentially consistent, so at least one of them
+// sees the other: a delivery is never missed by a pumper that goes on to wait. Header-only.
+#ifndef MCPH_PUMP_HANDOVER_HPP
+#define MCPH_PUMP_HANDOVER_HPP
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+
+namespace mcph::plugin {
+
+class PumpHandover {
+public:
+    enum class Outcome {
+        delivered,       // the reading thread delivered since the previous pump returned: no wait
+        handed_over,     // it delivered while we waited and gave us the role
+        timed_out,       // the deadline passed; it still holds the role
+        reader_stopped,  // it left the role without delivering (the end, close): ours now
+    };
+
+    // [pumper; `lock` holds the role mutex; `holding()` is true] Waits on `cv` (released by the
+    // reading thread under the role mutex) until `holding()` turns false or `deadline` passes.
+    template <class Holding>
+    Outcome wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                 std::chrono::steady_clock::time_point deadline, Holding holding) {
+        handed_over_ = false;
+        wanted_.store(true);
+        Outcome outcome = Outcome::delivered;
+        if (delivered_.exchange(0) == 0) {
+            if (!cv.wait_until(lock, deadline, [&] { return !holding(); })) outcome = Outcome::timed_out;
+            else outcome = handed_over_ ? Outcome::handed_over : Outcome::reader_stopped;
+        }
+        wanted_.store(false);
+        delivered_.store(0);  // the host looks for its reply after every pump anyway
+        handed_over_ = false;
+        return outcome;
+    }
+
+    // [reading thread] After a round that delivered `n` messages: true when a pumper waits (end
+    // the round and confirm with hand_over_locked()). n = 0 only looks.
+    bool delivered(std::size_t n) noexcept {
+        delivered_.fetch_add(n);
+        return wanted_.load();
+    }
+
+    // [reading thread, role mutex held] True: the pumper still waits and now learns that it was
+    // handed the role (give it up and notify). False: it left meanwhile; keep the role.
+    bool hand_over_locked() noexcept {
+        if (!wanted_.load()) return false;
+        handed_over_ = true;
+        return true;
+    }
+
+private:
+    std::atomic<bool> wanted_{false};        // a pumper waits for the reading thread's next delivery
+    std::atomic<std::size_t> delivered_{0};  // messages that thread delivered since a pumper looked
+    bool handed_over_ = false;               // role mutex: the role was given to the waiting pumper
+};
+
+}  // namespace mcph::plugin
+
+#endif  // MCPH_PUMP_HANDOVER_HPP
