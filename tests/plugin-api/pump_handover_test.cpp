@@ -54,18 +54,38 @@ TEST(PumpHandover, APumpTimesOutWhileTheReadingThreadKeepsTheRole) {
     EXPECT_GE(HandoverClock::now() - start, 45ms);
 }
 
-TEST(PumpHandover, TheReadingThreadDeliversThenHandsTheRoleToTheWaitingPumper) {
+// The usual case: the reading thread's wait ends (the reply came) with the pumper waiting; it
+// hands the role over before reading, and the pumper reads the reply itself.
+TEST(PumpHandover, TheReadingThreadHandsTheRoleOverBeforeReadingWhatWokeIt) {
     Role role;
+    EXPECT_FALSE(role.handover.wanted());
     auto pumper = std::async(std::launch::async, [&] { return role.pump(10s); });
     ASSERT_TRUE(role.wait_for_pumper());
-    EXPECT_TRUE(role.handover.delivered(1));  // its reply: end the round
+    EXPECT_TRUE(role.handover.wanted());
     {
         std::lock_guard lock(role.mutex);
-        ASSERT_TRUE(role.handover.hand_over_locked());
+        ASSERT_TRUE(role.handover.hand_over_locked(false));
         role.reading = false;
     }
     role.cv.notify_all();
     EXPECT_EQ(pumper.get(), Outcome::handed_over);
+    EXPECT_FALSE(role.handover.wanted());
+}
+
+// The pumper came while the reading thread was delivering (perhaps the reply): it hands over
+// after that delivery, and the pump says delivered.
+TEST(PumpHandover, APumperThatCameDuringADeliveryIsHandedTheRoleAfterIt) {
+    Role role;
+    auto pumper = std::async(std::launch::async, [&] { return role.pump(10s); });
+    ASSERT_TRUE(role.wait_for_pumper());
+    EXPECT_TRUE(role.handover.delivered(1));
+    {
+        std::lock_guard lock(role.mutex);
+        ASSERT_TRUE(role.handover.hand_over_locked(true));
+        role.reading = false;
+    }
+    role.cv.notify_all();
+    EXPECT_EQ(pumper.get(), Outcome::delivered);
 }
 
 TEST(PumpHandover, APumperThatLeftIsNotHandedTheRole) {
@@ -73,7 +93,7 @@ TEST(PumpHandover, APumperThatLeftIsNotHandedTheRole) {
     role.handover.delivered(1);
     EXPECT_EQ(role.pump(10s), Outcome::delivered);  // left at once, with the earlier delivery
     std::lock_guard lock(role.mutex);
-    EXPECT_FALSE(role.handover.hand_over_locked());  // so the reading thread keeps the role
+    EXPECT_FALSE(role.handover.hand_over_locked(true));  // so the reading thread keeps the role
 }
 
 TEST(PumpHandover, TheReadingThreadStoppingWithoutADeliveryLeavesTheRoleToThePumper) {

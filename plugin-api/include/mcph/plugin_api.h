@@ -389,10 +389,9 @@ typedef struct mcph_transport_vtable_v1 {
      * waiting for a reply reads it itself instead of sleeping while a plugin thread reads it and
      * wakes it (two sleeps and two wake-ups per call become one). Returns:
      *   MCPH_OK           after delivering at least one message (on_message, or on_closed*);
-     *                     or when the plugin's own reading thread delivered one since the
-     *                     previous pump returned (it may let that thread, when it was reading as
-     *                     the pump came, deliver the awaited reply and then hand reading over;
-     *                     the host looks for its reply after every OK, as after every pump);
+     *                     or at once when the plugin's own reading thread delivered one since
+     *                     the previous pump returned (perhaps the awaited reply, which came just
+     *                     before the pump: the host looks for its reply after every pump);
      *   MCPH_ERR_TIMEOUT  when `timeout_ms` (>= 0) passed with nothing delivered;
      *   MCPH_BUSY         at once when another host thread is pumping, or when called on a
      *                     plugin thread: nothing was read;

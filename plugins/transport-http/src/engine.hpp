@@ -166,8 +166,8 @@ private:
     // ---- the drive role (engine_drive.cpp)
     enum class Driver { None, Loop, Pumper };
     void take_loop_role() noexcept;   // [loop thread] returns holding the role
-    void drive_loop();                // [loop thread] until stopping, ended, or a delivery a pumper waits for
-    bool release_loop_role() noexcept;  // the hand-over; false: nobody waits for it any more
+    bool drive_loop();                // [loop thread] until stopping, ended, or a hand-over to a pumper
+    bool release_loop_role(bool after_delivery) noexcept;  // the hand-over; false: nobody waits any more
     void loop_finished() noexcept;    // [loop thread] it ends: a pumper waiting for it stops waiting
     mcph_status pump_rounds(Clock::time_point deadline) noexcept;
     void release_pump_role(bool ended) noexcept;

@@ -8,11 +8,12 @@
 // under role_mutex_ (which also orders the unlocked engine state between the two threads):
 //
 //   * The loop thread holds the role while nobody pumps. A pumper that finds it there does not
-//     make it yield: the loop thread drives the pumper's request, delivers the reply and then
-//     hands the role over (mcph/pump_handover.hpp), so the first call after a quiet spell wakes its
-//     caller once, with the reply. (Asking it to yield cost a curl_multi_wakeup, the loop's poll
-//     and its socketpair read, then the pumper's own poll and read.) A reply the loop thread
-//     delivered just before the pumper came is not waited for.
+//     make it yield (a curl_multi_wakeup, its socketpair read, the loop's wake-up, before the
+//     reply had even come): the loop thread stays in its poll, and when the poll ends (the reply
+//     is there, typically) it hands the role over without performing, so the pumper reads and
+//     delivers its reply on its own thread (mcph/pump_handover.hpp). If the pumper came while the
+//     loop thread was delivering, it hands over after that; a reply it delivered just before the
+//     pumper came is not waited for.
 //   * After a pumper gives the role back, the loop thread stays parked for kLoopGrace and then
 //     takes the role by itself: back-to-back calls (microseconds apart) keep the role with the
 //     callers and nothing wakes the loop thread per call; a notification, a GET stream event or a
@@ -49,13 +50,14 @@ void Engine::run() noexcept {
         if (!holding) take_loop_role();
         holding = true;
         if (stopping_.load() || terminated_) break;
+        bool after_delivery = false;
         try {
-            drive_loop();
+            after_delivery = drive_loop();
         } catch (const std::exception& e) {
             terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
         }
         if (stopping_.load() || terminated_) break;
-        holding = !release_loop_role();  // false: the pumper left meanwhile; keep driving
+        holding = !release_loop_role(after_delivery);  // false: the pumper left meanwhile; keep driving
     }
     abort_all();
     if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
@@ -81,21 +83,26 @@ void Engine::take_loop_role() noexcept {
     driver_.store(Driver::Loop);
 }
 
-void Engine::drive_loop() {
+// Returns on stopping or the end, or for a hand-over to a waiting pumper: true when that follows a
+// delivery (the pumper then returns OK), false when the poll ended with the pumper waiting (it
+// performs what woke the poll itself).
+bool Engine::drive_loop() {
     while (!stopping_.load() && !terminated_) {
         const size_t before = delivered_;
         step();
-        if (stopping_.load() || terminated_) return;
-        if (delivered_ != before && handover_.delivered(delivered_ - before)) return;
+        if (stopping_.load() || terminated_) return false;
+        if (delivered_ != before && handover_.delivered(delivered_ - before)) return true;
         transfers_.poll(poll_timeout_ms());
+        if (handover_.wanted()) return false;
     }
+    return false;
 }
 
-// The hand-over: the waiting pumper gets the role, and knows the loop thread delivered. False
-// when no pumper waits any more (it left with a reply delivered before it came): the role is kept.
-bool Engine::release_loop_role() noexcept {
+// The hand-over: the waiting pumper gets the role. False when no pumper waits any more (it left
+// with a reply delivered before it came): the role is kept.
+bool Engine::release_loop_role(bool after_delivery) noexcept {
     std::lock_guard lock(role_mutex_);
-    if (!handover_.hand_over_locked()) return false;
+    if (!handover_.hand_over_locked(after_delivery)) return false;
     loop_driving_ = false;
     driver_.store(Driver::None);
     handoff_cv_.notify_all();
@@ -129,20 +136,22 @@ mcph_status Engine::pump(std::int32_t timeout_ms) noexcept {
     if (pumper_) return MCPH_BUSY;
     pumper_ = true;
     if (loop_driving_) {
-        // The first call after a quiet spell: the loop thread drives. It delivers this caller's
-        // reply and then hands the role over; a reply it delivered before we came counts too.
-        // Either way the host looks whether its reply is there.
+        // The first call after a quiet spell: the loop thread drives, in its poll. When the poll
+        // ends (the reply is there, typically) it hands the role over and we perform; if it was
+        // delivering as we came, it hands over after that, and a reply it delivered before we
+        // came is not waited for (OK: the host looks whether it is its own).
         using Outcome = mcph::plugin::PumpHandover::Outcome;
         const Outcome outcome = handover_.wait(lock, handoff_cv_, deadline, [this] { return loop_driving_; });
-        if (outcome == Outcome::delivered || outcome == Outcome::timed_out) {
-            pumper_ = false;  // never held: the loop thread keeps driving (and driver_ stays Loop)
+        if (loop_driving_) {  // delivered before we came, or timed out: never held (driver_ stays Loop)
+            pumper_ = false;
             return outcome == Outcome::timed_out ? MCPH_ERR_TIMEOUT : MCPH_OK;
         }
-        if (outcome == Outcome::handed_over) {
+        if (outcome == Outcome::delivered) {  // handed over after a delivery
             lock.unlock();
             release_pump_role(false);
             return MCPH_OK;
         }
+        // handed over before the loop thread performed, or it stopped: we drive (below)
     }
     // The role is ours: terminated_ may be read now (its writer handed the role over under the lock).
     if (stop_requested_ || loop_done_ || terminated_) {

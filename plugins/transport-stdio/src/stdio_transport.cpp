@@ -333,19 +333,20 @@ void StdioTransport::read_stdout() noexcept {
             ReadStep step = ReadStep::idle;
             while (step == ReadStep::idle) {
                 const std::size_t before = delivered_;
-                step = read_round(-1);
+                step = read_round(-1, true);
                 if (step == ReadStep::idle && delivered_ != before && handover_.delivered(delivered_ - before))
-                    step = ReadStep::handed_over;
+                    step = ReadStep::hand_over_delivered;
             }
+            const bool hand_over = step == ReadStep::hand_over || step == ReadStep::hand_over_delivered;
             std::lock_guard lock(role_mutex_);
-            if (step == ReadStep::handed_over && !handover_.hand_over_locked()) {
+            if (hand_over && !handover_.hand_over_locked(step == ReadStep::hand_over_delivered)) {
                 holding = true;  // the pumper left meanwhile (with a reply delivered before it came)
                 continue;
             }
             reader_reading_ = false;
             if (step == ReadStep::ended) read_done_ = true;
             handoff_cv_.notify_all();  // the pumper waiting for the role
-            if (step != ReadStep::handed_over) return;
+            if (!hand_over) return;
         }
     } catch (const std::exception& e) {
         on_internal_error(e.what());
@@ -379,9 +380,10 @@ bool StdioTransport::take_read_role() noexcept {
     }
 }
 
-// One poll and what it found, for whoever holds the read role. Fatal outcomes are reported
-// (finish) before ReadStep::ended.
-StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms) {
+// One poll and what it found, for whoever holds the read role. On the reader thread, a poll that
+// ends while a pumping caller waits hands the role over before anything is read (the caller reads
+// its reply on its own thread). Fatal outcomes are reported (finish) before ReadStep::ended.
+StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, bool reader_thread) {
     pollfd fds[3] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
                      {read_wake_.fd(), POLLIN, 0}};
     const int ready = ::poll(fds, 3, timeout_ms);
@@ -392,6 +394,7 @@ StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms) {
     }
     if (ready == 0) return ReadStep::idle;
     if (fds[2].revents) return ReadStep::stop;  // close() told us to stop
+    if (reader_thread && handover_.wanted()) return ReadStep::hand_over;
     if (fds[1].revents) read_stderr_once();
     if (!fds[0].revents) return ReadStep::idle;
     LineReader::Room room{nullptr, 0};
@@ -442,12 +445,13 @@ mcph_status StdioTransport::pump(std::int32_t timeout_ms) {
     if (pumper_) return MCPH_BUSY;
     pumper_ = true;
     if (reader_reading_) {
-        // The first call after a quiet spell: the reader thread holds the role. It reads this
-        // caller's reply (already sent), delivers it and hands the role over; a reply it delivered
-        // before we came counts too. Either way the host looks whether its reply is there.
+        // The first call after a quiet spell: the reader thread holds the role, in its poll. When
+        // the poll ends (this caller's reply has come, typically) it hands the role over and we
+        // read; if it was delivering as we came, it hands over after that, and a reply it
+        // delivered before we came is not waited for (OK: the host looks whether it is its own).
         using Outcome = mcph::plugin::PumpHandover::Outcome;
         const Outcome outcome = handover_.wait(lock, handoff_cv_, deadline, [this] { return reader_reading_; });
-        if (outcome != Outcome::reader_stopped) {
+        if (outcome == Outcome::delivered || outcome == Outcome::timed_out) {
             lock.unlock();
             release_pump_role(false);
             return outcome == Outcome::timed_out ? MCPH_ERR_TIMEOUT : MCPH_OK;
@@ -472,7 +476,7 @@ mcph_status StdioTransport::pump_rounds(std::chrono::steady_clock::time_point de
         delivered_ = 0;
         for (;;) {
             const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)));
+            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)), false);
             if (step == ReadStep::stop) {
                 status = MCPH_ERR_CLOSED;
                 break;

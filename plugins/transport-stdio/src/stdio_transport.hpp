@@ -22,9 +22,9 @@
 //                  caller has held it for kReaderGrace, so back-to-back calls keep the role with
 //                  the callers and nothing wakes the reader per call. A caller that finds the
 //                  reader holding the role (the first call after a quiet spell) does not make it
-//                  yield: the reader reads and delivers that caller's reply itself, then hands the
-//                  role over (mcph/pump_handover.hpp), so the caller wakes once, with its reply, and its
-//                  next calls pump.
+//                  yield: when the reader's poll ends (the reply is there) it hands the role over
+//                  without reading, and the caller reads and delivers its reply on its own thread
+//                  (mcph/pump_handover.hpp).
 #pragma once
 
 #include "child_process.hpp"
@@ -63,14 +63,15 @@ private:
     // What one round of reading ended with.
     enum class ReadStep {
         idle,     // read something (or nothing) and may read again
-        handed_over,  // the reader thread delivered while a pumping caller waited: the role is the caller's
+        hand_over,            // the reader thread's poll ended with a pumping caller waiting: it reads, not us
+        hand_over_delivered,  // the reader thread delivered as a pumping caller came: the role is the caller's
         stop,     // close() said stop
         ended,    // stdout is finished (EOF, an error): nobody reads again
     };
     void start_threads();
     void read_stdout() noexcept;
     bool take_read_role() noexcept;
-    ReadStep read_round(int timeout_ms);
+    ReadStep read_round(int timeout_ms, bool reader_thread);
     mcph_status pump_rounds(std::chrono::steady_clock::time_point deadline) noexcept;
     void release_pump_role(bool read_finished) noexcept;
     void on_read_error(const char* what);

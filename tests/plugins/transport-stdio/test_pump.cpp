@@ -149,32 +149,32 @@ TEST_F(StdioPumpTest, AMessageSentWhileNobodyPumpsIsDeliveredByTheReader) {
     EXPECT_EQ(t.recorder.late_callbacks(), 0);
 }
 
-// The first call after a quiet spell: the reader thread holds the role. The caller does not make
-// it yield; the reader delivers the reply and hands the role over, and the pump says OK then, not
-// at its deadline. The reader may still be ending the round of an earlier delivery when a pump
-// comes, and hand that one over instead; so a few calls, each after a quiet spell: at least one
-// reply must come from the reader thread (asking it to yield, as before, made each the caller's).
-TEST_F(StdioPumpTest, TheReaderDeliversTheWaitingCallersReplyAndHandsTheRoleOver) {
+// The first call after a quiet spell: the reader thread holds the role, in its poll. The caller
+// does not make it yield; when the reply comes, the reader hands the role over without reading it,
+// and the reply is delivered on the calling thread (pump's promise), the pump saying OK then, not
+// at its deadline. The same after the reader delivered something itself (a notification between
+// calls): the next call still reads its own reply.
+TEST_F(StdioPumpTest, TheFirstCallAfterAQuietSpellReadsItsReplyOnTheCallingThread) {
     Transport t(sh("while read l; do sleep 0.1; echo \"$l\"; done"));
     DeliveryThreads threads;
     t.recorder.on_message_hook = [&](std::string_view) { threads.note(); };
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
-    std::vector<std::string> sent;
-    int from_reader = 0;
-    for (size_t i = 1; i <= 5 && from_reader == 0; ++i) {
-        std::this_thread::sleep_for(20ms);  // a quiet spell: the reader thread takes the role back
-        sent.push_back("{\"id\":" + std::to_string(i) + "}");
-        ASSERT_EQ(t.send(sent.back()), MCPH_OK);
+    const auto call = [&](size_t n) {
         const auto start = PumpClock::now();
-        mcph_status st = MCPH_ERR_TIMEOUT;
-        while (t.recorder.message_count() < i && PumpClock::now() - start < 10s) st = t.pump(5000);
-        ASSERT_EQ(t.recorder.message_count(), i);
+        const mcph_status st = pump_until_delivered(t, n, 10s);
+        ASSERT_EQ(t.recorder.message_count(), n);
         EXPECT_EQ(st, MCPH_OK);
         EXPECT_LT(PumpClock::now() - start, 4s) << "the pump waited for its deadline, not for the reply";
-        if (threads.all().back() != std::this_thread::get_id()) ++from_reader;
-    }
-    EXPECT_GT(from_reader, 0) << "every caller took the role instead of the reader handing it over";
-    EXPECT_EQ(t.recorder.messages(), sent);
+        EXPECT_EQ(threads.all().back(), std::this_thread::get_id()) << "the reply was not delivered on the calling thread";
+    };
+    ASSERT_EQ(t.send(R"({"id":1})"), MCPH_OK);
+    call(1);
+    ASSERT_EQ(t.send(R"({"id":2})"), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(2, 5s));  // nobody pumps: the reader thread delivers it
+    std::this_thread::sleep_for(20ms);              // a quiet spell: the reader thread keeps the role
+    ASSERT_EQ(t.send(R"({"id":3})"), MCPH_OK);
+    call(3);
+    EXPECT_EQ(t.recorder.messages(), (std::vector<std::string>{R"({"id":1})", R"({"id":2})", R"({"id":3})"}));
     t.close();
     EXPECT_EQ(t.recorder.late_callbacks(), 0);
 }
