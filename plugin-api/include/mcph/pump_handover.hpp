@@ -47,13 +47,16 @@ public:
 
     // [pumper; `lock` holds the role mutex; `holding()` is true] Waits on `cv` (released by the
     // reading thread under the role mutex) until `holding()` turns false or `deadline` passes.
-    template <class Holding>
+    // `nudge()` runs before the wait: a plugin whose thread would otherwise wait long for nothing
+    // (one woken anyway by the caller's send, as a curl loop is) ends that wait now.
+    template <class Holding, class Nudge>
     Outcome wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
-                 std::chrono::steady_clock::time_point deadline, Holding holding) {
+                 std::chrono::steady_clock::time_point deadline, Holding holding, Nudge nudge) {
         handed_over_ = false;
         wanted_.store(true);
         Outcome outcome = Outcome::delivered;
         if (delivered_.exchange(0) == 0) {
+            nudge();
             if (!cv.wait_until(lock, deadline, [&] { return !holding(); })) outcome = Outcome::timed_out;
             else if (!handed_over_) outcome = Outcome::reader_stopped;
             else outcome = handed_over_delivered_ ? Outcome::delivered : Outcome::handed_over;
@@ -62,6 +65,11 @@ public:
         delivered_.store(0);  // the host looks for its reply after every pump anyway
         handed_over_ = false;
         return outcome;
+    }
+    template <class Holding>
+    Outcome wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                 std::chrono::steady_clock::time_point deadline, Holding holding) {
+        return wait(lock, cv, deadline, holding, [] {});
     }
 
     // [reading thread] Before reading what ended its wait: true when a pumper waits (hand over).

@@ -7,13 +7,14 @@
 // thread is parked on a condition variable. One driver at a time (the "drive role"), handed over
 // under role_mutex_ (which also orders the unlocked engine state between the two threads):
 //
-//   * The loop thread holds the role while nobody pumps. A pumper that finds it there does not
-//     make it yield (a curl_multi_wakeup, its socketpair read, the loop's wake-up, before the
-//     reply had even come): the loop thread stays in its poll, and when the poll ends (the reply
-//     is there, typically) it hands the role over without performing, so the pumper reads and
-//     delivers its reply on its own thread (mcph/pump_handover.hpp). If the pumper came while the
-//     loop thread was delivering, it hands over after that; a reply it delivered just before the
-//     pumper came is not waited for.
+//   * The loop thread holds the role while nobody pumps. A pumper that finds it there asks it to
+//     hand the role over (mcph/pump_handover.hpp) and wakes its poll (curl_multi_wakeup): the
+//     caller's own send woke the loop thread anyway (notify), so letting it start the transfer
+//     and wait for the reply would cost a second wake-up of that thread, not save one (unlike
+//     stdio, where nothing the caller does wakes the reader). The loop thread hands over when its
+//     poll ends, without performing; if the pumper came while it was delivering, after that
+//     delivery; and a reply it delivered just before the pumper came is not waited for (the pump
+//     returns OK at once; before, it waited for its slice).
 //   * After a pumper gives the role back, the loop thread stays parked for kLoopGrace and then
 //     takes the role by itself: back-to-back calls (microseconds apart) keep the role with the
 //     callers and nothing wakes the loop thread per call; a notification, a GET stream event or a
@@ -136,12 +137,13 @@ mcph_status Engine::pump(std::int32_t timeout_ms) noexcept {
     if (pumper_) return MCPH_BUSY;
     pumper_ = true;
     if (loop_driving_) {
-        // The first call after a quiet spell: the loop thread drives, in its poll. When the poll
-        // ends (the reply is there, typically) it hands the role over and we perform; if it was
-        // delivering as we came, it hands over after that, and a reply it delivered before we
-        // came is not waited for (OK: the host looks whether it is its own).
+        // The first call after a quiet spell: the loop thread drives. Woken, it hands the role
+        // over and we perform; if it was delivering as we came, it hands over after that, and a
+        // reply it delivered before we came is not waited for (OK: the host looks whether it is
+        // its own).
         using Outcome = mcph::plugin::PumpHandover::Outcome;
-        const Outcome outcome = handover_.wait(lock, handoff_cv_, deadline, [this] { return loop_driving_; });
+        const Outcome outcome = handover_.wait(lock, handoff_cv_, deadline, [this] { return loop_driving_; },
+                                               [this] { wake(); });
         if (loop_driving_) {  // delivered before we came, or timed out: never held (driver_ stays Loop)
             pumper_ = false;
             return outcome == Outcome::timed_out ? MCPH_ERR_TIMEOUT : MCPH_OK;
