@@ -333,7 +333,7 @@ void StdioTransport::read_stdout() noexcept {
             ReadStep step = ReadStep::idle;
             while (step == ReadStep::idle) {
                 const std::size_t before = delivered_;
-                step = read_round(-1, true);
+                step = read_round(-1);
                 if (step == ReadStep::idle && delivered_ != before && handover_.delivered(delivered_ - before))
                     step = ReadStep::hand_over_delivered;
             }
@@ -383,7 +383,7 @@ bool StdioTransport::take_read_role() noexcept {
 // One poll and what it found, for whoever holds the read role. On the reader thread, a poll that
 // ends while a pumping caller waits hands the role over before anything is read (the caller reads
 // its reply on its own thread). Fatal outcomes are reported (finish) before ReadStep::ended.
-StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, bool reader_thread) {
+StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms) {
     pollfd fds[3] = {{stdout_.get(), POLLIN, 0}, {stderr_open_ ? stderr_.get() : -1, POLLIN, 0},
                      {read_wake_.fd(), POLLIN, 0}};
     const int ready = ::poll(fds, 3, timeout_ms);
@@ -394,7 +394,7 @@ StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms, bool reader_
     }
     if (ready == 0) return ReadStep::idle;
     if (fds[2].revents) return ReadStep::stop;  // close() told us to stop
-    if (reader_thread && handover_.wanted()) return ReadStep::hand_over;
+    if (t_reader_thread && handover_.wanted()) return ReadStep::hand_over;
     if (fds[1].revents) read_stderr_once();
     if (!fds[0].revents) return ReadStep::idle;
     LineReader::Room room{nullptr, 0};
@@ -476,7 +476,7 @@ mcph_status StdioTransport::pump_rounds(std::chrono::steady_clock::time_point de
         delivered_ = 0;
         for (;;) {
             const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)), false);
+            const ReadStep step = read_round(static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)));
             if (step == ReadStep::stop) {
                 status = MCPH_ERR_CLOSED;
                 break;

@@ -63,7 +63,7 @@ private:
     // What one round of reading ended with.
     enum class ReadStep {
         idle,     // read something (or nothing) and may read again
-        hand_over,            // the reader thread's poll ended with a pumping caller waiting: it reads, not us
+        hand_over,            // the reader thread's poll ended with a pumping caller waiting: the caller reads
         hand_over_delivered,  // the reader thread delivered as a pumping caller came: the role is the caller's
         stop,     // close() said stop
         ended,    // stdout is finished (EOF, an error): nobody reads again
@@ -71,7 +71,7 @@ private:
     void start_threads();
     void read_stdout() noexcept;
     bool take_read_role() noexcept;
-    ReadStep read_round(int timeout_ms, bool reader_thread);
+    ReadStep read_round(int timeout_ms);
     mcph_status pump_rounds(std::chrono::steady_clock::time_point deadline) noexcept;
     void release_pump_role(bool read_finished) noexcept;
     void on_read_error(const char* what);
