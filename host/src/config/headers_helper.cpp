@@ -47,8 +47,11 @@ std::map<std::string, std::string> run_headers_helper(const HeadersHelperRequest
     boost::asio::io_context io;
     std::future<std::string> out;
     bp::environment env = boost::this_process::environment();
-    env["MCPH_SERVER_NAME"] = r.server_name;
-    env["MCPH_SERVER_URL"] = r.server_url;
+    // set(), not env["NAME"] = …: Boost 1.74's environment::find (behind operator[]) compares
+    // "NAME=" against every entry over the key's length, reading past any shorter entry (ASan:
+    // heap-buffer-overflow when the environment ends with a short variable). set() checks lengths.
+    env.set("MCPH_SERVER_NAME", r.server_name);
+    env.set("MCPH_SERVER_URL", r.server_url);
     bp::child child;
     try {
         // Its own process group, so a timeout kills whatever the shell started too.

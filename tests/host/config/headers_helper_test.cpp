@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 
 namespace {
 
@@ -29,6 +30,20 @@ TEST(HeadersHelper, SeesTheServerNameAndUrl) {
     auto headers = run_headers_helper(request(R"(printf '{"n":"%s","u":"%s"}' "$MCPH_SERVER_NAME" "$MCPH_SERVER_URL")"));
     EXPECT_EQ(headers.at("n"), "srv");
     EXPECT_EQ(headers.at("u"), "https://example.test/mcp");
+}
+
+// Boost 1.74's environment lookup read past entries shorter than the name it looked for; under
+// ASan that is a heap-buffer-overflow as soon as the environment's last entry is short. setenv
+// appends a new name at the end of environ.
+TEST(HeadersHelper, RunsWhenTheEnvironmentEndsWithAShortVariable) {
+    ASSERT_EQ(std::getenv("MCPH_T"), nullptr);
+    ASSERT_EQ(::setenv("MCPH_T", "1", 1), 0);
+    struct Unset {
+        ~Unset() { ::unsetenv("MCPH_T"); }
+    } unset;
+    auto headers = run_headers_helper(request(R"(printf '{"n":"%s","t":"%s"}' "$MCPH_SERVER_NAME" "$MCPH_T")"));
+    EXPECT_EQ(headers.at("n"), "srv");
+    EXPECT_EQ(headers.at("t"), "1");
 }
 
 TEST(HeadersHelper, FailingCommandIsAConnectionErrorWithoutItsOutput) {
