@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
-# fuzz.sh [seconds | --build-only]: build the libFuzzer targets (fuzz/, clang + ASan + UBSan) in build-fuzz/ and run
+# fuzz.sh [seconds]: build the libFuzzer targets (fuzz/, clang + ASan + UBSan) in build-fuzz/ and run
 # each for a bounded time, starting from its seed corpus fuzz/corpus/<name>/. Fails on the first
 # target that crashes, leaks, times out or runs out of memory, and prints the input that did it.
-# Seconds per target: the argument, else $FUZZ_SECONDS, else 20. --build-only: build, run nothing
-# (scripts/test.sh builds the targets while the ThreadSanitizer tests run).
+# Seconds per target: the argument, else $FUZZ_SECONDS, else 20.
 #
 # Adding a target: fuzz/<name>_fuzz.cpp, one mcph_add_fuzzer(<name> ...) line in fuzz/CMakeLists.txt,
 # seeds in fuzz/corpus/<name>/. Every fuzz/*_fuzz.cpp is run; one without its CMake line fails here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_only=false
-[ "${1:-}" = --build-only ] && build_only=true && shift
 seconds="${1:-${FUZZ_SECONDS:-20}}"
 dir=build-fuzz
 jobs="$(nproc 2>/dev/null || echo 2)"
@@ -22,7 +19,6 @@ generator=()
 cmake -S . -B "$dir" "${generator[@]}" -DMCPH_FUZZ=ON -DMCPH_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" >/dev/null
 cmake --build "$dir" -j"$jobs"
-$build_only && exit 0
 
 # UBSan: every report is a finding, except the third-party false alarms listed in fuzz/ubsan.supp.
 export UBSAN_OPTIONS="suppressions=$PWD/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1"
