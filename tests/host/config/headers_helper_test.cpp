@@ -1,6 +1,8 @@
 // headersHelper: a real /bin/sh command per case — success, failure, hang, garbage.
 #include "config/headers_helper.hpp"
 
+#include "test_scratch.hpp"
+
 #include <mcph/error.hpp>
 #include <mcph/json.hpp>
 
@@ -36,11 +38,8 @@ TEST(HeadersHelper, SeesTheServerNameAndUrl) {
 // ASan that is a heap-buffer-overflow as soon as the environment's last entry is short. setenv
 // appends a new name at the end of environ.
 TEST(HeadersHelper, RunsWhenTheEnvironmentEndsWithAShortVariable) {
-    ASSERT_EQ(std::getenv("MCPH_T"), nullptr);
-    ASSERT_EQ(::setenv("MCPH_T", "1", 1), 0);
-    struct Unset {
-        ~Unset() { ::unsetenv("MCPH_T"); }
-    } unset;
+    ASSERT_EQ(std::getenv("MCPH_T"), nullptr);  // a new name: setenv appends it last
+    mcph::test::ScopedEnv short_last("MCPH_T", "1");
     auto headers = run_headers_helper(request(R"(printf '{"n":"%s","t":"%s"}' "$MCPH_SERVER_NAME" "$MCPH_T")"));
     EXPECT_EQ(headers.at("n"), "srv");
     EXPECT_EQ(headers.at("t"), "1");
