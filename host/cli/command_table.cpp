@@ -133,8 +133,11 @@ const std::vector<CommandSpec>& table() {
          "memory survives between commands. Type the CLI's commands without `mcph` (help works), `exit [N]`\n"
          "or `quit`. On a terminal: history (<config home>/shell_history), Tab completes commands, servers\n"
          "and tools, server log and list-change lines appear above the prompt, Ctrl-C cancels a running\n"
-         "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Without a\n"
-         "terminal it reads one command per line and exits with the last command's status (130: cancelled).\n"
+         "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Servers connect\n"
+         "before the first prompt; while one is slow the shell names it, and Ctrl-C shows the prompt at once\n"
+         "(it goes on connecting and its outcome is printed above the prompt). Without a terminal it waits\n"
+         "for every server, reads one command per line and exits with the last command's status (130:\n"
+         "cancelled).\n"
          "--json: every command prints one JSON document, its failures too (as one-shot commands do).",
          "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n  printf 'tools\\n' | mcph shell --json\n",
          {"--timeout", "--connect-timeout", "--json"}},

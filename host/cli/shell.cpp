@@ -7,12 +7,14 @@
 #include "interactive.hpp"
 #include "shell_editor.hpp"
 #include "shell_events.hpp"
+#include "shell_startup.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
 #include <histedit.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -23,7 +25,8 @@ namespace {
 constexpr const char* kShellHelp =
     "\nIn the shell: the commands above without `mcph` (e.g. `tools`, `call mem/recall '{\"key\":\"a\"}'`,\n"
     "`status`), `help <command>`, and `exit [N]` / `quit`. Servers stay connected between commands.\n"
-    "Tab completes commands, servers and tools; Ctrl-C cancels a running call or clears the line;\n"
+    "Tab completes commands, servers and tools; Ctrl-C cancels a running call or clears the line\n"
+    "(at start, it stops waiting for servers still connecting);\n"
     "Ctrl-D ends. Global options (--mcp-config, --plugin-dir, --strict-mcp-config) are given to\n"
     "`mcph shell` itself.\n";
 
@@ -174,17 +177,29 @@ std::optional<int> exit_request(const std::vector<std::string>& words, int last)
 
 int run_shell(const Options& options) {
     if (!options.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph shell (commands are typed in it)");
-    auto host = make_host(options, {}, route_live_lines);
+    auto announcer = std::make_shared<StartupAnnouncer>();
+    auto host = make_host(options, {}, [announcer](HostOptions& ho) {
+        route_live_lines(ho);
+        ho.on_state_change = [announcer](const std::string& server, const ConnectionState& state) {
+            announcer->on_state_change(server, state);
+        };
+    });
     const bool terminal = stdin_is_tty();
-    host->connect_all();  // once: every command after it finds its servers live
-    for (const auto& s : host->status())
-        if (s.state == "failed")
-            print_console_line("mcph: server '" + terminal_safe(s.name, LineBreaks::Escape) +
-                               "' failed: " + terminal_safe(s.error, LineBreaks::Escape));
     std::unique_ptr<Tokenizer, void (*)(Tokenizer*)> tok(tok_init(nullptr), tok_end);
     std::unique_ptr<LineEditor> editor;
-    if (terminal) {
+    // Before connecting: the editor's SIGINT handler is what lets Ctrl-C end the start-up wait.
+    if (terminal)
         editor = std::make_unique<LineEditor>(history_file(), [&host](bool first) { return completions(*host, first); });
+    // Once: every command after it finds its servers live (or, after a Ctrl-C, still connecting).
+    StartupConnect startup(*host, announcer);
+    std::vector<std::string> still_connecting;
+    if (terminal) still_connecting = startup.wait_at_terminal();
+    else startup.wait();
+    for (const auto& s : host->status())
+        if (s.state == "failed" && std::find(still_connecting.begin(), still_connecting.end(), s.name) == still_connecting.end())
+            print_console_line("mcph: server '" + terminal_safe(s.name, LineBreaks::Escape) +
+                               "' failed: " + terminal_safe(s.error, LineBreaks::Escape));
+    if (terminal) {
         std::size_t live = 0;
         for (const auto& name : host->server_names()) live += host->session(name) ? 1 : 0;
         std::cerr << "mcph shell: " << live << " of " << host->server_names().size()

@@ -5,8 +5,9 @@
 // is sent notifications/cancelled) and the next command works; Ctrl-C at the prompt clears the
 // line; Ctrl-D ends. Without a terminal the shell runs a script line by line and exits with the
 // last command's status. And `--debug` shows a request and its response, a secret-named key
-// redacted. Real processes: the built `mcph` and fake-mcp-server (modes memory, list-changed,
-// never-answer).
+// redacted. A server that hangs at start does not hold the prompt: Ctrl-C shows it while that
+// server goes on connecting, and leaving ends the attempt. Real processes: the built `mcph` and
+// fake-mcp-server (modes memory, list-changed, never-answer, no-init).
 #include "governance_support.hpp"
 #include "pty_session.hpp"
 #include "test_support.hpp"
@@ -290,6 +291,58 @@ TEST_F(CliShell, CtrlCCancelsARunningPromptAndTheShellStaysUp) {
     ASSERT_TRUE(at) << shell.output();
     shell.type("exit 7\r");
     EXPECT_EQ(shell.wait_exit(), 7) << shell.output();
+}
+
+// A server that never answers initialize does not hold the prompt for the connect timeout: after a
+// second the shell names the server it waits for, Ctrl-C shows the prompt while that server goes
+// on connecting (the others work), and its failure is printed above the prompt when the timeout
+// ends the attempt.
+TEST_F(CliShell, CtrlCAtStartShowsThePromptWhileAHangingServerConnectsAndItsFailureArrivesLater) {
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
+                            fake_server_config_text({"--mode", "no-init", "--log", (dir_ / "mute.log").string()}) + "}}");
+    PtySession shell({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "4s", "shell"}, env_, dir_.path());
+    auto at = shell.wait_for("(Ctrl-C shows the prompt now");
+    ASSERT_TRUE(at) << shell.output();
+    EXPECT_NE(shell.output().find("mute..."), std::string::npos) << shell.output();
+    ASSERT_TRUE(file_gets(dir_ / "mute.log", "initialize")) << "the handshake never began\n" << shell.output();
+    shell.type("\x03");
+    // (mem is normally connected by then; on a slow machine it may be named too)
+    at = shell.wait_for("mute; each is reported here when it is done", *at);
+    ASSERT_TRUE(at) << shell.output();
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    EXPECT_EQ(shell.output().find("failed"), std::string::npos) << "the prompt came only after the timeout\n" << shell.output();
+
+    shell.type("call mem/remember '{\"key\":\"k\",\"value\":\"v\"}'\r");
+    at = shell.wait_for("remembered k", *at);
+    ASSERT_TRUE(at) << shell.output();
+    at = shell.wait_for("mcph: server 'mute' failed: server 'mute' did not answer initialize within 4000 ms", *at,
+                        std::chrono::seconds(20));
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("servers\r");
+    at = shell.wait_for("failed", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("exit 4\r");
+    EXPECT_EQ(shell.wait_exit(), 4) << shell.output();
+}
+
+// Leaving the shell while a server is still connecting ends that attempt (its handshake fails at
+// once) instead of waiting out the connect timeout, here a minute: the exit comes within the
+// PtySession's 10 s.
+TEST_F(CliShell, LeavingWhileAServerStillConnectsDoesNotWaitOutItsTimeout) {
+    write_file(config_, "{\"mcpServers\":{\"mute\":" +
+                            fake_server_config_text({"--mode", "no-init", "--log", (dir_ / "mute.log").string()}) + "}}");
+    PtySession shell({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "60s", "shell"}, env_, dir_.path());
+    auto at = shell.wait_for("(Ctrl-C shows the prompt now");
+    ASSERT_TRUE(at) << shell.output();
+    ASSERT_TRUE(file_gets(dir_ / "mute.log", "initialize")) << "the handshake never began\n" << shell.output();
+    shell.type("\x03");
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("exit 6\r");
+    EXPECT_EQ(shell.wait_exit(), 6) << shell.output();
+    // Nothing was announced while leaving: the attempt was ended on purpose.
+    EXPECT_EQ(shell.output().find("mcph: server 'mute'"), std::string::npos) << shell.output();
 }
 
 }  // namespace
