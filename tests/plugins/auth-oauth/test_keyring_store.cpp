@@ -46,7 +46,9 @@ protected:
     }
 
     // Runs `script` in a fresh session bus with the test's private HOME, keyring folder, runtime
-    // folder and mcph config home. `timeout` bounds it (and the daemons die with their bus).
+    // folder and mcph config home. `timeout` bounds it (and the daemons die with their bus): 50 s,
+    // inside the test's 60 s, a bound against a hang, not a speed check: a script starts ten
+    // sanitizer-built processes, and 20 s was once not enough under ThreadSanitizer on a loaded machine.
     std::string in_session(const std::string& script) {
         const fs::path driver = MCPH_SECRETS_DRIVER;
         std::string env = "-u MCPH_SECRET_STORE -u DBUS_SESSION_BUS_ADDRESS HOME=" + shell_quote((tmp_.path / "home").string()) +
@@ -66,7 +68,7 @@ wait_service() {  # until the daemon owns org.freedesktop.secrets (bounded: 5 s)
   echo "wait_service=timeout"
 }
 )sh";
-        const std::string command = "env " + env + " timeout 20 dbus-run-session -- sh -c " + shell_quote(prelude + script) +
+        const std::string command = "env " + env + " timeout 50 dbus-run-session -- sh -c " + shell_quote(prelude + script) +
                                     " 2>" + shell_quote((tmp_.path / "session.err").string());
         FILE* p = ::popen(command.c_str(), "r");
         if (!p) return {};
