@@ -134,10 +134,10 @@ const std::vector<CommandSpec>& table() {
          "or `quit`. On a terminal: history (<config home>/shell_history), Tab completes commands, servers\n"
          "and tools, server log and list-change lines appear above the prompt, Ctrl-C cancels a running\n"
          "call (the server gets notifications/cancelled) or clears the line, Ctrl-D ends. Servers connect\n"
-         "before the first prompt; while one is slow the shell names it, and Ctrl-C shows the prompt at once\n"
-         "(it goes on connecting and its outcome is printed above the prompt). Without a terminal it waits\n"
-         "for every server, reads one command per line and exits with the last command's status (130:\n"
-         "cancelled).\n"
+         "before the first prompt; while one is slow to connect (then, or in a command such as `tools`,\n"
+         "`call` or `reconnect`) the shell names it, and Ctrl-C stops the wait: the server goes on\n"
+         "connecting and its outcome is printed above the prompt. Without a terminal it waits for every\n"
+         "server, reads one command per line and exits with the last command's status (130: cancelled).\n"
          "--json: every command prints one JSON document, its failures too (as one-shot commands do).",
          "  mcph shell\n  printf 'tools\\ncall mem/recall {}\\n' | mcph shell\n  printf 'tools\\n' | mcph shell --json\n",
          {"--timeout", "--connect-timeout", "--json"}},

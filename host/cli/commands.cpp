@@ -4,6 +4,7 @@
 #include "completion_scripts.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
+#include "connect_step.hpp"
 #include "content_output.hpp"
 #include "import_command.hpp"
 #include "did_you_mean.hpp"
@@ -57,8 +58,8 @@ Json parse_args_json(const std::vector<std::string>& args, std::size_t index) {
 void print_json(const JsonValue& value, const char* member = "result") { print_json_document(value, member); }
 
 // Connects every configured server; a failure is reported on stderr and the rest go on.
-void connect_all_reporting(Host& host) {
-    host.connect_all();
+void connect_all_reporting(Host& host, const Options& o) {
+    connect_step(o, [&host] { host.connect_all(); });
     for (const auto& s : host.status())
         if (s.state == "failed") std::cerr << "mcph: server '" << one_line(s.name) << "' failed: " << terminal_safe(s.error) << "\n";
 }
@@ -168,9 +169,9 @@ int cmd_call(Host& host, const Options& o) {
     if (candidates.empty()) candidates = host.server_names();
     for (const auto& name : candidates) {
         try {
-            host.connect(name);
+            connect_step(o, [&host, name] { host.connect(name); });
         } catch (const Error& e) {
-            if (candidates.size() == 1) throw;
+            if (candidates.size() == 1 || e.kind() == ErrorKind::Cancelled) throw;  // Cancelled: Ctrl-C in the shell
             std::cerr << "mcph: server '" << one_line(name) << "' failed: " << terminal_safe(e.what()) << "\n";
         }
     }
@@ -208,9 +209,9 @@ int cmd_read(Host& host, const Options& o) {
     require_servers(host);
     const std::string& uri = o.args[0];
     std::vector<std::shared_ptr<ClientSession>> sessions;
-    if (o.args.size() > 1) sessions.push_back(connect_named(host, o.args[1]));
+    if (o.args.size() > 1) sessions.push_back(connect_named(host, o, o.args[1]));
     else {
-        connect_all_reporting(host);
+        connect_all_reporting(host, o);
         sessions = live_sessions(host);
     }
     std::optional<Error> last;
@@ -239,7 +240,7 @@ int cmd_read(Host& host, const Options& o) {
 // <skill>` loads one, which reads and verifies its SKILL.md, and prints it.
 int cmd_skill_load(Host& host, const Options& o) {
     if (o.args.size() != 3) throw Error(ErrorKind::Usage, "usage: mcph skills load <server> <skill name or uri>");
-    auto session = connect_named(host, o.args[1]);
+    auto session = connect_named(host, o, o.args[1]);
     LoadedSkill loaded;
     try {
         loaded = session->load_skill(o.args[2]);
@@ -258,10 +259,10 @@ int cmd_skills(Host& host, const Options& o) {
     if (o.args.size() > 1) throw Error(ErrorKind::Usage, "usage: mcph skills [server] | mcph skills load <server> <skill>");
     std::vector<std::shared_ptr<ClientSession>> sessions;
     if (!o.args.empty()) {
-        sessions.push_back(connect_named(host, o.args[0]));
+        sessions.push_back(connect_named(host, o, o.args[0]));
         if (!sessions[0]->offers_skills()) sessions[0]->list_skills();  // throws: says the server lacks the extension
     } else {
-        connect_all_reporting(host);
+        connect_all_reporting(host, o);
         sessions = live_sessions(host);
     }
     std::vector<Skill> all;
@@ -283,8 +284,8 @@ int cmd_prompt(Host& host, const Options& o) {
         name = name.substr(slash + 1);
     }
     Json args = parse_args_json(o.args, 1);
-    if (!server.empty()) connect_named(host, server);
-    else connect_all_reporting(host);
+    if (!server.empty()) connect_named(host, o, server);
+    else connect_all_reporting(host, o);
     for (auto& s : live_sessions(host)) {
         if ((!server.empty() && s->server_name() != server) || !s->has_capability("prompts")) continue;
         for (const Prompt& p : s->cached_prompts()) {
@@ -309,7 +310,7 @@ int status_exit_code(Host& host) {
 }
 
 int cmd_status(Host& host, const Options& o) {
-    host.connect_all();
+    connect_step(o, [&host] { host.connect_all(); });
     Json status = host.status_json();
     if (o.json) {
         print_json(status);

@@ -1,5 +1,6 @@
 // The CLI's configuration commands: add, remove, enable, disable, approve, reconnect. They edit
 // the files of the layered config (atomically, mode kept) through mcph::Host.
+#include "connect_step.hpp"
 #include "config_commands.hpp"
 
 #include "interactive.hpp"
@@ -334,7 +335,7 @@ void offer_local_migration(Host& host, bool interactive) {
 
 int cmd_reconnect(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph reconnect <name>");
-    host.reconnect(name);
+    connect_step(o, [&host, name] { host.reconnect(name); });
     print_done(o.json, "reconnected '" + one_line(name) + "'");
     return 0;
 }

@@ -4,6 +4,7 @@
 // and `log-level`.
 #include "listing_commands.hpp"
 
+#include "connect_step.hpp"
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "json_output.hpp"
@@ -62,13 +63,13 @@ Listing ask_each(Host& host, const Options& o, const char* capability, const std
     if (o.args.size() > 1) throw Error(ErrorKind::Usage, "usage: mcph " + o.command + " [server] (see `mcph " + o.command + " --help`)");
     Listing out;
     if (!o.args.empty()) {
-        auto session = connect_named(host, o.args[0]);
+        auto session = connect_named(host, o, o.args[0]);
         ++out.answered;
         if (capability && !session->has_capability(capability)) out.without.push_back(o.args[0]);
         else list(*session);
         return out;
     }
-    host.connect_all();
+    connect_step(o, [&host] { host.connect_all(); });
     for (const auto& name : host.server_names()) {
         auto session = host.session(name);
         if (!session) {
@@ -180,8 +181,8 @@ HealthRow row_of(const ServerStatus& s, const std::vector<Tool>& tools) {
     return r;
 }
 
-std::vector<HealthRow> health_rows(Host& host) {
-    host.connect_all();
+std::vector<HealthRow> health_rows(Host& host, const Options& o) {
+    connect_step(o, [&host] { host.connect_all(); });
     const std::vector<Tool> tools = host.tools();
     std::vector<HealthRow> rows;
     for (const auto& s : host.status()) rows.push_back(row_of(s, tools));
@@ -234,9 +235,12 @@ void require_servers(Host& host) {
                                       "`mcph add`, or try `mcph demo` (`mcph status` shows servers left out and why)");
 }
 
-std::shared_ptr<ClientSession> connect_named(Host& host, const std::string& name) {
+std::shared_ptr<ClientSession> connect_named(Host& host, const Options& o, const std::string& name) {
     try {
-        return host.connect(name);
+        if (!o.run_connect) return host.connect(name);
+        connect_step(o, [&host, name] { host.connect(name); });  // the shell: Ctrl-C stops waiting
+        if (auto session = host.session(name)) return session;
+        return host.connect(name);  // it dropped right after connecting: the attempt a one-shot command would make
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::NotFound) throw;
         throw Error(ErrorKind::NotFound, e.what() + did_you_mean(name, host.server_names()));
@@ -245,7 +249,7 @@ std::shared_ptr<ClientSession> connect_named(Host& host, const std::string& name
 
 int cmd_list(Host& host, const Options& o) {
     if (!o.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph list [--json] [--timeout D]");
-    const std::vector<HealthRow> rows = health_rows(host);
+    const std::vector<HealthRow> rows = health_rows(host, o);
     if (o.json) {
         print_health_json(rows);
         return health_exit_code(rows);
@@ -330,7 +334,7 @@ int cmd_complete(Host& host, const Options& o) {
     const char* usage = "usage: mcph complete <server> (--prompt NAME | --resource-template URI) <argument> [value]";
     if (o.args.size() < 2 || o.args.size() > 3 || o.complete_prompt.empty() == o.complete_template.empty())
         throw Error(ErrorKind::Usage, usage);
-    auto session = connect_named(host, o.args[0]);
+    auto session = connect_named(host, o, o.args[0]);
     Json ref(rapidjson::kObjectType);
     auto& a = ref.GetAllocator();
     if (!o.complete_prompt.empty()) {
@@ -379,7 +383,7 @@ int cmd_log_level(Host& host, const Options& o) {
         throw Error(ErrorKind::Usage, "invalid log level '" + o.args[1] +
                                           "' (use debug, info, notice, warning, error, critical, alert or emergency)" +
                                           did_you_mean(o.args[1], levels));
-    auto session = connect_named(host, o.args[0]);
+    auto session = connect_named(host, o, o.args[0]);
     session->set_logging_level(o.args[1]);
     print_done(o.json, "server '" + one_line(o.args[0]) + "' logs at level " + o.args[1] +
                            " (log lines it sends are printed on stderr)");

@@ -23,6 +23,6 @@ int cmd_log_level(Host& host, const Options& o);
 // Shared with commands.cpp: Error(Usage) when nothing is configured; host.connect with "did you
 // mean" when there is no server of that name.
 void require_servers(Host& host);
-std::shared_ptr<ClientSession> connect_named(Host& host, const std::string& name);
+std::shared_ptr<ClientSession> connect_named(Host& host, const Options& o, const std::string& name);
 
 }  // namespace mcph::cli

@@ -7,7 +7,7 @@
 #include "interactive.hpp"
 #include "shell_editor.hpp"
 #include "shell_events.hpp"
-#include "shell_startup.hpp"
+#include "shell_connects.hpp"
 
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
@@ -26,7 +26,7 @@ constexpr const char* kShellHelp =
     "\nIn the shell: the commands above without `mcph` (e.g. `tools`, `call mem/recall '{\"key\":\"a\"}'`,\n"
     "`status`), `help <command>`, and `exit [N]` / `quit`. Servers stay connected between commands.\n"
     "Tab completes commands, servers and tools; Ctrl-C cancels a running call or clears the line\n"
-    "(at start, it stops waiting for servers still connecting);\n"
+    "(or stops waiting for servers still connecting: they go on, and their outcome is printed);\n"
     "Ctrl-D ends. Global options (--mcp-config, --plugin-dir, --strict-mcp-config) are given to\n"
     "`mcph shell` itself.\n";
 
@@ -78,7 +78,7 @@ std::vector<std::string> completions(Host& host, bool first) {
 void say_error(const std::string& message) { std::cerr << "mcph: error: " << terminal_safe(message) << "\n" << std::flush; }
 
 // One command line, already split into words: its exit status.
-int execute(Host& host, const Options& shell, const std::vector<std::string>& words) {
+int execute(Host& host, const Options& shell, ShellConnects& connects, const std::vector<std::string>& words) {
     std::vector<std::string> argv_s = {"mcph"};
     argv_s.insert(argv_s.end(), words.begin(), words.end());
     std::vector<char*> argv;
@@ -115,9 +115,14 @@ int execute(Host& host, const Options& shell, const std::vector<std::string>& wo
         if (!o.timeout) o.timeout = shell.timeout;
         o.debug = shell.debug;
         o.is_cancelled = [] { return LineEditor::interrupted(); };
+        o.run_connect = [&connects](std::function<void()> step) { connects.run_for_command(std::move(step)); };
         const int status = run_on_host(host, o);
         std::cout << std::flush;
         return status;
+    } catch (const ConnectWaitStopped& e) {
+        std::cerr << "mcph: " << terminal_safe(e.what()) << "\n" << std::flush;
+        if (json) print_json_error("cancelled", e.what(), kExitCancelled);
+        return kExitCancelled;
     } catch (const AuthNeeded& e) {
         return fail("auth-needed", std::string(e.what()) + " (sign in with `login " + e.server() + "`)", kExitAuthNeeded);
     } catch (const Error& e) {
@@ -177,7 +182,7 @@ std::optional<int> exit_request(const std::vector<std::string>& words, int last)
 
 int run_shell(const Options& options) {
     if (!options.args.empty()) throw Error(ErrorKind::Usage, "usage: mcph shell (commands are typed in it)");
-    auto announcer = std::make_shared<StartupAnnouncer>();
+    auto announcer = std::make_shared<ConnectAnnouncer>();
     auto host = make_host(options, {}, [announcer](HostOptions& ho) {
         route_live_lines(ho);
         ho.on_state_change = [announcer](const std::string& server, const ConnectionState& state) {
@@ -190,11 +195,14 @@ int run_shell(const Options& options) {
     // Before connecting: the editor's SIGINT handler is what lets Ctrl-C end the start-up wait.
     if (terminal)
         editor = std::make_unique<LineEditor>(history_file(), [&host](bool first) { return completions(*host, first); });
-    // Once: every command after it finds its servers live (or, after a Ctrl-C, still connecting).
-    StartupConnect startup(*host, announcer);
-    std::vector<std::string> still_connecting;
-    if (terminal) still_connecting = startup.wait_at_terminal();
-    else startup.wait();
+    // Every server connects before the first prompt; at a terminal Ctrl-C stops the wait, and the
+    // servers still connecting go on (shell_connects.hpp). Commands then find them live.
+    ShellConnects connects(*host, announcer, terminal);
+    const auto started = connects.run([&host = *host] { host.connect_all(); });
+    const std::vector<std::string>& still_connecting = started.still_connecting;
+    if (started.stopped && !still_connecting.empty())
+        std::cerr << "mcph shell: stopped waiting for " << server_list(still_connecting) << "; "
+                  << still_connecting_note(still_connecting.size()) << "\n";
     for (const auto& s : host->status())
         if (s.state == "failed" && std::find(still_connecting.begin(), still_connecting.end(), s.name) == still_connecting.end())
             print_console_line("mcph: server '" + terminal_safe(s.name, LineBreaks::Escape) +
@@ -225,7 +233,7 @@ int run_shell(const Options& options) {
         if (words->empty() || (*words)[0].rfind('#', 0) == 0) continue;  // blank lines and comments
         if (auto code = exit_request(*words, last)) return *code;
         LineEditor::take_interrupt();  // a Ctrl-C typed before the command does not cancel it
-        last = execute(*host, options, *words);
+        last = execute(*host, options, connects, *words);
     }
     if (editor) std::cerr << "\n";
     return last;

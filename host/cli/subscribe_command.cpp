@@ -196,7 +196,7 @@ int cmd_subscribe(Host& host, const Options& o) {
     if (o.args.size() != 2) throw Error(ErrorKind::Usage, "usage: mcph subscribe <server> <uri> [--count N] [--for D] [--read]");
     const WatchLimits limits = limits_from(o);
     const std::string& uri = o.args[1];
-    auto session = connect_named(host, o.args[0]);
+    auto session = connect_named(host, o, o.args[0]);
     if (!offers_subscriptions(*session))
         throw Error(ErrorKind::Remote, "server '" + o.args[0] + "' does not offer resource subscriptions (its resources "
                                        "capability has no \"subscribe\": true)", -32601);

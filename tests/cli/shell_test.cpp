@@ -301,13 +301,15 @@ TEST_F(CliShell, CtrlCAtStartShowsThePromptWhileAHangingServerConnectsAndItsFail
     write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
                             fake_server_config_text({"--mode", "no-init", "--log", (dir_ / "mute.log").string()}) + "}}");
     PtySession shell({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "4s", "shell"}, env_, dir_.path());
-    auto at = shell.wait_for("(Ctrl-C shows the prompt now");
+    auto at = shell.wait_for("(Ctrl-C stops waiting");
     ASSERT_TRUE(at) << shell.output();
     EXPECT_NE(shell.output().find("mute..."), std::string::npos) << shell.output();
     ASSERT_TRUE(file_gets(dir_ / "mute.log", "initialize")) << "the handshake never began\n" << shell.output();
     shell.type("\x03");
     // (mem is normally connected by then; on a slow machine it may be named too)
-    at = shell.wait_for("mute; each is reported here when it is done", *at);
+    at = shell.wait_for("mcph shell: stopped waiting for ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    at = shell.wait_for("mute; ", *at);
     ASSERT_TRUE(at) << shell.output();
     at = shell.wait_for("mcph> ", *at);
     ASSERT_TRUE(at) << shell.output();
@@ -326,23 +328,65 @@ TEST_F(CliShell, CtrlCAtStartShowsThePromptWhileAHangingServerConnectsAndItsFail
     EXPECT_EQ(shell.wait_exit(), 4) << shell.output();
 }
 
-// Leaving the shell while a server is still connecting ends that attempt (its handshake fails at
-// once) instead of waiting out the connect timeout, here a minute: the exit comes within the
-// PtySession's 10 s.
-TEST_F(CliShell, LeavingWhileAServerStillConnectsDoesNotWaitOutItsTimeout) {
-    write_file(config_, "{\"mcpServers\":{\"mute\":" +
+// A command that connects waits for a hanging server no more than the person wants: `tools` names
+// the server after a second, Ctrl-C stops the wait (exit status 130, the server goes on
+// connecting) and the next command works. Leaving the shell then ends both attempts — the
+// start-up's and the command's — instead of waiting out the connect timeout, here a minute: the
+// exit comes within the PtySession's 10 s, and nothing is announced for an attempt ended on purpose.
+TEST_F(CliShell, CtrlCStopsACommandWaitingForAHangingServerAndLeavingEndsTheAttempts) {
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
                             fake_server_config_text({"--mode", "no-init", "--log", (dir_ / "mute.log").string()}) + "}}");
     PtySession shell({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "60s", "shell"}, env_, dir_.path());
-    auto at = shell.wait_for("(Ctrl-C shows the prompt now");
+    auto at = shell.wait_for("(Ctrl-C stops waiting");
     ASSERT_TRUE(at) << shell.output();
     ASSERT_TRUE(file_gets(dir_ / "mute.log", "initialize")) << "the handshake never began\n" << shell.output();
     shell.type("\x03");
     at = shell.wait_for("mcph> ", *at);
     ASSERT_TRUE(at) << shell.output();
+
+    shell.type("tools\r");
+    at = shell.wait_for("mcph: connecting mute... (Ctrl-C stops waiting", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("\x03");
+    at = shell.wait_for("mcph: stopped waiting for mute; it goes on connecting", *at);
+    ASSERT_TRUE(at) << shell.output();
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("call mem/remember '{\"key\":\"k\",\"value\":\"v\"}'\r");
+    at = shell.wait_for("remembered k", *at);
+    ASSERT_TRUE(at) << shell.output();
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+
     shell.type("exit 6\r");
     EXPECT_EQ(shell.wait_exit(), 6) << shell.output();
-    // Nothing was announced while leaving: the attempt was ended on purpose.
     EXPECT_EQ(shell.output().find("mcph: server 'mute'"), std::string::npos) << shell.output();
+}
+
+// Without a terminal a script waits for every server, as before: the hanging one fails at its
+// connect timeout, and the script's commands run after that.
+TEST_F(CliShell, AScriptWaitsForEveryServerBeforeItsFirstCommand) {
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
+                            fake_server_config_text({"--mode", "no-init"}) + "}}");
+    write_file(dir_ / "script.txt", "servers\n");
+    std::string command = "cd '" + dir_.path().string() + "' &&";
+    for (const auto& [k, v] : env_) command += " " + k + "='" + v + "'";
+    command += " timeout 20 '" + cli_path().string() + "' --strict-mcp-config --mcp-config '" + config_ +
+               "' --connect-timeout 2s shell < script.txt 2>&1";
+    FILE* p = ::popen(command.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) out.append(buffer, n);
+    const int status = ::pclose(p);
+    ASSERT_TRUE(WIFEXITED(status)) << out;
+    const auto failed = out.find("mcph: server 'mute' failed:");
+    const auto listed = out.find("mute  [");
+    ASSERT_NE(failed, std::string::npos) << out;
+    ASSERT_NE(listed, std::string::npos) << out;
+    EXPECT_LT(failed, listed) << "the script ran before the start-up attempts ended\n" << out;
+    EXPECT_EQ(out.find("Ctrl-C"), std::string::npos) << out;
 }
 
 }  // namespace
