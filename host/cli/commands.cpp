@@ -169,7 +169,7 @@ int cmd_call(Host& host, const Options& o) {
     if (candidates.empty()) candidates = host.server_names();
     for (const auto& name : candidates) {
         try {
-            connect_step(o, [&host, name] { host.connect(name); });
+            connect_step(o, [&host, name] { host.connect(name); }, {name});
         } catch (const Error& e) {
             if (candidates.size() == 1 || e.kind() == ErrorKind::Cancelled) throw;  // Cancelled: Ctrl-C in the shell
             std::cerr << "mcph: server '" << one_line(name) << "' failed: " << terminal_safe(e.what()) << "\n";

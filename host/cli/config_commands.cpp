@@ -335,7 +335,7 @@ void offer_local_migration(Host& host, bool interactive) {
 
 int cmd_reconnect(Host& host, const Options& o) {
     const std::string& name = server_arg(o, "mcph reconnect <name>");
-    connect_step(o, [&host, name] { host.reconnect(name); });
+    connect_step(o, [&host, name] { host.reconnect(name); }, {name});
     print_done(o.json, "reconnected '" + one_line(name) + "'");
     return 0;
 }

@@ -8,12 +8,15 @@
 #include "options.hpp"
 
 #include <functional>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace mcph::cli {
 
-inline void connect_step(const Options& o, std::function<void()> step) {
-    if (o.run_connect) o.run_connect(std::move(step));
+// `servers`: those the step connects (named while the shell waits); empty: every server.
+inline void connect_step(const Options& o, std::function<void()> step, const std::vector<std::string>& servers = {}) {
+    if (o.run_connect) o.run_connect(std::move(step), servers);
     else step();
 }
 

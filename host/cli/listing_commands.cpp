@@ -238,7 +238,7 @@ void require_servers(Host& host) {
 std::shared_ptr<ClientSession> connect_named(Host& host, const Options& o, const std::string& name) {
     try {
         if (!o.run_connect) return host.connect(name);
-        connect_step(o, [&host, name] { host.connect(name); });  // the shell: Ctrl-C stops waiting
+        connect_step(o, [&host, name] { host.connect(name); }, {name});  // the shell: Ctrl-C stops waiting
         if (auto session = host.session(name)) return session;
         return host.connect(name);  // it dropped right after connecting: the attempt a one-shot command would make
     } catch (const Error& e) {

@@ -39,8 +39,9 @@ struct Options {
     // The shell: polled while a tool call runs; true cancels it (Ctrl-C). Unset outside the shell.
     std::function<bool()> is_cancelled;
     // The shell: runs a command's connect step (connect_all, one server's connect or reconnect)
-    // so that Ctrl-C stops waiting for it (connect_step.hpp). Unset outside the shell: at once.
-    std::function<void(std::function<void()>)> run_connect;
+    // so that Ctrl-C stops waiting for it (connect_step.hpp); the names are the servers the step
+    // connects (empty: all). Unset outside the shell: the step runs at once.
+    std::function<void(std::function<void()>, const std::vector<std::string>&)> run_connect;
     bool debug = false;  // --debug: the wire trace and the debug log on stderr (MCPH_LOG_LEVEL=trace)
     bool dry_run = false;  // import: show what would be written, write nothing
     std::vector<std::string> warnings;  // said on stderr before the command runs (e.g. a bare duration)

@@ -115,7 +115,9 @@ int execute(Host& host, const Options& shell, ShellConnects& connects, const std
         if (!o.timeout) o.timeout = shell.timeout;
         o.debug = shell.debug;
         o.is_cancelled = [] { return LineEditor::interrupted(); };
-        o.run_connect = [&connects](std::function<void()> step) { connects.run_for_command(std::move(step)); };
+        o.run_connect = [&connects](std::function<void()> step, const std::vector<std::string>& servers) {
+            connects.run_for_command(std::move(step), servers);
+        };
         const int status = run_on_host(host, o);
         std::cout << std::flush;
         return status;

@@ -95,9 +95,9 @@ ShellConnects::~ShellConnects() {
     for (auto& [thread, job] : left_running_) thread.join();
 }
 
-std::vector<std::string> ShellConnects::pending_servers() const {
+std::vector<std::string> ShellConnects::pending_servers(const std::vector<std::string>& among) const {
     std::vector<std::string> out;
-    for (const auto& name : host_.server_names()) {
+    for (const auto& name : among.empty() ? host_.server_names() : among) {
         try {
             if (std::holds_alternative<state::Pending>(host_.state(name))) out.push_back(name);
         } catch (const std::exception&) {
@@ -106,11 +106,28 @@ std::vector<std::string> ShellConnects::pending_servers() const {
     return out;
 }
 
-ShellConnects::Waited ShellConnects::run(std::function<void()> step) {
+void ShellConnects::join_finished() {
+    for (auto it = left_running_.begin(); it != left_running_.end();) {
+        bool done = false;
+        {
+            std::lock_guard lock(it->second->mutex);
+            done = it->second->done;
+        }
+        if (!done) {
+            ++it;
+            continue;
+        }
+        it->first.join();
+        it = left_running_.erase(it);
+    }
+}
+
+ShellConnects::Waited ShellConnects::run(std::function<void()> step, const std::vector<std::string>& servers) {
     if (!terminal_) {  // a script: nobody presses Ctrl-C, and Ctrl-C ends the shell
         step();
         return {};
     }
+    join_finished();  // a person may stop many waits: their ended threads do not pile up
     auto job = std::make_shared<Job>();
     std::thread thread([job, step = std::move(step)] {
         try {
@@ -137,7 +154,7 @@ ShellConnects::Waited ShellConnects::run(std::function<void()> step) {
         if (!noticed && std::chrono::steady_clock::now() >= notice_at) {
             noticed = true;
             lock.unlock();
-            if (const auto waiting = pending_servers(); !waiting.empty())
+            if (const auto waiting = pending_servers(servers); !waiting.empty())
                 std::cerr << "mcph: connecting " << server_list(waiting) << "... (Ctrl-C stops waiting; "
                           << (waiting.size() == 1 ? "it goes" : "they go") << " on connecting)\n"
                           << std::flush;
@@ -147,11 +164,11 @@ ShellConnects::Waited ShellConnects::run(std::function<void()> step) {
     lock.unlock();
     left_running_.emplace_back(std::move(thread), job);
     std::cerr << "\n" << std::flush;  // after the terminal's "^C"
-    return {true, announcer_->announce_later(pending_servers())};
+    return {true, announcer_->announce_later(pending_servers(servers))};
 }
 
-void ShellConnects::run_for_command(std::function<void()> step) {
-    const Waited waited = run(std::move(step));
+void ShellConnects::run_for_command(std::function<void()> step, const std::vector<std::string>& servers) {
+    const Waited waited = run(std::move(step), servers);
     if (waited.stopped) throw ConnectWaitStopped(waited.still_connecting);
 }
 

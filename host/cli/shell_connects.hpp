@@ -71,14 +71,17 @@ public:
     };
     // Runs `step` (it may throw; the error is rethrown here) and waits for it. At a terminal it
     // runs on a thread of its own, and Ctrl-C stops the wait. `step` must own what it uses, the
-    // host aside: it may outlive the caller's frame.
-    Waited run(std::function<void()> step);
+    // host aside: it may outlive the caller's frame. `servers`: those it connects (empty: all),
+    // the ones named while waiting and reported later.
+    Waited run(std::function<void()> step, const std::vector<std::string>& servers = {});
     // For Options::run_connect: run(), and ConnectWaitStopped when the wait was stopped.
-    void run_for_command(std::function<void()> step);
+    void run_for_command(std::function<void()> step, const std::vector<std::string>& servers);
 
 private:
     struct Job;
-    std::vector<std::string> pending_servers() const;
+    // Of `among` (empty: every server), those whose connection is pending.
+    std::vector<std::string> pending_servers(const std::vector<std::string>& among = {}) const;
+    void join_finished();  // the threads of stopped waits whose step has ended since
 
     Host& host_;
     std::shared_ptr<ConnectAnnouncer> announcer_;
