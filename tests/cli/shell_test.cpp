@@ -63,13 +63,14 @@ protected:
 
     std::vector<std::string> shell_args() const { return {"--strict-mcp-config", "--mcp-config", config_, "shell"}; }
 
-    // `mcph shell` with `script` on stdin (a file, not a terminal): exit status and all output.
-    std::pair<int, std::string> run_script(const std::string& script) {
+    // `mcph shell` with `script` on stdin (a file, not a terminal): exit status (-1: it did not
+    // exit) and all output. `options`: global options given before `shell` (quoted as typed).
+    std::pair<int, std::string> run_script(const std::string& script, const std::string& options = "") {
         write_file(dir_ / "script.txt", script);
         std::string command = "cd '" + dir_.path().string() + "' &&";
         for (const auto& [k, v] : env_) command += " " + k + "='" + v + "'";
-        command += " timeout 20 '" + cli_path().string() + "' --strict-mcp-config --mcp-config '" + config_ +
-                   "' shell < script.txt 2>&1";
+        command += " timeout 20 '" + cli_path().string() + "' --strict-mcp-config --mcp-config '" + config_ + "' " +
+                   options + " shell < script.txt 2>&1";
         FILE* p = ::popen(command.c_str(), "r");
         std::string out;
         char buffer[4096];
@@ -368,19 +369,8 @@ TEST_F(CliShell, CtrlCStopsACommandWaitingForAHangingServerAndLeavingEndsTheAtte
 TEST_F(CliShell, AScriptWaitsForEveryServerBeforeItsFirstCommand) {
     write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
                             fake_server_config_text({"--mode", "no-init"}) + "}}");
-    write_file(dir_ / "script.txt", "servers\n");
-    std::string command = "cd '" + dir_.path().string() + "' &&";
-    for (const auto& [k, v] : env_) command += " " + k + "='" + v + "'";
-    command += " timeout 20 '" + cli_path().string() + "' --strict-mcp-config --mcp-config '" + config_ +
-               "' --connect-timeout 2s shell < script.txt 2>&1";
-    FILE* p = ::popen(command.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) out.append(buffer, n);
-    const int status = ::pclose(p);
-    ASSERT_TRUE(WIFEXITED(status)) << out;
+    const auto [status, out] = run_script("servers\n", "--connect-timeout 2s");
+    ASSERT_NE(status, -1) << out;
     const auto failed = out.find("mcph: server 'mute' failed:");
     const auto listed = out.find("mute  [");
     ASSERT_NE(failed, std::string::npos) << out;
