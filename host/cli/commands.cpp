@@ -4,6 +4,7 @@
 #include "completion_scripts.hpp"
 #include "config/file_read.hpp"
 #include "config_commands.hpp"
+#include "connect_notice.hpp"
 #include "connect_step.hpp"
 #include "content_output.hpp"
 #include "import_command.hpp"
@@ -553,7 +554,13 @@ int run_command(const Options& o) {
     const Handler handler = handler_for(o.command);
     auto host = make_host(o);
     if (o.command != "migrate-local") offer_local_migration(*host, stdin_is_tty() && stderr_is_tty());
-    return run_handler(*host, o, handler);
+    if (!stderr_is_tty()) return run_handler(*host, o, handler);
+    // At a terminal a server that does not answer is named while the command waits for it.
+    Options at_terminal = o;
+    at_terminal.run_connect = [&host = *host](std::function<void()> step, const std::vector<std::string>& servers) {
+        run_with_connect_notice(host, step, servers);
+    };
+    return run_handler(*host, at_terminal, handler);
 }
 
 }  // namespace mcph::cli

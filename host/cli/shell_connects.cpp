@@ -85,7 +85,7 @@ ShellConnects::ShellConnects(Host& host, std::shared_ptr<ConnectAnnouncer> annou
 ShellConnects::~ShellConnects() {
     if (left_running_.empty()) return;
     announcer_->stop();  // ended on purpose: not reported
-    for (const auto& name : pending_servers()) {
+    for (const auto& name : pending_servers(host_)) {
         try {
             host_.disconnect(name);
         } catch (const std::exception&) {
@@ -95,11 +95,11 @@ ShellConnects::~ShellConnects() {
     for (auto& [thread, job] : left_running_) thread.join();
 }
 
-std::vector<std::string> ShellConnects::pending_servers(const std::vector<std::string>& among) const {
+std::vector<std::string> pending_servers(Host& host, const std::vector<std::string>& among) {
     std::vector<std::string> out;
-    for (const auto& name : among.empty() ? host_.server_names() : among) {
+    for (const auto& name : among.empty() ? host.server_names() : among) {
         try {
-            if (std::holds_alternative<state::Pending>(host_.state(name))) out.push_back(name);
+            if (std::holds_alternative<state::Pending>(host.state(name))) out.push_back(name);
         } catch (const std::exception&) {
         }
     }
@@ -154,7 +154,7 @@ ShellConnects::Waited ShellConnects::run(std::function<void()> step, const std::
         if (!noticed && std::chrono::steady_clock::now() >= notice_at) {
             noticed = true;
             lock.unlock();
-            if (const auto waiting = pending_servers(servers); !waiting.empty())
+            if (const auto waiting = pending_servers(host_, servers); !waiting.empty())
                 std::cerr << "mcph: connecting " << server_list(waiting) << "... (Ctrl-C stops waiting; "
                           << (waiting.size() == 1 ? "it goes" : "they go") << " on connecting)\n"
                           << std::flush;
@@ -164,7 +164,7 @@ ShellConnects::Waited ShellConnects::run(std::function<void()> step, const std::
     lock.unlock();
     left_running_.emplace_back(std::move(thread), job);
     std::cerr << "\n" << std::flush;  // after the terminal's "^C"
-    return {true, announcer_->announce_later(pending_servers(servers))};
+    return {true, announcer_->announce_later(pending_servers(host_, servers))};
 }
 
 void ShellConnects::run_for_command(std::function<void()> step, const std::vector<std::string>& servers) {

@@ -28,6 +28,8 @@ inline constexpr std::chrono::milliseconds kConnectNoticeDelay{1000};
 std::string server_list(const std::vector<std::string>& names);
 // "it goes on connecting, and its outcome is printed here when it comes" (or the plural).
 std::string still_connecting_note(std::size_t servers);
+// Of `among` (empty: every configured server), those whose connection is pending, in that order.
+std::vector<std::string> pending_servers(Host& host, const std::vector<std::string>& among = {});
 
 // The outcomes of connect attempts, from the host's state changes (any host thread). Nothing is
 // printed for a server until a wait for it was stopped: a wait that ends reports by itself.
@@ -79,8 +81,6 @@ public:
 
 private:
     struct Job;
-    // Of `among` (empty: every server), those whose connection is pending.
-    std::vector<std::string> pending_servers(const std::vector<std::string>& among = {}) const;
     void join_finished();  // the threads of stopped waits whose step has ended since
 
     Host& host_;

@@ -6,7 +6,8 @@
 // line; Ctrl-D ends. Without a terminal the shell runs a script line by line and exits with the
 // last command's status. And `--debug` shows a request and its response, a secret-named key
 // redacted. A server that hangs at start does not hold the prompt: Ctrl-C shows it while that
-// server goes on connecting, and leaving ends the attempt. Real processes: the built `mcph` and
+// server goes on connecting, and leaving ends the attempt; a one-shot command at a terminal names
+// such a server while it waits for it. Real processes: the built `mcph` and
 // fake-mcp-server (modes memory, list-changed, never-answer, no-init).
 #include "governance_support.hpp"
 #include "pty_session.hpp"
@@ -377,6 +378,40 @@ TEST_F(CliShell, AScriptWaitsForEveryServerBeforeItsFirstCommand) {
     ASSERT_NE(listed, std::string::npos) << out;
     EXPECT_LT(failed, listed) << "the script ran before the start-up attempts ended\n" << out;
     EXPECT_EQ(out.find("Ctrl-C"), std::string::npos) << out;
+}
+
+// A one-shot command at a terminal names the server it still waits for instead of sitting silent
+// for that server's connect timeout; the listing of the servers that answered comes after, and
+// Ctrl-C ends the command long before a 60 s timeout.
+TEST_F(CliShell, AOneShotCommandAtATerminalNamesTheHangingServerItWaitsFor) {
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
+                            fake_server_config_text({"--mode", "no-init"}) + "}}");
+    PtySession tools({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "4s", "tools"}, env_, dir_.path());
+    auto at = tools.wait_for("mcph: connecting mute... (Ctrl-C ends the command)");
+    ASSERT_TRUE(at) << tools.output();
+    ASSERT_TRUE(tools.wait_for("did not answer initialize within 4000 ms", *at)) << tools.output();
+    ASSERT_TRUE(tools.wait_exit()) << tools.output();
+    const auto listed = tools.output().find("mcp__mem__remember");
+    ASSERT_NE(listed, std::string::npos) << tools.output();
+    EXPECT_LT(tools.output().find("mcph: connecting mute"), listed) << tools.output();
+
+    PtySession call({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "60s", "call", "mute/anything"}, env_,
+                    dir_.path());
+    ASSERT_TRUE(call.wait_for("mcph: connecting mute... (Ctrl-C ends the command)")) << call.output();
+    call.type("\x03");
+    EXPECT_EQ(call.wait_exit(), 130) << call.output();
+}
+
+// Without a terminal the same wait prints nothing of the kind: scripts read stderr too.
+TEST_F(CliShell, AOneShotCommandWithoutATerminalWaitsWithoutANotice) {
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"mute\":" +
+                            fake_server_config_text({"--mode", "no-init"}) + "}}");
+    const CliResult r =
+        run_cli({"--strict-mcp-config", "--mcp-config", config_, "--connect-timeout", "2s", "tools"}, env_, dir_.path());
+    ASSERT_FALSE(r.timed_out) << r.describe();
+    EXPECT_NE(r.out.find("did not answer initialize within 2000 ms"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("mcp__mem__remember"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("mcph: connecting"), std::string::npos) << r.err;
 }
 
 }  // namespace
