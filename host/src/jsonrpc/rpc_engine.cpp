@@ -265,6 +265,16 @@ std::int64_t RpcEngine::start_request_async(std::string_view method, Json params
 
 Json RpcEngine::call(std::string_view method, Json params, RequestSettings settings,
                      const std::function<bool()>& is_cancelled) {
+    return wait_for_answer(method, params, settings, is_cancelled);
+}
+
+Json RpcEngine::call_in_place(std::string_view method, Json& params, RequestSettings settings,
+                              const std::function<bool()>& is_cancelled) {
+    return wait_for_answer(method, params, settings, is_cancelled);
+}
+
+Json RpcEngine::wait_for_answer(std::string_view method, Json& params, RequestSettings& settings,
+                                const std::function<bool()>& is_cancelled) {
     detail::RequestResult slot(pump_);  // on this stack: the handler is done with it once take() returns
     Pending entry;
     entry.handler = [&slot](Json result, const Error* error) { slot.fill(std::move(result), error); };

@@ -133,6 +133,12 @@ public:
     // request's mcph::Error.
     Json call(std::string_view method, Json params, RequestSettings settings,
               const std::function<bool()>& is_cancelled = {});
+    // The same, sending `params` where they are: they are left as they were unless the request
+    // has a progress token to attach (settings.on_progress) or a `_meta` to merge with
+    // settings.meta_json (null params also become {}). A caller that may send the same params
+    // again (a retry) needs no copy of them when neither applies.
+    Json call_in_place(std::string_view method, Json& params, RequestSettings settings,
+                       const std::function<bool()>& is_cancelled = {});
     // Sends a notification; throws mcph::Error on send failure.
     void notify(std::string_view method, const JsonValue* params);
     // Cancels a pending request: its future fails with Cancelled, the server gets notifications/cancelled.
@@ -188,6 +194,9 @@ private:
     };
 
     std::int64_t register_and_send(std::string_view method, Json& params, RequestSettings& settings, Pending entry);
+    // call() and call_in_place(): each passes its own settings, so neither moves them again.
+    Json wait_for_answer(std::string_view method, Json& params, RequestSettings& settings,
+                         const std::function<bool()>& is_cancelled);
     static void complete(Pending& entry, Json result);
     static void fail(Pending& entry, const Error& error);
     void dispatch(Json& doc);

@@ -178,6 +178,10 @@ private:
                 const std::function<bool()>& is_cancelled);
     Json answer_modern(const std::string& method, Json params, const RequestOptions& options, const std::string& version,
                        const std::function<bool()>& is_cancelled);
+    // The same, sending `params` where they are (RpcEngine::call_in_place): unchanged unless
+    // envelope_goes_into_params says otherwise for them.
+    Json answer_modern_in_place(const std::string& method, Json& params, const RequestOptions& options,
+                                const std::string& version, const std::function<bool()>& is_cancelled);
     Json exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds = nullptr);
     Json modern_exchange(const std::string& method, Json params, const RequestOptions& options, int* input_rounds);
     std::string cache_principal() const;
@@ -261,6 +265,10 @@ private:
     // The envelope for `params`: kept text in `settings` (written by the engine) or, when the
     // request carries trace context, added to the tree.
     void add_envelope(Json& params, const session::RequestMeta& meta, jsonrpc::RequestSettings& settings);
+    // Whether a modern request's envelope (or progress token) goes into its params tree, changing
+    // them, instead of the kept text beside them: trace context to send, a progress token to
+    // attach, or a `_meta` of the params' own to merge with.
+    static bool envelope_goes_into_params(const JsonValue& params, bool trace_context, bool progress);
     // The modern listen stream (guarded by listen_mutex_). One at a time; a new generation makes
     // every callback of an older stream stale.
     mutable std::mutex listen_mutex_;
