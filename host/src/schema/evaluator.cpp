@@ -99,7 +99,7 @@ bool Evaluator::evaluate(const JsonValue& schema, const JsonValue& instance, con
         }
     } pop_scope{scope_, new_scope};
 
-    const KeywordSet k(schema);
+    const KeywordSet k = index_.keywords(schema);
     if (k.empty()) return true;  // {} or only annotations: nothing to check
     if (const JsonValue* ref = k.get(Keyword::Ref); ref && ref->IsString()) {
         if (!follow(json::view(*ref), RefKind::Static, instance, base, out)) return false;
@@ -262,7 +262,7 @@ bool Evaluator::object_children(const KeywordSet& k, const JsonValue& o, const s
             if (!child(*additional, m.value, step, base)) return false;
             matched = true;
         }
-        if (matched) out.properties.insert(name);
+        if (matched && index_.reads_annotations()) out.properties.insert(name);
         if (names) {
             const JsonValue key(rapidjson::StringRef(m.name.GetString(), m.name.GetStringLength()));
             if (!child(*names, key, step, base)) return false;
@@ -301,7 +301,10 @@ bool Evaluator::contains(const KeywordSet& k, const JsonValue& a, const std::str
     const std::string saved_keyword = failed_keyword_, saved_location = failed_location_;
     std::uint64_t matched = 0;
     for (rapidjson::SizeType i = 0; i < a.Size(); ++i) {
-        if (child(*wanted, a[i], PathStep{{}, i, true}, base)) ++matched, out.contained.insert(i);
+        if (child(*wanted, a[i], PathStep{{}, i, true}, base)) {
+            ++matched;
+            if (index_.reads_annotations()) out.contained.insert(i);
+        }
         if (!error_.empty()) return false;
     }
     failed_keyword_ = saved_keyword;

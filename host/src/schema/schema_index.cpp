@@ -4,6 +4,7 @@
 #include "schema/uri_reference.hpp"
 
 #include <cctype>
+#include <vector>
 
 namespace mcph::schema {
 namespace {
@@ -46,9 +47,33 @@ std::string unescape_token(std::string_view token) {
 
 }  // namespace
 
+namespace {
+
+// Every member name of the document at any depth, not only the subschemas walk() visits: a $ref
+// may point anywhere in the document.
+bool names_unevaluated_anywhere(const JsonValue& root) {
+    std::vector<const JsonValue*> todo{&root};
+    while (!todo.empty()) {
+        const JsonValue* v = todo.back();
+        todo.pop_back();
+        if (v->IsArray())
+            for (const JsonValue& item : v->GetArray()) todo.push_back(&item);
+        if (!v->IsObject()) continue;
+        for (const auto& m : v->GetObject()) {
+            const std::string_view name = json::view(m.name);
+            if (name == "unevaluatedProperties" || name == "unevaluatedItems") return true;
+            todo.push_back(&m.value);
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
 std::string SchemaIndex::build(const JsonValue& root, const Dialect& dialect, const SchemaLimits& limits) {
     dialect_ = &dialect;
     limits_ = &limits;
+    reads_annotations_ = names_unevaluated_anywhere(root);
     std::string problem = walk(root, "");
     resources_.emplace("", &root);  // a root without `$id`: "#..." references resolve against it
     return problem;
@@ -59,6 +84,7 @@ std::string SchemaIndex::walk(const JsonValue& schema, const std::string& parent
     if (++subschemas_ > limits_->max_subschemas)
         return "the schema has more than " + std::to_string(limits_->max_subschemas) + " subschemas";
     if (!schema.IsObject()) return {};
+    keywords_.emplace(&schema, KeywordSet(schema));
     std::string base = parent_base;
     const JsonValue* id = json::member(schema, dialect_->id_keyword);
     const bool id_ignored = dialect_->ref_overrides_siblings && json::member(schema, "$ref");
@@ -109,6 +135,11 @@ void SchemaIndex::add_pattern(const JsonValue& source) {
     if (patterns_.count(text)) return;
     auto compiled = Pattern::compile(text);
     patterns_.emplace(std::move(text), std::move(compiled));
+}
+
+KeywordSet SchemaIndex::keywords(const JsonValue& schema) const {
+    auto it = keywords_.find(&schema);
+    return it == keywords_.end() ? KeywordSet(schema) : it->second;
 }
 
 const Pattern* SchemaIndex::pattern(std::string_view source) const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "schema/dialect.hpp"
+#include "schema/keyword_set.hpp"
 #include "schema/pattern.hpp"
 #include "schema/schema_limits.hpp"
 
@@ -16,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace mcph::schema {
 
@@ -40,6 +42,13 @@ public:
     const JsonValue* dynamic_anchor(std::string_view resource_uri, std::string_view name) const;
     // A pattern compiled at build time; null when the engine cannot read it (not checked).
     const Pattern* pattern(std::string_view source) const;
+    // The keywords of a schema object, found once at build time for every subschema walked (a
+    // validation asks each node it evaluates); others (a $ref into a non-schema position) are
+    // read on the spot.
+    KeywordSet keywords(const JsonValue& schema) const;
+    // Whether the document holds unevaluatedProperties or unevaluatedItems anywhere: only they
+    // read the annotations a validation can collect, so without them none are collected.
+    bool reads_annotations() const { return reads_annotations_; }
     std::size_t subschemas() const { return subschemas_; }
 
 private:
@@ -51,6 +60,8 @@ private:
     const Dialect* dialect_ = nullptr;
     const SchemaLimits* limits_ = nullptr;
     std::size_t subschemas_ = 0;
+    bool reads_annotations_ = false;
+    std::unordered_map<const JsonValue*, KeywordSet> keywords_;
     std::map<std::string, const JsonValue*, std::less<>> resources_;
     std::map<const JsonValue*, std::string> declared_base_;
     std::map<std::string, const JsonValue*, std::less<>> anchors_;
