@@ -45,10 +45,6 @@ std::string unescape_token(std::string_view token) {
     return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Every member name of the document at any depth, not only the subschemas walk() visits: a $ref
 // may point anywhere in the document.
 bool names_unevaluated_anywhere(const JsonValue& root) {
