@@ -1,5 +1,7 @@
 #include "input_prompt.hpp"
 
+#include "console_line.hpp"
+
 #include <mcph/text.hpp>
 
 #include <termios.h>
@@ -32,16 +34,10 @@ private:
 };
 
 std::optional<std::string> read_answer(bool secret) {
-    std::string line;
-    bool got = false;
-    if (secret) {
-        EchoOff quiet;
-        got = static_cast<bool>(std::getline(std::cin, line));
-        std::cerr << "\n";
-    } else {
-        got = static_cast<bool>(std::getline(std::cin, line));
-    }
-    if (!got) return std::nullopt;
+    if (!secret) return read_console_line();
+    EchoOff quiet;
+    std::optional<std::string> line = read_console_line();
+    std::cerr << "\n";
     return line;
 }
 

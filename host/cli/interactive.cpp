@@ -1,6 +1,7 @@
 #include "interactive.hpp"
 
 #include "browser.hpp"
+#include "console_line.hpp"
 #include "elicitation_form.hpp"
 #include "subscribe_command.hpp"
 
@@ -27,9 +28,7 @@ std::mutex& console_mutex() {
 
 std::string ask(const std::string& question) {
     std::cerr << question << std::flush;
-    std::string line;
-    if (!std::getline(std::cin, line)) return {};
-    return line;
+    return read_console_line().value_or(std::string());
 }
 
 std::string string_member(const JsonValue& v, const char* key) {
@@ -67,21 +66,17 @@ Json sample_on_terminal(const std::string& server, const JsonValue& params) {
     return result;
 }
 
-std::optional<std::string> read_terminal_line() {
-    std::string line;
-    if (!std::getline(std::cin, line)) return std::nullopt;  // Ctrl-D / end of input: cancel
-    return line;
-}
-
 // Form mode: the fields asked and checked one by one (elicitation_form.cpp). URL mode: the URL is
 // shown, and opened only when the person says so.
 ElicitationResponse elicit_on_terminal(const ElicitationRequest& request) {
     std::lock_guard lock(console_mutex());
-    if (request.mode == "url") return ask_url(request, read_terminal_line, std::cerr, open_in_browser);
-    return ask_form(request, read_terminal_line, std::cerr);
+    if (request.mode == "url") return ask_url(request, read_console_line, std::cerr, open_in_browser);
+    return ask_form(request, read_console_line, std::cerr);
 }
 
 }  // namespace
+
+void wait_until_console_free() { std::lock_guard lock(console_mutex()); }
 
 bool stdin_is_tty() { return ::isatty(STDIN_FILENO) == 1; }
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }

@@ -18,6 +18,11 @@ bool stderr_is_tty();
 // Sampling and elicitation prompts on the terminal when `interactive`; server log lines to stderr.
 ClientCallbacks make_cli_callbacks(bool interactive);
 
+// Returns once no question of a server (a form, a sampling reply) holds the terminal: the shell
+// waits for this before its prompt, so a question left by a cancelled command ends first (its
+// Ctrl-C cancels it too) instead of reading the line meant for the prompt.
+void wait_until_console_free();
+
 // --root: every server is offered these directories (absolute, canonical) whatever its config says.
 std::function<std::vector<Root>(const std::string& server)> fixed_roots(const std::vector<std::filesystem::path>& dirs);
 

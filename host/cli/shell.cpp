@@ -236,6 +236,7 @@ int run_shell(const Options& options) {
         if (auto code = exit_request(*words, last)) return *code;
         LineEditor::take_interrupt();  // a Ctrl-C typed before the command does not cancel it
         last = execute(*host, options, connects, *words);
+        wait_until_console_free();
     }
     if (editor) std::cerr << "\n";
     return last;

@@ -23,10 +23,12 @@ namespace mcph::cli {
 namespace {
 
 std::atomic<bool> g_interrupt{false};
+std::atomic<unsigned> g_interrupt_count{0};  // never cleared: a form on another thread sees each Ctrl-C
 std::atomic<int> g_wake_write{-1};  // the self-pipe's write end, for the signal handler
 
 void on_sigint(int) {
     g_interrupt.store(true);
+    g_interrupt_count.fetch_add(1);
     const int fd = g_wake_write.load();
     if (fd >= 0) {
         const int saved = errno;
@@ -205,7 +207,11 @@ LineEditor::LineEditor(std::filesystem::path history_file, Completer completer) 
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;  // no SA_RESTART: poll() returns at once
+    // SA_RESTART: a Ctrl-C that lands in a write to the terminal must not fail it (EINTR would
+    // set the stream's error state and silence every later line), nor a read of a form's answer.
+    // poll() is never restarted (signal(7)), and the handler also wakes it through the self-pipe,
+    // so the prompt still sees Ctrl-C at once; waits of a running command look at the flag.
+    sa.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &sa, &impl_->old_int);
 
     impl_->hist = history_init();
@@ -255,5 +261,6 @@ std::optional<std::string> LineEditor::read_line(const std::string& prompt) {
 
 bool LineEditor::take_interrupt() { return g_interrupt.exchange(false); }
 bool LineEditor::interrupted() { return g_interrupt.load(); }
+unsigned LineEditor::interrupt_count() { return g_interrupt_count.load(); }
 
 }  // namespace mcph::cli

@@ -36,6 +36,9 @@ public:
     static bool take_interrupt();
     // Whether a Ctrl-C arrived, without clearing it (polled by a running call).
     static bool interrupted();
+    // How many Ctrl-Cs arrived in the process's life: a wait on another thread than the command's
+    // (a server's form) sees a Ctrl-C even after the command took or cleared the flag.
+    static unsigned interrupt_count();
 
 private:
     struct Impl;

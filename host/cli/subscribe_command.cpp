@@ -94,6 +94,7 @@ public:
         struct sigaction sa {};
         sa.sa_handler = on_interrupt;
         sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;  // a write of an update in progress completes (the loop polls the flag)
         ::sigaction(SIGINT, &sa, &previous_);
     }
     ~InterruptScope() { ::sigaction(SIGINT, &previous_, nullptr); }

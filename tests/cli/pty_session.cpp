@@ -7,8 +7,12 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <thread>
 
 namespace mcph::test {
 
@@ -71,6 +75,22 @@ std::optional<std::size_t> PtySession::wait_for(std::string_view needle, std::si
             return std::nullopt;
         }
     }
+}
+
+bool PtySession::wait_blocked_writing(std::chrono::milliseconds timeout) {
+    // The first fields of /proc/PID/syscall: the number of the call the thread sleeps in, then
+    // its arguments in hex ("1 0x2 ..." is write on fd 2 on x86-64).
+    const std::string write_call = std::to_string(SYS_write) + " ";
+    const std::string path = "/proc/" + std::to_string(pid_) + "/syscall";
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::ifstream in(path);
+        std::string line;
+        std::getline(in, line);
+        if (line.rfind(write_call + "0x1 ", 0) == 0 || line.rfind(write_call + "0x2 ", 0) == 0) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
 }
 
 std::optional<int> PtySession::wait_exit(std::chrono::milliseconds timeout) {

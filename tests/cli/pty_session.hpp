@@ -31,6 +31,9 @@ public:
                                         std::chrono::milliseconds timeout = std::chrono::seconds(10));
     // Waits for the exit; its status, or nullopt (then killed) after `timeout`.
     std::optional<int> wait_exit(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+    // Waits (bounded) until the program's main thread sleeps in write(2) on its stdout or stderr
+    // (/proc/PID/syscall), as it does on a terminal stopped with Ctrl-S; false on timeout.
+    bool wait_blocked_writing(std::chrono::milliseconds timeout = std::chrono::seconds(10));
     std::size_t size() const { return out_.size(); }
     const std::string& output() const { return out_; }
 

@@ -7,8 +7,10 @@
 // last command's status. And `--debug` shows a request and its response, a secret-named key
 // redacted. A server that hangs at start does not hold the prompt: Ctrl-C shows it while that
 // server goes on connecting, and leaving ends the attempt; a one-shot command at a terminal names
-// such a server while it waits for it. Real processes: the built `mcph` and
-// fake-mcp-server (modes memory, list-changed, never-answer, no-init).
+// such a server while it waits for it. A Ctrl-C while the shell sleeps writing to a stopped
+// terminal loses no later output; one at a server's form cancels the form, and the next form is
+// asked. Real processes: the built `mcph` and
+// fake-mcp-server (modes memory, list-changed, never-answer, no-init; --elicit-file).
 #include "governance_support.hpp"
 #include "pty_session.hpp"
 #include "test_support.hpp"
@@ -293,6 +295,81 @@ TEST_F(CliShell, CtrlCCancelsARunningPromptAndTheShellStaysUp) {
     ASSERT_TRUE(at) << shell.output();
     shell.type("exit 7\r");
     EXPECT_EQ(shell.wait_exit(), 7) << shell.output();
+}
+
+// A Ctrl-C that lands while the shell is blocked writing to the terminal (a terminal that does not
+// keep up, or one stopped with Ctrl-S) does not break the terminal's streams: the write goes on,
+// and every later command's output and errors are still shown. Before, the write failed with
+// EINTR, std::cout (or std::cerr) turned bad and the shell printed nothing more on it.
+TEST_F(CliShell, ACtrlCDuringAWriteToTheTerminalLosesNoLaterOutput) {
+    // The answer comes only after a form is answered, so Ctrl-S can stop the terminal's output
+    // first: the next write then starts on a stopped terminal and sleeps in write(2).
+    write_file(dir_ / "elicit.json",
+               R"({"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}})");
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"form\":" +
+                            fake_server_config_text({"--elicit-file", (dir_ / "elicit.json").string()}) + "}}");
+    PtySession shell(shell_args(), env_, dir_.path());
+    auto at = shell.wait_for("mcph> ");
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("call form/work\r");
+    at = shell.wait_for("  > ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("alice\r");
+    at = shell.wait_for("Send them?", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("y\r\x13");  // the answer, then Ctrl-S (XOFF): the line discipline stops output at once
+    ASSERT_TRUE(shell.wait_blocked_writing()) << "the shell never blocked writing to the terminal\n" << shell.output();
+    shell.type("\x03");  // Ctrl-C: SIGINT while write(2) sleeps (it also restarts the output)
+    at = shell.wait_for(R"({"action":"accept","content":{"name":"alice"}})", *at);
+    ASSERT_TRUE(at) << "the answer being written was lost\n" << shell.output();
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+
+    shell.type("call mem/remember '{\"key\":\"b\",\"value\":\"after\"}'\r");
+    at = shell.wait_for("remembered b", *at);
+    ASSERT_TRUE(at) << "stdout went silent after the Ctrl-C\n" << shell.output();
+    shell.type("call mem/nosuch-tool\r");
+    at = shell.wait_for("did not list a tool named 'nosuch-tool'", *at);
+    ASSERT_TRUE(at) << "stderr went silent after the Ctrl-C\n" << shell.output();
+    shell.type("exit 4\r");
+    EXPECT_EQ(shell.wait_exit(), 4) << shell.output();
+}
+
+// Ctrl-C at a server's form (elicitation/create) cancels the form, as Ctrl-D does, and the next
+// form is asked again: the shell's reads are restarted after a signal (see the test above), so
+// the form's wait looks at the shell's Ctrl-C itself, and a cancelled answer leaves the terminal's
+// input usable.
+TEST_F(CliShell, CtrlCCancelsAFormAndTheNextFormIsAsked) {
+    write_file(dir_ / "elicit.json",
+               R"({"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}})");
+    write_file(config_, "{\"mcpServers\":{\"form\":" +
+                            fake_server_config_text({"--elicit-file", (dir_ / "elicit.json").string(), "--log",
+                                                     (dir_ / "form.log").string()}) +
+                            "}}");
+    PtySession shell(shell_args(), env_, dir_.path());
+    auto at = shell.wait_for("mcph> ");
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("call form/work\r");
+    at = shell.wait_for("  > ", *at);
+    ASSERT_TRUE(at) << "no form\n" << shell.output();
+    shell.type("\x03");
+    at = shell.wait_for("cancelled", *at);
+    ASSERT_TRUE(at) << "Ctrl-C did not end the form\n" << shell.output();
+    EXPECT_TRUE(file_gets(dir_ / "form.log", "\"action\":\"cancel\"")) << read_text(dir_ / "form.log");
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+
+    shell.type("call form/work\r");
+    at = shell.wait_for("  > ", *at);
+    ASSERT_TRUE(at) << "the second form was not asked\n" << shell.output();
+    shell.type("alice\r");
+    at = shell.wait_for("Send them?", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("y\r");
+    at = shell.wait_for(R"({"action":"accept","content":{"name":"alice"}})", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("exit 6\r");
+    EXPECT_EQ(shell.wait_exit(), 6) << shell.output();
 }
 
 // A server that never answers initialize does not hold the prompt for the connect timeout: after a
