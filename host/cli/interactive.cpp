@@ -3,6 +3,7 @@
 #include "browser.hpp"
 #include "console_line.hpp"
 #include "elicitation_form.hpp"
+#include "shell_events.hpp"
 #include "subscribe_command.hpp"
 
 #include <mcph/error.hpp>
@@ -24,6 +25,19 @@ namespace {
 std::mutex& console_mutex() {
     static std::mutex m;
     return m;
+}
+
+// Set while `mcph shell` waits at its prompt (prompt_owns_console); read and written under
+// console_mutex(), so a question is either over before the prompt starts or sees the flag.
+bool g_prompt_owns_console = false;
+
+// A question that arrives while the shell waits at its prompt is not asked: the form would read
+// the line being typed there, which a server could use to collect it. Said above the prompt.
+bool unasked_at_prompt(const std::string& server, const char* what) {
+    if (!g_prompt_owns_console) return false;
+    print_console_line("mcph: server '" + terminal_safe(server, LineBreaks::Escape) + "' asked for " + what +
+                       " while no command was running: not asked (cancelled)");
+    return true;
 }
 
 std::string ask(const std::string& question) {
@@ -50,6 +64,8 @@ std::string last_message_text(const JsonValue& params) {
 
 Json sample_on_terminal(const std::string& server, const JsonValue& params) {
     std::lock_guard lock(console_mutex());
+    if (unasked_at_prompt(server, "a model completion"))
+        throw Error(ErrorKind::Remote, "the user was not asked: no command was running", -1);
     std::cerr << "\n[" << terminal_safe(server, LineBreaks::Escape) << "] asks for a model completion:\n  "
               << terminal_safe(last_message_text(params)) << "\n";
     std::string reply = ask("Type the reply (empty line declines): ");
@@ -70,13 +86,22 @@ Json sample_on_terminal(const std::string& server, const JsonValue& params) {
 // shown, and opened only when the person says so.
 ElicitationResponse elicit_on_terminal(const ElicitationRequest& request) {
     std::lock_guard lock(console_mutex());
+    if (unasked_at_prompt(request.server, request.mode == "url" ? "a URL to open" : "a form")) {
+        ElicitationResponse cancelled;
+        cancelled.action = "cancel";
+        cancelled.content.SetObject();
+        return cancelled;
+    }
     if (request.mode == "url") return ask_url(request, read_console_line, std::cerr, open_in_browser);
     return ask_form(request, read_console_line, std::cerr);
 }
 
 }  // namespace
 
-void wait_until_console_free() { std::lock_guard lock(console_mutex()); }
+void prompt_owns_console(bool owns) {
+    std::lock_guard lock(console_mutex());
+    g_prompt_owns_console = owns;
+}
 
 bool stdin_is_tty() { return ::isatty(STDIN_FILENO) == 1; }
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }

@@ -18,10 +18,11 @@ bool stderr_is_tty();
 // Sampling and elicitation prompts on the terminal when `interactive`; server log lines to stderr.
 ClientCallbacks make_cli_callbacks(bool interactive);
 
-// Returns once no question of a server (a form, a sampling reply) holds the terminal: the shell
-// waits for this before its prompt, so a question left by a cancelled command ends first (its
-// Ctrl-C cancels it too) instead of reading the line meant for the prompt.
-void wait_until_console_free();
+// `mcph shell`'s prompt takes the terminal (true) and gives it back to the command it read
+// (false). Taking it waits for a server's question being asked (a form, a sampling reply) to end
+// (a cancelled command's Ctrl-C ends it too); while the prompt has it, a question that arrives is
+// not asked but cancelled, with a line above the prompt: it would read the line typed there.
+void prompt_owns_console(bool owns);
 
 // --root: every server is offered these directories (absolute, canonical) whatever its config says.
 std::function<std::vector<Root>(const std::string& server)> fixed_roots(const std::vector<std::filesystem::path>& dirs);

@@ -219,8 +219,13 @@ int run_shell(const Options& options) {
     for (;;) {
         std::optional<std::string> line;
         bool too_long = false;
-        if (editor) line = editor->read_line("mcph> ");
-        else line = read_script_line(too_long);
+        if (editor) {
+            prompt_owns_console(true);
+            line = editor->read_line("mcph> ");
+            prompt_owns_console(false);
+        } else {
+            line = read_script_line(too_long);
+        }
         if (!line) break;
         if (too_long) {
             say_error("a line longer than " + std::to_string(kMaxShellLineBytes) + " bytes was not run");
@@ -236,7 +241,6 @@ int run_shell(const Options& options) {
         if (auto code = exit_request(*words, last)) return *code;
         LineEditor::take_interrupt();  // a Ctrl-C typed before the command does not cancel it
         last = execute(*host, options, connects, *words);
-        wait_until_console_free();
     }
     if (editor) std::cerr << "\n";
     return last;

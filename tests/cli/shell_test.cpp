@@ -9,8 +9,8 @@
 // server goes on connecting, and leaving ends the attempt; a one-shot command at a terminal names
 // such a server while it waits for it. A Ctrl-C while the shell sleeps writing to a stopped
 // terminal loses no later output; one at a server's form cancels the form, and the next form is
-// asked. Real processes: the built `mcph` and
-// fake-mcp-server (modes memory, list-changed, never-answer, no-init; --elicit-file).
+// asked; a server's question while the prompt waits is not asked. Real processes: the built `mcph` and
+// fake-mcp-server (modes memory, list-changed, never-answer, no-init; --elicit-file, --elicit-delay-ms).
 #include "governance_support.hpp"
 #include "pty_session.hpp"
 #include "test_support.hpp"
@@ -370,6 +370,38 @@ TEST_F(CliShell, CtrlCCancelsAFormAndTheNextFormIsAsked) {
     ASSERT_TRUE(at) << shell.output();
     shell.type("exit 6\r");
     EXPECT_EQ(shell.wait_exit(), 6) << shell.output();
+}
+
+// A server that asks a question while the shell waits at its prompt (here: it ignored the
+// cancellation of the call it asks for) is not asked: a form would read the line being typed at
+// the prompt, and the server would get it. The shell says so above the prompt, answers "cancel",
+// and the line being typed is still the prompt's.
+TEST_F(CliShell, AServerQuestionWhileThePromptWaitsIsNotAskedAndTakesNoTypedLine) {
+    write_file(dir_ / "elicit.json",
+               R"({"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}})");
+    write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"late\":" +
+                            fake_server_config_text({"--elicit-file", (dir_ / "elicit.json").string(), "--elicit-delay-ms",
+                                                     "3000", "--log", (dir_ / "late.log").string()}) +
+                            "}}");
+    PtySession shell(shell_args(), env_, dir_.path());
+    auto at = shell.wait_for("mcph> ");
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("call late/work\r");
+    ASSERT_TRUE(file_gets(dir_ / "late.log", "tools/call")) << shell.output();
+    shell.type("\x03");
+    at = shell.wait_for("mcph: cancelled", *at);
+    ASSERT_TRUE(at) << shell.output();
+    at = shell.wait_for("mcph> ", *at);
+    ASSERT_TRUE(at) << shell.output();
+    shell.type("call mem/remember '{\"key\":\"k\",\"value\":\"typed\"}'");  // no Enter yet
+    at = shell.wait_for("mcph: server 'late' asked for a form while no command was running: not asked (cancelled)", *at);
+    ASSERT_TRUE(at) << shell.output();
+    EXPECT_TRUE(file_gets(dir_ / "late.log", "\"action\":\"cancel\"")) << read_text(dir_ / "late.log");
+    shell.type("\r");
+    at = shell.wait_for("remembered k", *at);
+    ASSERT_TRUE(at) << "the line typed at the prompt did not stay the prompt's\n" << shell.output();
+    shell.type("exit 3\r");
+    EXPECT_EQ(shell.wait_exit(), 3) << shell.output();
 }
 
 // A server that never answers initialize does not hold the prompt for the connect timeout: after a

@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "                       [--trace FILE] [--exit-after-init-ms N] [--instructions TEXT]\n"
     "                       [--text-file FILE]\n"
     "                       [--instructions-file FILE] [--prompts-file FILE] [--skills-file FILE]\n"
-    "                       [--elicit-file FILE] [--updates N]\n";
+    "                       [--elicit-file FILE] [--elicit-delay-ms N] [--updates N]\n";
 
 // A non-negative whole number of up to nine digits (milliseconds, or a count of updates), or nullopt.
 std::optional<int> parse_count(const std::string& text) {
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
                 return 2;
             }
             options.flood_updates = *n;
-        } else if ((arg == "--init-delay-ms" || arg == "--exit-after-init-ms") && has_value) {
+        } else if ((arg == "--init-delay-ms" || arg == "--exit-after-init-ms" || arg == "--elicit-delay-ms") && has_value) {
             const auto ms = parse_count(argv[++i]);
             if (!ms) {
                 std::fprintf(stderr, "fake-mcp-server: %s needs a number of milliseconds, not '%s'\n", arg.c_str(), argv[i]);
@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
             }
             if (arg == "--init-delay-ms")
                 options.init_delay_ms = *ms;
+            else if (arg == "--elicit-delay-ms")
+                options.elicit_delay_ms = *ms;
             else
                 options.exit_after_init_ms = *ms;
         } else if (arg == "--help") {

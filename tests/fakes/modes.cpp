@@ -538,6 +538,7 @@ void FakeServer::ask_elicitation(const Value& id) {
     Json params;
     if (!in || !parse(content.str(), params) || !params.IsObject())
         return wire_.respond_error(id, -32603, "elicit file '" + options_.elicit_file + "' must hold a JSON object");
+    if (options_.elicit_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options_.elicit_delay_ms));
     pending_elicitation_call_.CopyFrom(id, pending_elicitation_call_.GetAllocator());
     Json request(rapidjson::kObjectType);
     auto& a = request.GetAllocator();

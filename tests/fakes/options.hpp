@@ -18,6 +18,7 @@ struct Options {
     std::string prompts_file;                 // --prompts-file: prompts/list answers this file's array
     std::string skills_file;                  // --skills-file: the skills extension (skills/list, resources/read)
     std::string elicit_file;                  // --elicit-file: tools/call asks elicitation/create with these params
+    int elicit_delay_ms = 0;                  // --elicit-delay-ms: sleep (reading nothing) before asking it
     int flood_updates = 100'000;              // --updates: how many updates mode update-flood sends
 };
 
