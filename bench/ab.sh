@@ -31,12 +31,10 @@ server="$new/bin/hello-server"
 [[ -x $server ]] || { echo "ab.sh: no $server" >&2; exit 1; }
 
 work="$(mktemp -d)"
-"$server" --http --port 0 > "$work/http.out" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do grep -q "listening on" "$work/http.out" && break; sleep 0.05; done
-url="$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/http.out")"
-[[ -n $url ]] || { echo "ab.sh: hello-server --http did not start: $(cat "$work/http.out")" >&2; exit 1; }
+server_pid=""
+trap '[[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+source "$here/http_server.sh"
+start_http_server "$server" "$work"
 
 one() {  # one NAME DIR: every transport and era once
   local name="$1" dir="$2" era

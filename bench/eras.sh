@@ -13,6 +13,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+source "$here/http_server.sh"
 build="$root/build"
 transport=http
 pairs=7
@@ -46,16 +47,7 @@ trap cleanup EXIT
 cd "$work"
 
 if [[ $transport == http ]]; then
-  "$server" --http --port 0 >"$work/server.out" 2>"$work/server.err" &
-  server_pid=$!
-  url=""
-  for _ in $(seq 1 100); do
-    # (the backgrounded server may not have created its output file yet: not an error)
-    url="$(sed -n 's/^listening on //p' "$work/server.out" 2>/dev/null || true)"
-    [[ -n "$url" ]] && break
-    sleep 0.05
-  done
-  [[ -n "$url" ]] || { echo "eras.sh: hello-server --http did not print its URL" >&2; exit 1; }
+  start_http_server "$server" "$work"
   target=(--http "$url")
 else
   target=(--server "$server")

@@ -34,12 +34,10 @@ server="$new/bin/hello-server"
 [[ -x $server ]] || { echo "instructions.sh: no $server" >&2; exit 1; }
 
 work="$(mktemp -d)"
-"$server" --http --port 0 > "$work/http.out" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do grep -q "listening on" "$work/http.out" && break; sleep 0.05; done
-url="$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/http.out")"
-[[ -n $url ]] || { echo "instructions.sh: hello-server --http did not start: $(cat "$work/http.out")" >&2; exit 1; }
+server_pid=""
+trap '[[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/http_server.sh"
+start_http_server "$server" "$work"
 
 # per_call OUT: instructions collected / calls of ClientSession::call_tool, from callgrind's file
 # (calls are the "calls=" lines under each cfn= naming that function, by name or by its number).

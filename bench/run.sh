@@ -18,6 +18,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+source "$here/http_server.sh"
 build="$root/build"
 http=0 quick=0 scale=0 skip_mcph=0 skip_ts=0
 repeats="" calls="" http_calls="" warmup="" echo_calls="" connects="" oneshots="" mapped_calls="" scale_servers=""
@@ -217,16 +218,7 @@ run_transport stdio
 transports=(stdio)
 
 if [[ $http == 1 ]]; then
-  "$server" --http --port 0 >"$work/server.out" 2>"$work/server.err" &
-  server_pid=$!
-  url=""
-  for _ in $(seq 1 100); do
-    # (the backgrounded server may not have created its output file yet: not an error)
-    url="$(sed -n 's/^listening on //p' "$work/server.out" 2>/dev/null || true)"
-    [[ -n "$url" ]] && break
-    sleep 0.05
-  done
-  [[ -n "$url" ]] || { echo "run.sh: hello-server --http did not print its URL" >&2; cat "$work/server.err" >&2; exit 1; }
+  start_http_server "$server" "$work"
   run_transport http "$url"
   transports+=(http)
 fi
