@@ -6,15 +6,15 @@
 
 namespace mcph::session {
 
-ResultType result_type(const JsonValue& result, const std::string& context) {
+ResultType result_type(const JsonValue& result, const RequestLabel& request) {
     const JsonValue* type = json::member(result, "resultType");
     if (!type) return ResultType::Complete;
-    if (!type->IsString()) throw Error(ErrorKind::Protocol, context + ": resultType is not a string");
+    if (!type->IsString()) throw Error(ErrorKind::Protocol, request.text() + ": resultType is not a string");
     const std::string_view value(type->GetString(), type->GetStringLength());
     if (value == "complete") return ResultType::Complete;
     if (value == "input_required") return ResultType::InputRequired;
     if (value == "task") return ResultType::Task;
-    throw Error(ErrorKind::Protocol, context + ": unknown resultType '" + std::string(value.substr(0, 64)) + "'");
+    throw Error(ErrorKind::Protocol, request.text() + ": unknown resultType '" + std::string(value.substr(0, 64)) + "'");
 }
 
 bool supports_input_required(const std::string& method) {

@@ -17,9 +17,17 @@ namespace mcph::session {
 
 enum class ResultType { Complete, InputRequired, Task };
 
+// What an error about a request names: "tools/call from 'server'". The text is built only for an
+// error: one string per call was ~2% of a small call's client instructions.
+struct RequestLabel {
+    const std::string& method;
+    const std::string& server;
+    std::string text() const { return method + " from '" + server + "'"; }
+};
+
 // A result's resultType: missing = complete (earlier servers omit it); an unknown value or a
-// non-string is a Protocol error naming `context`.
-ResultType result_type(const JsonValue& result, const std::string& context);
+// non-string is a Protocol error naming the request.
+ResultType result_type(const JsonValue& result, const RequestLabel& request);
 
 // Whether `method` may answer input_required (the spec's list).
 bool supports_input_required(const std::string& method);

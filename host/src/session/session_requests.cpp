@@ -189,8 +189,7 @@ Json SessionCore::exchange(const std::string& method, Json params, const Request
     // plain request as it cancels a task: notifications/cancelled is sent and the call fails Cancelled.
     Json result = answer(method, std::move(params), options, options.is_cancelled);
     // Earlier servers omit resultType (= complete); one that says otherwise is not followed.
-    if (result.IsObject() && session::result_type(result, method + " from '" + settings_.server_name + "'") !=
-                                 session::ResultType::Complete)
+    if (result.IsObject() && session::result_type(result, {method, settings_.server_name}) != session::ResultType::Complete)
         throw Error(ErrorKind::Protocol, method + " from '" + settings_.server_name + "': a " +
                                              std::string(facts()->protocol_version) +
                                              " server answered with a multi round-trip result, which that version does not have");
@@ -202,7 +201,7 @@ Json SessionCore::exchange(const std::string& method, Json params, const Request
 // one retry at a version the server names as shared, one re-issue after a broken response stream.
 Json SessionCore::modern_exchange(const std::string& method, Json params, const RequestOptions& options,
                                   int* input_rounds) {
-    const std::string context = method + " from '" + settings_.server_name + "'";
+    const session::RequestLabel request{method, settings_.server_name};
     Json original;  // the caller's params, copied only when a first input round needs them
     Json current = std::move(params);
     bool version_retried = false;
@@ -241,26 +240,26 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                     }
                     continue;
                 }
-                throw Error(ErrorKind::Protocol, context + ": the server refused protocol version " + f->protocol_version +
+                throw Error(ErrorKind::Protocol, request.text() + ": the server refused protocol version " + f->protocol_version +
                                                      " (it supports " + joined(refused->supported) + ")");
             }
             if (e.code() == session::kHeaderMismatchCode && method == "tools/call" && !headers_retried) {
                 // The tool's annotations may have changed: list the tools again, then retry once.
                 headers_retried = true;
-                log(LogLevel::Info, context + ": the server reported a header mismatch; refreshing the tool list");
+                log(LogLevel::Info, request.text() + ": the server reported a header mismatch; refreshing the tool list");
                 cache_->evict_method(cache_identity_, "tools/list");
                 refresh_list("tools");
                 continue;
             }
             if (e.code() == kResponseStreamBrokenCode && !stream_retried) {
                 stream_retried = true;  // the request was lost with its stream: re-issue it once, new id
-                log(LogLevel::Info, context + ": the response stream broke; re-issuing the request once");
+                log(LogLevel::Info, request.text() + ": the response stream broke; re-issuing the request once");
                 continue;
             }
             throw;
         }
-        if (!result.IsObject()) throw Error(ErrorKind::Protocol, context + ": the result is not an object");
-        switch (session::result_type(result, context)) {
+        if (!result.IsObject()) throw Error(ErrorKind::Protocol, request.text() + ": the result is not an object");
+        switch (session::result_type(result, request)) {
             case session::ResultType::Complete:
                 if (input_rounds) *input_rounds = rounds;
                 return result;
@@ -268,15 +267,15 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                 // Tasks extension: poll the task to its end here; the caller sees the final result.
                 // Only tools/call may become a task (a task for anything else is an invalid answer).
                 if (method != "tools/call")
-                    throw Error(ErrorKind::Protocol, context + ": the server answered with a task, which " + method +
+                    throw Error(ErrorKind::Protocol, request.text() + ": the server answered with a task, which " + method +
                                                          " does not support");
                 const RequestOptions poll = extensions::task_poll_options(options);
                 extensions::TaskRun run = extensions::task_run_for(
-                    extensions::TaskDialect::Extension, context, options, settings_.request_timeout,
+                    extensions::TaskDialect::Extension, request.text(), options, settings_.request_timeout,
                     [this, poll](const std::string& m, Json p) {
                         return answer_modern(m, std::move(p), poll, facts()->protocol_version, {});
                     });
-                run.answer_inputs = [this, &context](const JsonValue& task) {
+                run.answer_inputs = [this, context = request.text()](const JsonValue& task) {
                     return std::move(session::answer_input_requests(
                                          task,
                                          [this](const std::string& m, const JsonValue& p) {
@@ -291,15 +290,15 @@ Json SessionCore::modern_exchange(const std::string& method, Json params, const 
                 break;
         }
         if (!session::supports_input_required(method))
-            throw Error(ErrorKind::Protocol, context + ": input_required is not allowed for " + method);
+            throw Error(ErrorKind::Protocol, request.text() + ": input_required is not allowed for " + method);
         if (++rounds > max_input_rounds_)
-            throw Error(ErrorKind::Protocol, context + ": the server still asked for input after " +
+            throw Error(ErrorKind::Protocol, request.text() + ": the server still asked for input after " +
                                                  std::to_string(max_input_rounds_) +
                                                  " rounds (the client's round cap, maxInputRounds); gave up");
         session::InputRound round = session::answer_input_requests(
             result,
             [this](const std::string& m, const JsonValue& p) { return client_requests_.answer(m, p); },
-            [this](const std::string& warning) { log(LogLevel::Warn, warning); }, context);
+            [this](const std::string& warning) { log(LogLevel::Warn, warning); }, request.text());
         if (rounds == 1) original.CopyFrom(current, original.GetAllocator());  // still the caller's params
         current = session::retry_params(original, round);
     }

@@ -18,13 +18,28 @@ using mcph::parse_json;
 using mcph::to_json;
 using namespace mcph::session;
 
-TEST(ResultType, MissingIsCompleteUnknownIsAProtocolError) {
-    EXPECT_EQ(result_type(parse_json(R"({"content":[]})"), "c"), ResultType::Complete);
-    EXPECT_EQ(result_type(parse_json(R"({"resultType":"complete"})"), "c"), ResultType::Complete);
-    EXPECT_EQ(result_type(parse_json(R"({"resultType":"input_required"})"), "c"), ResultType::InputRequired);
-    EXPECT_EQ(result_type(parse_json(R"({"resultType":"task"})"), "c"), ResultType::Task);
-    EXPECT_THROW(result_type(parse_json(R"({"resultType":"partial"})"), "c"), Error);
-    EXPECT_THROW(result_type(parse_json(R"({"resultType":7})"), "c"), Error);
+// The error names the request ("tools/call from 's'"), built only when there is one.
+std::string result_type_error(const char* result) {
+    const std::string method = "tools/call";
+    const std::string server = "s";
+    try {
+        result_type(parse_json(result), RequestLabel{method, server});
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(ResultType, MissingIsCompleteUnknownIsAProtocolErrorNamingTheRequest) {
+    const std::string method = "tools/call";
+    const std::string server = "s";
+    const RequestLabel label{method, server};
+    EXPECT_EQ(result_type(parse_json(R"({"content":[]})"), label), ResultType::Complete);
+    EXPECT_EQ(result_type(parse_json(R"({"resultType":"complete"})"), label), ResultType::Complete);
+    EXPECT_EQ(result_type(parse_json(R"({"resultType":"input_required"})"), label), ResultType::InputRequired);
+    EXPECT_EQ(result_type(parse_json(R"({"resultType":"task"})"), label), ResultType::Task);
+    EXPECT_EQ(result_type_error(R"({"resultType":"partial"})"), "tools/call from 's': unknown resultType 'partial'");
+    EXPECT_EQ(result_type_error(R"({"resultType":7})"), "tools/call from 's': resultType is not a string");
 }
 
 TEST(InputRequests, EachEntryIsAnsweredAndTheStateKeptByteForByte) {
