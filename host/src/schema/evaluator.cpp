@@ -92,7 +92,7 @@ bool Evaluator::evaluate(const JsonValue& schema, const JsonValue& instance, con
     const bool new_scope = scope_.empty() || scope_.back() != base;
     if (new_scope) scope_.push_back(base);
     struct PopScope {
-        std::vector<std::string>& scope;
+        decltype(scope_)& scope;
         bool pop;
         ~PopScope() {
             if (pop) scope.pop_back();
@@ -126,7 +126,7 @@ bool Evaluator::follow(std::string_view ref, RefKind kind, const JsonValue& inst
     // the same dynamic anchor wins (2020-12 section 8.2.3.2).
     if (kind == RefKind::Dynamic && target.dynamic_anchor) {
         const std::string name(fragment_of(ref));
-        for (const std::string& resource : scope_)
+        for (const std::string_view resource : scope_)
             if (const JsonValue* outer = index_.dynamic_anchor(resource, name)) {
                 target.schema = outer;
                 target.base = resource;
@@ -136,7 +136,7 @@ bool Evaluator::follow(std::string_view ref, RefKind kind, const JsonValue& inst
     // 2019-09 $recursiveRef to a resource with "$recursiveAnchor": true: the outermost resource
     // in the dynamic scope that also has it wins (2019-09 section 8.2.4.2).
     if (kind == RefKind::Recursive && json::bool_or(*target.schema, "$recursiveAnchor", false)) {
-        for (const std::string& resource : scope_) {
+        for (const std::string_view resource : scope_) {
             const RefTarget outer = index_.resolve(resource, "");
             if (outer.schema && json::bool_or(*outer.schema, "$recursiveAnchor", false)) {
                 target.schema = outer.schema;

@@ -10,10 +10,11 @@
 #include "schema/compiled_schema.hpp"
 #include "schema/keyword_set.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <set>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace mcph::schema {
 
@@ -69,8 +70,11 @@ private:
     std::size_t evaluations_ = 0;
     std::size_t refs_followed_ = 0;
     std::size_t depth_ = 0;
-    std::vector<PathStep> path_;      // instance location of the evaluation in progress
-    std::vector<std::string> scope_;  // dynamic scope: base URIs entered, outermost first
+    // Inline room for shallow schemas: a validation (one per tool call with an output schema)
+    // then allocates nothing for them. The scope's views are of the base URIs the index keeps or
+    // of an enclosing evaluate()'s `base`, which outlive their entry (it is popped on return).
+    boost::container::small_vector<PathStep, 16> path_;          // instance location in progress
+    boost::container::small_vector<std::string_view, 8> scope_;  // dynamic scope: bases entered, outermost first
     std::string failed_keyword_;
     std::string failed_location_;
     std::string error_;
