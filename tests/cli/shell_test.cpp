@@ -83,6 +83,15 @@ protected:
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
     }
 
+    // An elicitation/create params file for fake-mcp-server --elicit-file: a form asking one
+    // required string, `name`. Its path.
+    std::string write_name_form() {
+        const fs::path file = dir_ / "elicit.json";
+        write_file(file, R"({"message":"Who are you?","requestedSchema":{"type":"object",)"
+                         R"("properties":{"name":{"type":"string"}},"required":["name"]}})");
+        return file.string();
+    }
+
     TempDir dir_;
     std::string config_;
     std::map<std::string, std::string> env_;
@@ -304,10 +313,9 @@ TEST_F(CliShell, CtrlCCancelsARunningPromptAndTheShellStaysUp) {
 TEST_F(CliShell, ACtrlCDuringAWriteToTheTerminalLosesNoLaterOutput) {
     // The answer comes only after a form is answered, so Ctrl-S can stop the terminal's output
     // first: the next write then starts on a stopped terminal and sleeps in write(2).
-    write_file(dir_ / "elicit.json",
-               R"({"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}})");
+    const std::string form = write_name_form();
     write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"form\":" +
-                            fake_server_config_text({"--elicit-file", (dir_ / "elicit.json").string()}) + "}}");
+                            fake_server_config_text({"--elicit-file", form}) + "}}");
     PtySession shell(shell_args(), env_, dir_.path());
     auto at = shell.wait_for("mcph> ");
     ASSERT_TRUE(at) << shell.output();
@@ -340,10 +348,9 @@ TEST_F(CliShell, ACtrlCDuringAWriteToTheTerminalLosesNoLaterOutput) {
 // the form's wait looks at the shell's Ctrl-C itself, and a cancelled answer leaves the terminal's
 // input usable.
 TEST_F(CliShell, CtrlCCancelsAFormAndTheNextFormIsAsked) {
-    write_file(dir_ / "elicit.json",
-               R"({"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}})");
+    const std::string form = write_name_form();
     write_file(config_, "{\"mcpServers\":{\"form\":" +
-                            fake_server_config_text({"--elicit-file", (dir_ / "elicit.json").string(), "--log",
+                            fake_server_config_text({"--elicit-file", form, "--log",
                                                      (dir_ / "form.log").string()}) +
                             "}}");
     PtySession shell(shell_args(), env_, dir_.path());
@@ -377,10 +384,9 @@ TEST_F(CliShell, CtrlCCancelsAFormAndTheNextFormIsAsked) {
 // the prompt, and the server would get it. The shell says so above the prompt, answers "cancel",
 // and the line being typed is still the prompt's.
 TEST_F(CliShell, AServerQuestionWhileThePromptWaitsIsNotAskedAndTakesNoTypedLine) {
-    write_file(dir_ / "elicit.json",
-               R"({"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}})");
+    const std::string form = write_name_form();
     write_file(config_, "{\"mcpServers\":{\"mem\":" + fake_server_config_text({"--mode", "memory"}) + ",\"late\":" +
-                            fake_server_config_text({"--elicit-file", (dir_ / "elicit.json").string(), "--elicit-delay-ms",
+                            fake_server_config_text({"--elicit-file", form, "--elicit-delay-ms",
                                                      "3000", "--log", (dir_ / "late.log").string()}) +
                             "}}");
     PtySession shell(shell_args(), env_, dir_.path());
