@@ -327,7 +327,11 @@ void SessionCore::legacy_handshake(std::chrono::steady_clock::time_point deadlin
 
     channel_->set_option("era", "legacy");
     channel_->set_option("protocol-version", version);
-    engine_->notify("notifications/initialized", nullptr);
+    // Named to the transport: over HTTP the session's next POSTs wait until the server has it
+    // (transport-http README, "the handshake hold"), so no request can overtake it.
+    transport::MessageFacts initialized;
+    initialized.method = "notifications/initialized";
+    engine_->notify(initialized.method, nullptr, &initialized);
     channel_->set_option("initialized", "true");
 }
 

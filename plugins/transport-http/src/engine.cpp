@@ -31,6 +31,7 @@ Engine::~Engine() { abort_all(); }
 Transfer::~Transfer() {
     if (!engine) return;
     engine->release_slot(slot);
+    engine->end_handshake_hold(*this);
     if (easy) engine->recycle(std::move(easy), spec.payload.size() > kSmallBody);
     // Large bodies' memory serves the next large message (spare_strings.hpp).
     SpareStrings::shared().give(std::move(spec.payload));
@@ -40,6 +41,12 @@ Transfer::~Transfer() {
 void Engine::release_slot(Slot slot) noexcept {
     if (slot == Slot::Request) --active_requests_;
     else if (slot == Slot::Other) --active_others_;
+}
+
+void Engine::end_handshake_hold(Transfer& t) noexcept {
+    if (!t.holds_handshake) return;
+    t.holds_handshake = false;
+    --handshake_holds_;
 }
 
 void Engine::recycle(EasyHandle easy, bool large) noexcept {
@@ -95,9 +102,11 @@ void Engine::drain_commands() {
                 break;
             case Command::Kind::Initialized:
                 // The modern era has no GET stream: change notifications come on subscriptions/listen.
+                // It starts once the notification sent just before this is in (start_waiting).
                 if (!listen_requested_ && !modern_) {
                     listen_requested_ = true;
-                    start(TransferSpec::of(TransferKind::Listen));
+                    listen_pending_ = true;
+                    start_waiting();
                 }
                 break;
         }
@@ -140,6 +149,7 @@ TransferSpec Engine::post_spec(Command c) {
     spec.metadata = std::move(c.metadata);
     spec.protocol_version = std::move(c.protocol_version);
     spec.long_lived = c.long_lived;
+    spec.ends_handshake = c.ends_handshake;
     return spec;
 }
 
@@ -225,6 +235,9 @@ void Engine::start(TransferSpec spec) {
     }
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
     tracker_.sent(spec.request_ids, spec.host_id);
+    // Once per session, and everything after it waits for it: it goes out at once, ahead of any
+    // queue and beyond the slot budget by one at most.
+    if (spec.ends_handshake) return launch_now(std::move(spec), Slot::Other);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
     start_waiting();
 }
@@ -237,6 +250,13 @@ bool Engine::note_cancelled(const std::vector<std::string>& ids) {
 }
 
 void Engine::start_waiting() {
+    if (handshake_holds_ > 0) return;
+    // The GET stream before the requests held with it: a server may send its own request on the
+    // stream while it handles the next call, so the stream should be there first.
+    if (listen_pending_ && !quiet()) {
+        listen_pending_ = false;
+        launch_now(TransferSpec::of(TransferKind::Listen), Slot::None);
+    }
     while (!quiet() && !waiting_requests_.empty() && active_requests_ < kMaxRequestPosts) {
         TransferSpec next = std::move(waiting_requests_.front());
         waiting_requests_.pop_front();
@@ -335,6 +355,10 @@ std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
     auto t = std::make_unique<Transfer>();
     t->engine = this;
     t->spec = std::move(spec);
+    if (t->spec.ends_handshake) {
+        t->holds_handshake = true;
+        ++handshake_holds_;
+    }
     if (!idle_easy_.empty()) {
         t->easy = std::move(idle_easy_.back());
         idle_easy_.pop_back();

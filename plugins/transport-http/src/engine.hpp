@@ -92,6 +92,9 @@ public:
 
     // [driver] A POST's slot is free again (Transfer's destructor).
     void release_slot(Slot slot) noexcept;
+    // [driver] The POST carrying notifications/initialized got its response's head, or ended
+    // (classify, Transfer's destructor): the handshake hold below is lifted.
+    void end_handshake_hold(Transfer& t) noexcept;
 
 private:
     // ---- the loop (engine.cpp)
@@ -191,6 +194,13 @@ private:
     std::deque<TransferSpec> waiting_others_;    // ... then answers and notifications
     size_t active_requests_ = 0;
     size_t active_others_ = 0;
+    // The handshake hold: while the POST carrying notifications/initialized has no response yet,
+    // no other POST and no GET stream starts. Over HTTP/1.1 a POST sent meanwhile would take a
+    // second connection and could reach the server before the notification (the server must see
+    // `initialized` first); held, it goes out on the same connection once the 202 is in. The
+    // count is of live transfers (Transfer::holds_handshake), so a hold cannot outlive them.
+    size_t handshake_holds_ = 0;
+    bool listen_pending_ = false;  // the GET stream waits for the hold to end
     std::vector<Timer> timers_;
     // Requests waiting for the host's auth (PENDING), by park number: bounded by the slots (each
     // parked transfer holds its POST slot; GETs are one per stream) and by the requests in flight.

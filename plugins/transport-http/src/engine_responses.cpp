@@ -99,6 +99,7 @@ size_t Engine::on_sse_bytes(Transfer& t, std::string_view data) {
 // byte, or at completion for an empty body).
 void Engine::classify(Transfer& t) {
     CURL* e = t.easy.get();
+    end_handshake_hold(t);  // the server has the notification: what waited may go (start_waiting)
     t.status = response_status(e);
     t.content_type = content_type(e);
     if (t.status > 0) consecutive_failures_ = 0;

@@ -52,6 +52,7 @@ struct TransferSpec {
     HeaderPairs metadata;                  // Mcp-Method, Mcp-Name, Mcp-Param-*, encoded
     std::string protocol_version;          // this message's MCP-Protocol-Version, when the host said
     bool long_lived = false;               // subscriptions/listen: no idle deadline once streaming
+    bool ends_handshake = false;           // carries notifications/initialized (Engine: handshake hold)
 
     static TransferSpec of(TransferKind kind) {
         TransferSpec s;
@@ -93,6 +94,7 @@ struct Transfer {
     HeaderList headers;
     bool carried_session = false;  // the request had Mcp-Session-Id (a 404 then means "expired")
     Slot slot = Slot::None;        // released by the destructor
+    bool holds_handshake = false;  // counted in the engine's handshake hold until its response starts
 
     BodyKind body = BodyKind::Undecided;
     long status = 0;

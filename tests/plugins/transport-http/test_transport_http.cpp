@@ -332,6 +332,86 @@ TEST_F(HttpTransportTest, GetStreamOpensAfterInitializedAndIsIndependentOfAHeldP
     expect_clean_shutdown(t);
 }
 
+// As the host ends a legacy handshake: notifications/initialized named in its facts, the option
+// `initialized`, then the first request (tools/list, id 2).
+void send_initialized_then_list(Transport& t) {
+    Facts initialized;
+    initialized.method = "notifications/initialized";
+    EXPECT_EQ(t.send_ex(kInitialized, initialized), MCPH_OK) << t.error();
+    EXPECT_EQ(t.set_option("initialized", ""), MCPH_OK);
+    Facts list;
+    list.id = "2";
+    list.method = "tools/list";
+    EXPECT_EQ(t.send_ex(request(2, "tools/list"), list), MCPH_OK) << t.error();
+}
+
+// Over HTTP/1.1 a POST sent while the notifications/initialized POST is unanswered takes a second
+// connection, and a server that handles connections in parallel could see the request before it
+// has taken in `initialized`. The transport holds the session's later POSTs and the GET stream
+// until the notification's response has come.
+TEST_F(HttpTransportTest, NothingOvertakesNotificationsInitialized) {
+    FakeServer server;
+    Signal initialized_received, ack_initialized;
+    std::atomic<bool> acked{false};
+    std::mutex order_mutex;
+    std::vector<std::string> before_ack;  // what reached the server while it held the 202
+    server.on([&](Exchange& ex) {
+        if (ex.request.body == kInit) return ex.json(kInitResult, {{"Mcp-Session-Id", "s"}});
+        if (ex.request.body == kInitialized) {
+            initialized_received.set();
+            ack_initialized.wait();
+            acked = true;
+            return ex.respond(202, "");
+        }
+        if (!acked) {
+            std::lock_guard lock(order_mutex);
+            before_ack.push_back(ex.request.method + " " + ex.request.body);
+        }
+        if (ex.request.method == "GET") return ex.respond(405, "", {{"Allow", "POST"}});
+        ex.json(result("2"));
+    });
+    Transport t(http_config(server.url()));
+    ASSERT_EQ(t.start(), MCPH_OK);
+    ASSERT_EQ(t.send(kInit), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    send_initialized_then_list(t);
+    ASSERT_TRUE(initialized_received.wait());
+    // Time for a request that was not held to reach the server; the assertion below is on the
+    // order in which the server saw them, not on this wait.
+    std::this_thread::sleep_for(200ms);
+    ack_initialized.set();
+    ASSERT_TRUE(t.recorder.wait_messages(2));
+    EXPECT_EQ(t.recorder.messages().at(1), result("2"));
+    ASSERT_TRUE(server.wait_requests(1, "GET")) << "the GET stream starts once the notification is in";
+    {
+        std::lock_guard lock(order_mutex);
+        EXPECT_TRUE(before_ack.empty()) << "reached the server before initialized was acknowledged: "
+                                        << before_ack.front();
+    }
+    expect_clean_shutdown(t);
+}
+
+// The hold ends with the notification's transfer however it ends: a server that refuses the
+// notification, or drops the connection under it, does not keep the next request waiting.
+TEST_F(HttpTransportTest, ARefusedOrCutInitializedDoesNotHoldTheNextRequest) {
+    for (const bool cut : {false, true}) {
+        SCOPED_TRACE(cut ? "connection cut" : "HTTP 500");
+        FakeServer server;
+        server.on([&](Exchange& ex) {
+            if (ex.request.method == "GET") return ex.respond(405, "");
+            if (ex.request.body == kInitialized) return cut ? ex.cut() : ex.respond(500, "busy");
+            ex.json(result("2"));
+        });
+        Transport t(http_config(server.url()));
+        ASSERT_EQ(t.start(), MCPH_OK);
+        send_initialized_then_list(t);
+        ASSERT_TRUE(t.recorder.wait_messages(1)) << "the request after a failed notification must still go out";
+        EXPECT_EQ(t.recorder.messages().at(0), result("2"));
+        ASSERT_TRUE(server.wait_requests(1, "GET"));
+        expect_clean_shutdown(t);
+    }
+}
+
 TEST_F(HttpTransportTest, GetStream405IsQuietlyAccepted) {
     FakeServer server;
     server.on([](Exchange& ex) {

@@ -1,0 +1,153 @@
+// The order of the legacy handshake over Streamable HTTP, through mcph::Host and the real HTTP
+// transport: a server that takes a while to process notifications/initialized (as one that
+// handles it asynchronously does) and serves each connection on its own thread, as real servers
+// do, must see no request and no GET stream before it has answered that notification. Over
+// HTTP/1.1 a request sent meanwhile would go out on a second connection and overtake it.
+#include "loopback_listener.hpp"
+#include "test_support.hpp"
+
+#include "json/json_access.hpp"
+
+#include <mcph/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace mcph::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct HttpRequest {
+    std::string method;  // GET, POST, DELETE
+    std::string body;
+};
+
+// A 2025-11-25 Streamable HTTP server with keep-alive, just enough for a handshake and the
+// tools list; every request is answered in order on its connection's thread.
+class SlowInitializedServer {
+public:
+    static constexpr auto kProcessing = 300ms;  // how long notifications/initialized takes
+
+    ~SlowInitializedServer() {
+        acceptor_.stop();
+        stop_ = true;
+        std::lock_guard lock(mutex_);
+        for (std::thread& t : threads_) t.join();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.port()) + "/mcp"; }
+    std::vector<std::string> arrived_while_processing() const {
+        std::lock_guard lock(mutex_);
+        return early_;
+    }
+    int tools_lists() const { return tools_lists_.load(); }
+
+private:
+    void on_client(int fd) {
+        std::lock_guard lock(mutex_);
+        threads_.emplace_back([this, fd] {
+            std::string buffer;
+            while (std::optional<HttpRequest> r = read_request(fd, buffer)) answer(fd, *r);
+            ::close(fd);
+        });
+    }
+
+    // The next request on the connection (head up to the blank line, then Content-Length bytes);
+    // nullopt when the peer closed or the server stops.
+    std::optional<HttpRequest> read_request(int fd, std::string& buffer) {
+        size_t head_end = std::string::npos;
+        size_t body_length = 0;
+        for (;;) {
+            if (head_end == std::string::npos && (head_end = buffer.find("\r\n\r\n")) != std::string::npos)
+                body_length = content_length(buffer.substr(0, head_end));
+            if (head_end != std::string::npos && buffer.size() >= head_end + 4 + body_length) break;
+            if (stop_) return std::nullopt;
+            pollfd p{fd, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0) continue;
+            char chunk[4096];
+            ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+            if (n <= 0) return std::nullopt;
+            buffer.append(chunk, static_cast<size_t>(n));
+        }
+        HttpRequest r;
+        r.method = buffer.substr(0, buffer.find(' '));
+        r.body = buffer.substr(head_end + 4, body_length);
+        buffer.erase(0, head_end + 4 + body_length);
+        return r;
+    }
+
+    static size_t content_length(std::string head) {
+        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
+        const size_t at = head.find("\r\ncontent-length:");
+        return at == std::string::npos ? 0 : std::stoul(head.substr(at + 17));
+    }
+
+    void answer(int fd, const HttpRequest& r) {
+        Json message = r.body.empty() ? Json() : parse_json(r.body);
+        const std::string method = message.IsObject() ? json::string_or(message, "method") : "";
+        if (method == "notifications/initialized") {
+            processing_ = true;
+            std::this_thread::sleep_for(kProcessing);
+            processing_ = false;
+            return reply(fd, "202 Accepted", "");
+        }
+        if (processing_) {
+            std::lock_guard lock(mutex_);
+            early_.push_back(r.method + " " + (method.empty() ? "(no body)" : method));
+        }
+        if (r.method == "GET") return reply(fd, "405 Method Not Allowed", "");
+        if (r.method == "DELETE") return reply(fd, "200 OK", "");
+        const std::string id = to_json(message["id"]);
+        std::string result = "{}";
+        if (method == "initialize")
+            result = R"({"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}})";
+        if (method == "tools/list") {
+            ++tools_lists_;
+            result = R"({"tools":[]})";
+        }
+        reply(fd, "200 OK", R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":)" + result + "}");
+    }
+
+    static void reply(int fd, const std::string& status, const std::string& json_body) {
+        std::string response = "HTTP/1.1 " + status + "\r\nMcp-Session-Id: s1\r\nContent-Length: " +
+                               std::to_string(json_body.size()) + "\r\n";
+        if (!json_body.empty()) response += "Content-Type: application/json\r\n";
+        response += "\r\n" + json_body;
+        (void)!::send(fd, response.data(), response.size(), MSG_NOSIGNAL);
+    }
+
+    std::atomic<bool> stop_{false};
+    std::atomic<bool> processing_{false};
+    std::atomic<int> tools_lists_{0};
+    mutable std::mutex mutex_;
+    std::vector<std::string> early_;
+    std::vector<std::thread> threads_;
+    LoopbackAcceptor acceptor_{[this](int fd) { on_client(fd); }};  // last: its thread uses the above
+};
+
+TEST(HandshakeOrder, NoRequestReachesTheServerBeforeItHasTakenInInitialized) {
+    SlowInitializedServer server;
+    LogCapture logs;
+    Host host(test_options(logs));
+    host.add_server("slow", remote_config("http", server.url(), R"({"protocolVersion":"2025-11-25"})"));
+    std::shared_ptr<ClientSession> session = host.connect("slow");
+    ASSERT_TRUE(session) << logs.dump();
+    EXPECT_EQ(server.tools_lists(), 1) << "connect lists the tools after the handshake";
+    const std::vector<std::string> early = server.arrived_while_processing();
+    EXPECT_TRUE(early.empty()) << "reached the server before it had answered notifications/initialized: "
+                               << early.front() << " (" << early.size() << " in all)";
+    host.close();
+}
+
+}  // namespace
+}  // namespace mcph::test
