@@ -26,7 +26,20 @@ enum class Body {
 };
 
 struct Exchange {
+    Exchange() = default;
+    Exchange(const Exchange&) = delete;
+    Exchange& operator=(const Exchange&) = delete;
+    ~Exchange() { status_line_in(); }
+
+    // Post: counted in `*unanswered` (the engine's) until the status line came or the exchange
+    // ends, whichever is first: the handshake hold cannot outlive the POSTs it waits for.
+    void status_line_in() noexcept {
+        if (unanswered) --*unanswered;
+        unanswered = nullptr;
+    }
+
     SseEngine* engine = nullptr;
+    size_t* unanswered = nullptr;
     ExchangeKind kind = ExchangeKind::Post;
     std::string url;
     mcph::http::EasyHandle easy;

@@ -13,6 +13,13 @@ bool Outbox::push(Outgoing message) {
     return true;
 }
 
+void Outbox::push_handshake_end() {
+    std::lock_guard lock(mutex_);
+    Outgoing marker;
+    marker.handshake_end = true;
+    queue_.push_back(std::move(marker));
+}
+
 std::vector<Outgoing> Outbox::take_all() {
     std::lock_guard lock(mutex_);
     std::vector<Outgoing> out;

@@ -17,6 +17,9 @@ namespace mcph::sse {
 struct Outgoing {
     std::string payload;                   // the JSON-RPC message, as the host gave it
     std::vector<std::string> request_ids;  // requests inside it (canonical JSON ids)
+    // Not a message: the host's option `initialized`, in its place among the messages. What
+    // follows waits until every POST before it has its status line (SseEngine, handshake hold).
+    bool handshake_end = false;
 };
 
 class Outbox {
@@ -25,6 +28,8 @@ public:
 
     // [thread-safe] False when a bound would be exceeded (nothing was queued).
     bool push(Outgoing message);
+    // [thread-safe] Queues the handshake_end marker; outside the bounds (once per handshake).
+    void push_handshake_end();
     // [I/O thread] Everything queued so far, in order.
     std::vector<Outgoing> take_all();
     // [I/O thread] A message taken earlier is finished (sent, failed or dropped).

@@ -82,16 +82,30 @@ void SseEngine::step() {
             else on_post_done(std::move(x), code);
         },
         [this] { return terminated_; });
+    release_held();
 }
 
 void SseEngine::drain_outbox() {
     for (Outgoing& m : outbox_.take_all()) {
         if (quiet()) return;
+        if (m.handshake_end) holding_ = unanswered_posts_ > 0;
+        else if (holding_) held_.push_back(std::move(m));
+        else start_post(std::move(m), 0);
+    }
+}
+
+void SseEngine::release_held() {
+    if (!holding_ || unanswered_posts_ > 0) return;
+    holding_ = false;
+    while (!held_.empty() && !quiet()) {
+        Outgoing m = std::move(held_.front());
+        held_.pop_front();
         start_post(std::move(m), 0);
     }
 }
 
 void SseEngine::abort_all() noexcept {
+    held_.clear();
     parked_.clear();  // a late answer finds nothing
     parked_retries_.clear();
     exchanges_.clear();
@@ -116,6 +130,8 @@ void SseEngine::open_stream() {
 void SseEngine::start_post(Outgoing message, int auth_retries) {
     in_flight_.insert(message.request_ids.begin(), message.request_ids.end());
     std::unique_ptr<Exchange> x = make_exchange(ExchangeKind::Post, endpoint_);
+    x->unanswered = &unanswered_posts_;
+    ++unanswered_posts_;
     x->message = std::move(message);
     x->auth_retries = auth_retries;
     const std::uint64_t park = next_park_++;

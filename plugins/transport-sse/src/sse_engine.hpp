@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,6 +54,7 @@ private:
     // ---- the loop and starting exchanges (sse_engine.cpp)
     void step();
     void drain_outbox();
+    void release_held();  // the handshake hold is over: the messages it kept go, in order
     void abort_all() noexcept;
     void open_stream();
     void start_post(Outgoing message, int auth_retries);
@@ -107,6 +109,15 @@ private:
     const std::atomic<bool>& stopping_;
     std::atomic<bool>& ended_;
     Outbox outbox_;
+    // The handshake hold. The host sends notifications/initialized, then sets option
+    // `initialized`, then its first request. Each message is its own POST on its own connection,
+    // and a server serving them in parallel could handle the request before it has taken in
+    // `initialized` (the TypeScript SDK awaits that POST too). So from the option on, messages
+    // wait in `held_` until every POST started before it has its status line. Declared before
+    // the exchanges, whose destructors count down `unanswered_posts_`.
+    size_t unanswered_posts_ = 0;
+    bool holding_ = false;
+    std::deque<Outgoing> held_;
 
     // The hard bound on this transport's descriptors (issue #10 item 3): the stream plus POSTs; a
     // burst of answers beyond it waits in libcurl's queue (bounded by the outbox) for a connection.

@@ -80,6 +80,7 @@ void SseEngine::classify(Exchange& x) {
     x.content_type = mcph::http::content_type(x.easy.get());
     if (x.kind == ExchangeKind::Post) {
         x.body = Body::Ignored;
+        x.status_line_in();  // the server has the message: what the handshake hold kept may go
         return;
     }
     stream_status_.store(x.status);

@@ -46,10 +46,14 @@ void SseTransport::send(std::string_view message) {
     engine_->wake();
 }
 
-// The legacy transport carries no protocol version header and has no second stream to open, so
-// the host's lifecycle options are accepted and change nothing.
+// The legacy transport carries no protocol version header and has no second stream to open;
+// `initialized` only orders the messages after it behind the handshake's (the handshake hold).
 void SseTransport::set_option(std::string_view key, std::string_view /*value*/) {
-    if (key == "protocol-version" || key == "initialized") return;
+    if (key == "protocol-version") return;
+    if (key == "initialized") {
+        engine_->outbox().push_handshake_end();
+        return engine_->wake();
+    }
     throw Error(MCPH_ERR_UNSUPPORTED, "unknown option '" + std::string(key) + "'");
 }
 

@@ -132,6 +132,11 @@ bool FakeSseServer::wait_stream_closed(std::chrono::milliseconds timeout) {
     return cv_.wait_for(lock, timeout, [&] { return streams_opened_ > 0 && open_streams_ == 0; });
 }
 
+std::vector<std::string> FakeSseServer::post_events() {
+    std::lock_guard lock(mutex_);
+    return post_events_;
+}
+
 std::vector<Request> FakeSseServer::requests(const std::string& method) {
     std::lock_guard lock(mutex_);
     std::vector<Request> out;
@@ -174,6 +179,7 @@ void FakeSseServer::serve(int fd) {
         {
             std::lock_guard lock(mutex_);
             requests_.push_back(r);
+            if (r.method == "POST") post_events_.push_back("arrived " + r.body);
         }
         cv_.notify_all();
         handle(socket, r);
@@ -214,12 +220,15 @@ void FakeSseServer::handle(Stream& stream, const Request& r) {
         return run_stream(stream, script);
     }
     if (r.method == "POST") {
-        if (script.post_delay.count() > 0) {
+        if (script.post_delay.count() > 0 && (script.delay_only_body.empty() || r.body == script.delay_only_body)) {
             auto until = Clock::now() + script.post_delay;
             while (Clock::now() < until && !stopping_.load()) std::this_thread::sleep_for(10ms);
         }
         if (script.echo && script.post_status >= 200 && script.post_status < 300) echo(r);
-        return respond(stream, script.post_status, "text/plain", script.post_body);
+        respond(stream, script.post_status, "text/plain", script.post_body);
+        std::lock_guard lock(mutex_);
+        post_events_.push_back("answered " + r.body);
+        return;
     }
     respond(stream, 405, "text/plain", "method not allowed");
 }

@@ -49,6 +49,7 @@ struct Script {
     int unauthorized_posts = 0;  // the first N POSTs get 401
     int nonce_demands = 0;       // the N POSTs after those get 401 DPoP use_dpop_nonce + DPoP-Nonce (RFC 9449 §9)
     std::chrono::milliseconds post_delay{0};  // wait this long before answering a POST
+    std::string delay_only_body;              // when set, post_delay is for a POST of this body only
     bool echo = true;            // push {"jsonrpc":"2.0","id":<id>,"result":{"echo":<method>}} per request
 };
 
@@ -74,6 +75,9 @@ public:
     bool wait_stream_closed(std::chrono::milliseconds timeout = 5s);  // the client went away / we ended it
 
     std::vector<Request> requests(const std::string& method = "");
+    // POSTs in the order things happened: "arrived <body>" when read, "answered <body>" when the
+    // response was written.
+    std::vector<std::string> post_events();
     bool wait_requests(size_t count, const std::string& method, std::chrono::milliseconds timeout = 5s);
 
 private:
@@ -102,6 +106,7 @@ private:
     int gets_seen_ = 0;
     int posts_seen_ = 0;
     std::vector<Request> requests_;
+    std::vector<std::string> post_events_;
     std::deque<Command> commands_;  // for the open stream
     int open_streams_ = 0;
     int streams_opened_ = 0;

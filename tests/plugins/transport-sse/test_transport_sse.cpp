@@ -193,6 +193,55 @@ TEST_F(SseTransportTest, LifecycleOptionsAreAcceptedAndUnknownOnesRefused) {
     expect_clean_shutdown(t);
 }
 
+// Each message is its own POST on its own connection: without the handshake hold, the first
+// request reached a server that serves connections in parallel while it was still taking in
+// notifications/initialized.
+TEST_F(SseTransportTest, NothingOvertakesNotificationsInitialized) {
+    const std::string initialized = R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
+    FakeSseServer server;
+    server.script([&](Script& s) {
+        s.post_delay = 300ms;
+        s.delay_only_body = initialized;
+    });
+    Transport t(config(server.sse_url()));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    // As the host ends the handshake: the notification, the option, then the first request.
+    ASSERT_EQ(t.send(initialized), MCPH_OK);
+    ASSERT_EQ(t.set_option("initialized", ""), MCPH_OK);
+    ASSERT_EQ(t.send(request(2)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1)) << "the request goes out once the notification is in";
+    EXPECT_EQ(parse(t.recorder.messages()[0])["id"].GetInt(), 2);
+    const std::vector<std::string> expected = {"arrived " + initialized, "answered " + initialized,
+                                               "arrived " + request(2), "answered " + request(2)};
+    ASSERT_TRUE(server.wait_requests(2, "POST"));
+    std::vector<std::string> events = server.post_events();
+    for (int i = 0; i < 50 && events.size() < expected.size(); ++i) {  // the last "answered" may trail the echo
+        std::this_thread::sleep_for(10ms);
+        events = server.post_events();
+    }
+    EXPECT_EQ(events, expected);
+    expect_clean_shutdown(t);
+}
+
+// A refused notification does not keep the next request waiting: the hold ends with its status.
+TEST_F(SseTransportTest, ARefusedInitializedDoesNotHoldTheNextRequest) {
+    FakeSseServer server;
+    server.script([](Script& s) {
+        s.post_status = 500;
+        s.echo = false;
+    });
+    Transport t(config(server.sse_url()));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"), MCPH_OK);
+    ASSERT_EQ(t.set_option("initialized", ""), MCPH_OK);
+    ASSERT_EQ(t.send(request(2)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1)) << "the request's own 500 must come back as its error";
+    auto d = parse(t.recorder.messages()[0]);
+    EXPECT_EQ(d["id"].GetInt(), 2);
+    EXPECT_TRUE(d.HasMember("error"));
+    expect_clean_shutdown(t);
+}
+
 // ---- headers and auth ---------------------------------------------------------------------------
 
 TEST_F(SseTransportTest, ConfigAndAuthHookHeadersGoOnEveryRequest) {
