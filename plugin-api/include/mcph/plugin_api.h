@@ -353,7 +353,11 @@ typedef struct mcph_transport_vtable_v1 {
 
     /* [thread-safe] Set a run-time option. Keys used by the host today:
      *   "protocol-version"  the negotiated MCP version (HTTP sends it as MCP-Protocol-Version)
-     *   "initialized"       the lifecycle finished (HTTP opens its GET stream now; 2025 era only)
+     *   "initialized"       the lifecycle finished (2025 era only): set right after sending
+     *                       notifications/initialized and before any other message. A transport
+     *                       that could let a later message reach the server first (a connection
+     *                       per message) keeps what follows until the server has taken the
+     *                       notification in; HTTP then opens its GET stream.
      *   "era"               [v1.1] "modern" (2026-07-28 and later: stateless — no session id, no GET
      *                       stream, no Last-Event-ID resumption) or "legacy" (the default)
      * Unknown keys return MCPH_ERR_UNSUPPORTED, which the host ignores. May be NULL. */
