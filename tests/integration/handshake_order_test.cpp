@@ -1,8 +1,9 @@
-// The order of the legacy handshake over Streamable HTTP, through mcph::Host and the real HTTP
-// transport: a server that takes a while to process notifications/initialized (as one that
-// handles it asynchronously does) and serves each connection on its own thread, as real servers
-// do, must see no request and no GET stream before it has answered that notification. Over
-// HTTP/1.1 a request sent meanwhile would go out on a second connection and overtake it.
+// The order of the legacy handshake through mcph::Host and the real transport plugins, over
+// Streamable HTTP and over HTTP+SSE (2024-11-05): a server that takes a while to process
+// notifications/initialized (as one that handles it asynchronously does) and serves each
+// connection on its own thread, as real servers do, must see no request and no GET stream before
+// it has answered that notification. A request sent meanwhile would go out on a connection of
+// its own and could overtake it.
 #include "loopback_listener.hpp"
 #include "test_support.hpp"
 
@@ -33,19 +34,24 @@ struct HttpRequest {
     std::string body;
 };
 
-// A 2025-11-25 Streamable HTTP server with keep-alive, just enough for a handshake and the
-// tools list; every request is answered in order on its connection's thread.
+// Just enough of a server for a handshake and the tools list, with keep-alive; every request is
+// answered in order on its connection's thread. Streamable HTTP (2025-11-25): each response in
+// its POST's reply. HTTP+SSE (2024-11-05): GET /sse is the event stream and names /messages as
+// the endpoint; a POST there gets 202 and its response comes on the stream.
 class SlowInitializedServer {
 public:
     static constexpr auto kProcessing = 300ms;  // how long notifications/initialized takes
 
+    explicit SlowInitializedServer(bool legacy_sse) : legacy_sse_(legacy_sse) {}
     ~SlowInitializedServer() {
         acceptor_.stop();
         stop_ = true;
         std::lock_guard lock(mutex_);
         for (std::thread& t : threads_) t.join();
     }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.port()) + "/mcp"; }
+    std::string url() const {
+        return "http://127.0.0.1:" + std::to_string(acceptor_.port()) + (legacy_sse_ ? "/sse" : "/mcp");
+    }
     std::vector<std::string> arrived_while_processing() const {
         std::lock_guard lock(mutex_);
         return early_;
@@ -105,17 +111,44 @@ private:
             std::lock_guard lock(mutex_);
             early_.push_back(r.method + " " + (method.empty() ? "(no body)" : method));
         }
-        if (r.method == "GET") return reply(fd, "405 Method Not Allowed", "");
+        if (r.method == "GET") return legacy_sse_ ? serve_event_stream(fd) : reply(fd, "405 Method Not Allowed", "");
         if (r.method == "DELETE") return reply(fd, "200 OK", "");
         const std::string id = to_json(message["id"]);
         std::string result = "{}";
         if (method == "initialize")
-            result = R"({"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}})";
+            result = std::string(R"({"protocolVersion":")") + (legacy_sse_ ? "2024-11-05" : "2025-11-25") +
+                     R"(","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}})";
         if (method == "tools/list") {
             ++tools_lists_;
             result = R"({"tools":[]})";
         }
-        reply(fd, "200 OK", R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":)" + result + "}");
+        const std::string response = R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":)" + result + "}";
+        if (!legacy_sse_) return reply(fd, "200 OK", response);
+        push_event("event: message\ndata: " + response + "\n\n");
+        reply(fd, "202 Accepted", "");
+    }
+
+    // HTTP+SSE: this connection becomes the event stream (its body ends when it closes), held
+    // open until the server stops; POSTs write their responses to it.
+    void serve_event_stream(int fd) {
+        {
+            std::lock_guard lock(stream_mutex_);
+            stream_fd_ = fd;
+        }
+        push_event("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n"
+                   "event: endpoint\ndata: /messages\n\n");
+        while (!stop_) {
+            pollfd p{fd, POLLIN, 0};
+            char scrap[256];
+            if (::poll(&p, 1, 50) > 0 && ::recv(fd, scrap, sizeof scrap, 0) <= 0) break;  // the client left
+        }
+        std::lock_guard lock(stream_mutex_);
+        stream_fd_ = -1;
+    }
+
+    void push_event(const std::string& bytes) {
+        std::lock_guard lock(stream_mutex_);
+        if (stream_fd_ >= 0) (void)!::send(stream_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     }
 
     static void reply(int fd, const std::string& status, const std::string& json_body) {
@@ -126,6 +159,9 @@ private:
         (void)!::send(fd, response.data(), response.size(), MSG_NOSIGNAL);
     }
 
+    const bool legacy_sse_;
+    std::mutex stream_mutex_;  // HTTP+SSE: the event stream's descriptor and writes to it
+    int stream_fd_ = -1;
     std::atomic<bool> stop_{false};
     std::atomic<bool> processing_{false};
     std::atomic<int> tools_lists_{0};
@@ -135,11 +171,14 @@ private:
     LoopbackAcceptor acceptor_{[this](int fd) { on_client(fd); }};  // last: its thread uses the above
 };
 
-TEST(HandshakeOrder, NoRequestReachesTheServerBeforeItHasTakenInInitialized) {
-    SlowInitializedServer server;
+class HandshakeOrder : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HandshakeOrder, NoRequestReachesTheServerBeforeItHasTakenInInitialized) {
+    const bool sse = GetParam() == "sse";
+    SlowInitializedServer server(sse);
     LogCapture logs;
     Host host(test_options(logs));
-    host.add_server("slow", remote_config("http", server.url(), R"({"protocolVersion":"2025-11-25"})"));
+    host.add_server("slow", remote_config(GetParam(), server.url(), sse ? "{}" : R"({"protocolVersion":"2025-11-25"})"));
     std::shared_ptr<ClientSession> session = host.connect("slow");
     ASSERT_TRUE(session) << logs.dump();
     EXPECT_EQ(server.tools_lists(), 1) << "connect lists the tools after the handshake";
@@ -148,6 +187,9 @@ TEST(HandshakeOrder, NoRequestReachesTheServerBeforeItHasTakenInInitialized) {
                                << early.front() << " (" << early.size() << " in all)";
     host.close();
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, HandshakeOrder, ::testing::Values("http", "sse"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace mcph::test
