@@ -371,7 +371,7 @@ void RpcEngine::fail(Pending& entry, const Error& error) {
     else entry.result.fill(Json(), &error);
 }
 
-void RpcEngine::notify(std::string_view method, const JsonValue* params, const transport::MessageFacts* facts) {
+void RpcEngine::notify(std::string_view method, const JsonValue* params) {
     Buffer buffer;
     Writer w(buffer);
     write_envelope_start(w);
@@ -382,7 +382,7 @@ void RpcEngine::notify(std::string_view method, const JsonValue* params, const t
         if (!write_nested(*params, w)) throw too_deep_to_send(std::string(method) + " params");
     }
     w.EndObject();
-    send_raw(as_view(buffer), facts);
+    send_raw(as_view(buffer));
 }
 
 void RpcEngine::cancel(std::int64_t id, const std::string& reason) {

@@ -139,9 +139,8 @@ public:
     // again (a retry) needs no copy of them when neither applies.
     Json call_in_place(std::string_view method, Json& params, RequestSettings settings,
                        const std::function<bool()>& is_cancelled = {});
-    // Sends a notification; throws mcph::Error on send failure. `facts`, when given, describe it
-    // to the transport (send_ex) instead of leaving it to scan the message.
-    void notify(std::string_view method, const JsonValue* params, const transport::MessageFacts* facts = nullptr);
+    // Sends a notification; throws mcph::Error on send failure.
+    void notify(std::string_view method, const JsonValue* params);
     // Cancels a pending request: its future fails with Cancelled, the server gets notifications/cancelled.
     void cancel(std::int64_t id, const std::string& reason);
 

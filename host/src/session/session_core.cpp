@@ -327,11 +327,10 @@ void SessionCore::legacy_handshake(std::chrono::steady_clock::time_point deadlin
 
     channel_->set_option("era", "legacy");
     channel_->set_option("protocol-version", version);
-    // Named to the transport: over HTTP the session's next POSTs wait until the server has it
-    // (transport-http README, "the handshake hold"), so no request can overtake it.
-    transport::MessageFacts initialized;
-    initialized.method = "notifications/initialized";
-    engine_->notify(initialized.method, nullptr, &initialized);
+    engine_->notify("notifications/initialized", nullptr);
+    // The marker after it: a transport that could let a later message overtake the notification
+    // (HTTP, legacy SSE: a connection per POST) holds what follows until the server has it
+    // (plugin_api.h, set_option; the transports' READMEs, "the handshake hold").
     channel_->set_option("initialized", "true");
 }
 

@@ -43,6 +43,12 @@ void Engine::release_slot(Slot slot) noexcept {
     else if (slot == Slot::Other) --active_others_;
 }
 
+void Engine::begin_handshake_hold(Transfer& t) noexcept {
+    if (t.holds_handshake) return;
+    t.holds_handshake = true;
+    ++handshake_holds_;
+}
+
 void Engine::end_handshake_hold(Transfer& t) noexcept {
     if (!t.holds_handshake) return;
     t.holds_handshake = false;
@@ -101,6 +107,7 @@ void Engine::drain_commands() {
                 on_auth_answer(c);
                 break;
             case Command::Kind::Initialized:
+                hold_for_handshake();
                 // The modern era has no GET stream: change notifications come on subscriptions/listen.
                 // It starts once the notification sent just before this is in (start_waiting).
                 if (!listen_requested_ && !modern_) {
@@ -149,8 +156,29 @@ TransferSpec Engine::post_spec(Command c) {
     spec.metadata = std::move(c.metadata);
     spec.protocol_version = std::move(c.protocol_version);
     spec.long_lived = c.long_lived;
-    spec.ends_handshake = c.ends_handshake;
     return spec;
+}
+
+// The option `initialized` marks the end of the handshake among the messages (the ABI's
+// set_option contract): the notifications and answers sent before it must reach the server
+// before anything after it starts. The host sends it right after notifications/initialized, so in
+// practice this holds that one POST; a plain send (an ABI 1.0 host) is held the same way, as the
+// marker is all this needs. Their 202 comes at once (the spec requires it), whereas an earlier
+// request's response may take as long as the call: requests are not waited for. Ones still queued
+// for a slot go now, ahead of the queue, so that nothing sent later can take their place.
+void Engine::hold_for_handshake() {
+    while (!waiting_others_.empty()) {
+        TransferSpec spec = std::move(waiting_others_.front());
+        waiting_others_.pop_front();
+        spec.ends_handshake = true;  // counted in the hold by make_transfer
+        launch_now(std::move(spec), Slot::Other);
+    }
+    auto unanswered_notification = [](const Transfer& t) {
+        return t.spec.kind == TransferKind::Post && t.spec.request_ids.empty() && t.body == BodyKind::Undecided;
+    };
+    for (Transfer* t : transfers_.select(unanswered_notification)) begin_handshake_hold(*t);
+    for (auto& [park, t] : parked_)
+        if (unanswered_notification(*t)) begin_handshake_hold(*t);
 }
 
 void Engine::fire_timers() {
@@ -235,9 +263,6 @@ void Engine::start(TransferSpec spec) {
     }
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
     tracker_.sent(spec.request_ids, spec.host_id);
-    // Once per session, and everything after it waits for it: it goes out at once, ahead of any
-    // queue and beyond the slot budget by one at most.
-    if (spec.ends_handshake) return launch_now(std::move(spec), Slot::Other);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
     start_waiting();
 }
@@ -355,10 +380,7 @@ std::unique_ptr<Transfer> Engine::make_transfer(TransferSpec spec) {
     auto t = std::make_unique<Transfer>();
     t->engine = this;
     t->spec = std::move(spec);
-    if (t->spec.ends_handshake) {
-        t->holds_handshake = true;
-        ++handshake_holds_;
-    }
+    if (t->spec.ends_handshake) begin_handshake_hold(*t);
     if (!idle_easy_.empty()) {
         t->easy = std::move(idle_easy_.back());
         idle_easy_.pop_back();

@@ -92,8 +92,8 @@ public:
 
     // [driver] A POST's slot is free again (Transfer's destructor).
     void release_slot(Slot slot) noexcept;
-    // [driver] The POST carrying notifications/initialized got its response's head, or ended
-    // (classify, Transfer's destructor): the handshake hold below is lifted.
+    // [driver] A POST sent before the option `initialized` got its response's head, or ended
+    // (classify, Transfer's destructor): it no longer holds what came after (handshake hold).
     void end_handshake_hold(Transfer& t) noexcept;
 
 private:
@@ -101,6 +101,8 @@ private:
     void step();
     void drain_commands();
     static TransferSpec post_spec(Command c);
+    void hold_for_handshake();  // the option `initialized`: later POSTs wait for the earlier ones
+    void begin_handshake_hold(Transfer& t) noexcept;
     void enter_modern_era();
     void fire_timers();
     void expire_deadlines();
@@ -194,11 +196,12 @@ private:
     std::deque<TransferSpec> waiting_others_;    // ... then answers and notifications
     size_t active_requests_ = 0;
     size_t active_others_ = 0;
-    // The handshake hold: while the POST carrying notifications/initialized has no response yet,
-    // no other POST and no GET stream starts. Over HTTP/1.1 a POST sent meanwhile would take a
-    // second connection and could reach the server before the notification (the server must see
-    // `initialized` first); held, it goes out on the same connection once the 202 is in. The
-    // count is of live transfers (Transfer::holds_handshake), so a hold cannot outlive them.
+    // The handshake hold: while a POST sent before the option `initialized` (the one carrying
+    // notifications/initialized) has no response yet, no other POST and no GET stream starts.
+    // Over HTTP/1.1 a POST sent meanwhile would take a second connection and could reach the
+    // server before the notification (the server must see `initialized` first); held, it goes out
+    // on the same connection once the 202 is in. The count is of live transfers
+    // (Transfer::holds_handshake), so a hold cannot outlive them.
     size_t handshake_holds_ = 0;
     bool listen_pending_ = false;  // the GET stream waits for the hold to end
     std::vector<Timer> timers_;

@@ -53,7 +53,6 @@ struct Command {
     std::string protocol_version;            // MCP-Protocol-Version of this message
     HeaderPairs metadata;                    // Mcp-Method, Mcp-Name, Mcp-Param-*, already encoded
     bool long_lived = false;                 // subscriptions/listen: its stream stays open
-    bool ends_handshake = false;             // notifications/initialized: later POSTs wait for it
     // AuthHeaders / AuthRetry:
     std::uint64_t parked = 0;                // which parked request the answer is for
     mcph::plugin::AuthAnswer auth;           // the host's answer

@@ -52,7 +52,6 @@ Command outgoing_command(std::string_view message, const mcph::plugin::MessageFa
         throw Error(MCPH_ERR_INVALID_ARGUMENT, "the message is larger than maxMessageBytes");
     if (!facts || facts->method.empty() || facts->method == "notifications/cancelled") return scanned_command(message);
     Command c = Command::of(Command::Kind::Send, body_copy(message));
-    c.ends_handshake = facts->method == "notifications/initialized";
     if (!facts->id.empty()) {
         std::string id = canonical_request_id(facts->id);
         if (id.empty()) return scanned_command(message);  // facts we cannot use: learn from the body

@@ -52,7 +52,7 @@ struct TransferSpec {
     HeaderPairs metadata;                  // Mcp-Method, Mcp-Name, Mcp-Param-*, encoded
     std::string protocol_version;          // this message's MCP-Protocol-Version, when the host said
     bool long_lived = false;               // subscriptions/listen: no idle deadline once streaming
-    bool ends_handshake = false;           // carries notifications/initialized (Engine: handshake hold)
+    bool ends_handshake = false;           // queued before the option `initialized` (Engine: handshake hold)
 
     static TransferSpec of(TransferKind kind) {
         TransferSpec s;

@@ -332,12 +332,17 @@ TEST_F(HttpTransportTest, GetStreamOpensAfterInitializedAndIsIndependentOfAHeldP
     expect_clean_shutdown(t);
 }
 
-// As the host ends a legacy handshake: notifications/initialized named in its facts, the option
-// `initialized`, then the first request (tools/list, id 2).
-void send_initialized_then_list(Transport& t) {
-    Facts initialized;
-    initialized.method = "notifications/initialized";
-    EXPECT_EQ(t.send_ex(kInitialized, initialized), MCPH_OK) << t.error();
+// As a host ends a legacy handshake: notifications/initialized, the option `initialized`, then
+// the first request (tools/list, id 2). The notification goes by plain send (as mcph's host and
+// an ABI 1.0 host send it) or by send_ex with facts naming it: the marker alone must hold.
+void send_initialized_then_list(Transport& t, bool notification_facts) {
+    if (notification_facts) {
+        Facts initialized;
+        initialized.method = "notifications/initialized";
+        EXPECT_EQ(t.send_ex(kInitialized, initialized), MCPH_OK) << t.error();
+    } else {
+        EXPECT_EQ(t.send(kInitialized), MCPH_OK) << t.error();
+    }
     EXPECT_EQ(t.set_option("initialized", ""), MCPH_OK);
     Facts list;
     list.id = "2";
@@ -345,49 +350,104 @@ void send_initialized_then_list(Transport& t) {
     EXPECT_EQ(t.send_ex(request(2, "tools/list"), list), MCPH_OK) << t.error();
 }
 
+// The server's side of the handshake hold tests: holds the 202 for notifications/initialized
+// until ack(), and records whatever else reaches the server meanwhile.
+class InitializedGate {
+public:
+    // Answers the notification (after ack()) and returns true; records anything else.
+    bool handle(Exchange& ex) {
+        if (ex.request.body == kInitialized) {
+            received_.set();
+            ack_.wait();
+            acked_ = true;
+            ex.respond(202, "");
+            return true;
+        }
+        if (!acked_) {
+            std::lock_guard lock(mutex_);
+            before_ack_.push_back(ex.request.method + " " + ex.request.body);
+        }
+        return false;
+    }
+    bool wait_received() { return received_.wait(); }
+    // Time for a request that was not held to reach the server first; what is asserted is the
+    // order in which the server saw them, not this wait.
+    void ack_after_a_while() {
+        std::this_thread::sleep_for(200ms);
+        ack_.set();
+    }
+    void expect_nothing_overtook() {
+        std::lock_guard lock(mutex_);
+        EXPECT_TRUE(before_ack_.empty()) << "reached the server before initialized was acknowledged: "
+                                         << before_ack_.front();
+    }
+
+private:
+    Signal received_, ack_;
+    std::atomic<bool> acked_{false};
+    std::mutex mutex_;
+    std::vector<std::string> before_ack_;
+};
+
 // Over HTTP/1.1 a POST sent while the notifications/initialized POST is unanswered takes a second
 // connection, and a server that handles connections in parallel could see the request before it
 // has taken in `initialized`. The transport holds the session's later POSTs and the GET stream
 // until the notification's response has come.
 TEST_F(HttpTransportTest, NothingOvertakesNotificationsInitialized) {
+    for (const bool notification_facts : {false, true}) {
+        SCOPED_TRACE(notification_facts ? "notification sent with facts" : "notification sent by plain send");
+        FakeServer server;
+        InitializedGate gate;
+        server.on([&](Exchange& ex) {
+            if (ex.request.body == kInit) return ex.json(kInitResult, {{"Mcp-Session-Id", "s"}});
+            if (gate.handle(ex)) return;
+            if (ex.request.method == "GET") return ex.respond(405, "", {{"Allow", "POST"}});
+            ex.json(result("2"));
+        });
+        Transport t(http_config(server.url()));
+        ASSERT_EQ(t.start(), MCPH_OK);
+        ASSERT_EQ(t.send(kInit), MCPH_OK);
+        ASSERT_TRUE(t.recorder.wait_messages(1));
+        send_initialized_then_list(t, notification_facts);
+        ASSERT_TRUE(gate.wait_received());
+        gate.ack_after_a_while();
+        ASSERT_TRUE(t.recorder.wait_messages(2));
+        EXPECT_EQ(t.recorder.messages().at(1), result("2"));
+        ASSERT_TRUE(server.wait_requests(1, "GET")) << "the GET stream starts once the notification is in";
+        gate.expect_nothing_overtook();
+        expect_clean_shutdown(t);
+    }
+}
+
+// The notification may still be queued for a slot when the marker comes (every POST slot for
+// answers and notifications busy): it goes at once then, and the request sent after the marker,
+// whose own slots are free, still waits for its 202 (and for the notifications before it).
+TEST_F(HttpTransportTest, AQueuedInitializedIsSentAtOnceAndStillGoesFirst) {
     FakeServer server;
-    Signal initialized_received, ack_initialized;
-    std::atomic<bool> acked{false};
-    std::mutex order_mutex;
-    std::vector<std::string> before_ack;  // what reached the server while it held the 202
+    InitializedGate gate;
+    Signal release_slow;
+    const std::string slow = R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}})";
     server.on([&](Exchange& ex) {
-        if (ex.request.body == kInit) return ex.json(kInitResult, {{"Mcp-Session-Id", "s"}});
-        if (ex.request.body == kInitialized) {
-            initialized_received.set();
-            ack_initialized.wait();
-            acked = true;
+        if (ex.request.method == "GET") return ex.respond(405, "");
+        if (ex.request.body == slow) {
+            release_slow.wait(10s);
             return ex.respond(202, "");
         }
-        if (!acked) {
-            std::lock_guard lock(order_mutex);
-            before_ack.push_back(ex.request.method + " " + ex.request.body);
-        }
-        if (ex.request.method == "GET") return ex.respond(405, "", {{"Allow", "POST"}});
+        if (gate.handle(ex)) return;
         ex.json(result("2"));
     });
     Transport t(http_config(server.url()));
     ASSERT_EQ(t.start(), MCPH_OK);
-    ASSERT_EQ(t.send(kInit), MCPH_OK);
+    constexpr size_t kOtherSlots = 6;  // Engine::kMaxOtherPosts
+    for (size_t i = 0; i < kOtherSlots; ++i) ASSERT_EQ(t.send(slow), MCPH_OK);
+    ASSERT_TRUE(server.wait_requests(kOtherSlots, "POST")) << "every slot for notifications is taken";
+    send_initialized_then_list(t, false);
+    ASSERT_TRUE(gate.wait_received()) << "the queued notification goes at once on the marker";
+    release_slow.set();  // sent before the marker too: the request waits for them as well
+    gate.ack_after_a_while();
     ASSERT_TRUE(t.recorder.wait_messages(1));
-    send_initialized_then_list(t);
-    ASSERT_TRUE(initialized_received.wait());
-    // Time for a request that was not held to reach the server; the assertion below is on the
-    // order in which the server saw them, not on this wait.
-    std::this_thread::sleep_for(200ms);
-    ack_initialized.set();
-    ASSERT_TRUE(t.recorder.wait_messages(2));
-    EXPECT_EQ(t.recorder.messages().at(1), result("2"));
-    ASSERT_TRUE(server.wait_requests(1, "GET")) << "the GET stream starts once the notification is in";
-    {
-        std::lock_guard lock(order_mutex);
-        EXPECT_TRUE(before_ack.empty()) << "reached the server before initialized was acknowledged: "
-                                        << before_ack.front();
-    }
+    EXPECT_EQ(t.recorder.messages().at(0), result("2"));
+    gate.expect_nothing_overtook();
     expect_clean_shutdown(t);
 }
 
@@ -404,7 +464,7 @@ TEST_F(HttpTransportTest, ARefusedOrCutInitializedDoesNotHoldTheNextRequest) {
         });
         Transport t(http_config(server.url()));
         ASSERT_EQ(t.start(), MCPH_OK);
-        send_initialized_then_list(t);
+        send_initialized_then_list(t, cut);
         ASSERT_TRUE(t.recorder.wait_messages(1)) << "the request after a failed notification must still go out";
         EXPECT_EQ(t.recorder.messages().at(0), result("2"));
         ASSERT_TRUE(server.wait_requests(1, "GET"));
