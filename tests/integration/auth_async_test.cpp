@@ -9,9 +9,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -53,37 +50,6 @@ private:
     Clock::time_point at_{};
 };
 
-bool send_all(int fd, const std::string& bytes) {
-    return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
-}
-
-// One HTTP/1.1 request: head (lower-cased) and body (Content-Length), bounded at 1 MiB, 5 s.
-bool read_request(int fd, std::string& head, std::string& body) {
-    std::string data;
-    char buf[4096];
-    const auto give_up = Clock::now() + 5s;
-    size_t end = std::string::npos;
-    while ((end = data.find("\r\n\r\n")) == std::string::npos) {
-        if (Clock::now() > give_up || data.size() > (1u << 20)) return false;
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) return false;
-        data.append(buf, static_cast<size_t>(n));
-    }
-    head = data.substr(0, end);
-    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    size_t length = 0;
-    if (size_t at = head.find("\r\ncontent-length:"); at != std::string::npos)
-        length = std::stoul(head.substr(at + 17, head.find("\r\n", at + 2) - at - 17));
-    body = data.substr(end + 4);
-    while (body.size() < length) {
-        if (Clock::now() > give_up) return false;
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) return false;
-        body.append(buf, static_cast<size_t>(n));
-    }
-    return true;
-}
-
 std::string http_response(int status, const std::string& type, const std::string& body, const std::string& extra = "") {
     return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: " + type + "\r\nContent-Length: " +
            std::to_string(body.size()) + "\r\n" + extra + "Connection: close\r\n\r\n" + body;
@@ -95,33 +61,6 @@ std::string id_of(const std::string& body) {
     return body.substr(at + 5, body.find_first_of(",}", at + 5) - at - 5);
 }
 
-// Serves each connection on its own thread (joined on destruction); `handle` answers one request.
-class ThreadedServer {
-public:
-    explicit ThreadedServer(std::function<void(int fd, const std::string& head, const std::string& body)> handle)
-        : handle_(std::move(handle)), acceptor_([this](int fd) { accept(fd); }) {}
-    ~ThreadedServer() {
-        acceptor_.stop();
-        std::lock_guard lock(mutex_);
-        for (std::thread& t : threads_) t.join();
-    }
-    int port() const { return acceptor_.port(); }
-
-private:
-    void accept(int fd) {
-        std::lock_guard lock(mutex_);
-        threads_.emplace_back([this, fd] {
-            std::string head, body;
-            if (read_request(fd, head, body)) handle_(fd, head, body);
-            ::close(fd);
-        });
-    }
-    std::function<void(int, const std::string&, const std::string&)> handle_;
-    std::mutex mutex_;
-    std::vector<std::thread> threads_;
-    LoopbackAcceptor acceptor_;  // last: its thread uses the members above
-};
-
 // A 2025-11-25 MCP server with two tools: "slow" answers on an SSE stream — a progress event at
 // once, the result when `release_slow` is set — and "quick" wants token t2 (t1 gets a 401).
 class McpServer {
@@ -130,16 +69,16 @@ public:
     Event release_slow;
     std::atomic<int> quick_refused{0};
 
-    McpServer() : server_([this](int fd, const std::string& head, const std::string& body) { serve(fd, head, body); }) {}
     int port() const { return server_.port(); }
 
 private:
-    void serve(int fd, const std::string& head, const std::string& body) {
+    void serve(int fd, const HttpRequest& request) {
+        const std::string& body = request.body;
         auto rpc = [&](const std::string& result) {
             send_all(fd, http_response(200, "application/json",
                                        R"({"jsonrpc":"2.0","id":)" + id_of(body) + R"(,"result":)" + result + "}"));
         };
-        if (head.rfind("get ", 0) == 0) return (void)send_all(fd, http_response(405, "text/plain", ""));
+        if (request.method == "GET") return (void)send_all(fd, http_response(405, "text/plain", ""));
         if (body.find("\"method\":\"notifications/") != std::string::npos)
             return (void)send_all(fd, http_response(202, "text/plain", ""));
         if (body.find("\"method\":\"initialize\"") != std::string::npos)
@@ -152,7 +91,7 @@ private:
                                                         R"(,"error":{"code":-32601,"message":"no such method"}})"));
         }
         if (body.find("\"name\":\"quick\"") != std::string::npos) {
-            if (head.find("\r\nauthorization: bearer t2") == std::string::npos) {
+            if (request.lower_head().find("\r\nauthorization: bearer t2") == std::string::npos) {
                 ++quick_refused;
                 return (void)send_all(fd, http_response(401, "text/plain", "", "WWW-Authenticate: Bearer error=\"invalid_token\"\r\n"));
             }
@@ -167,7 +106,9 @@ private:
                          ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"" + (released ? "slow done" : "slow timeout") +
                          "\"}]}}\n\n");
     }
-    ThreadedServer server_;
+    // One request per connection: every response says Connection: close (the slow stream ends so).
+    ThreadedHttpServer server_{ThreadedHttpServer::Connections::OneRequest,
+                               [this](int fd, const HttpRequest& request) { serve(fd, request); }};
 };
 
 // The token endpoint: the first token (t1) at once; the next (the refresh, t2) after 3 s.
@@ -178,7 +119,6 @@ public:
     std::atomic<int> requests{0};
     std::chrono::milliseconds refresh_delay{3000};
 
-    TokenServer() : server_([this](int fd, const std::string&, const std::string&) { serve(fd); }) {}
     int port() const { return server_.port(); }
     std::string url() const { return "http://127.0.0.1:" + std::to_string(port()) + "/token"; }
 
@@ -190,7 +130,8 @@ private:
         refresh_answered.set();
         send_all(fd, http_response(200, "text/plain", "t2"));
     }
-    ThreadedServer server_;
+    ThreadedHttpServer server_{ThreadedHttpServer::Connections::OneRequest,
+                               [this](int fd, const HttpRequest&) { serve(fd); }};
 };
 
 class AuthOffTheIoThread : public ::testing::Test {

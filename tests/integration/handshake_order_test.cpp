@@ -15,24 +15,15 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 namespace mcph::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-struct HttpRequest {
-    std::string method;  // GET, POST, DELETE
-    std::string body;
-};
 
 // Just enough of a server for a handshake and the tools list, with keep-alive; every request is
 // answered in order on its connection's thread. Streamable HTTP (2025-11-25): each response in
@@ -43,14 +34,8 @@ public:
     static constexpr auto kProcessing = 300ms;  // how long notifications/initialized takes
 
     explicit SlowInitializedServer(bool legacy_sse) : legacy_sse_(legacy_sse) {}
-    ~SlowInitializedServer() {
-        acceptor_.stop();
-        stop_ = true;
-        std::lock_guard lock(mutex_);
-        for (std::thread& t : threads_) t.join();
-    }
     std::string url() const {
-        return "http://127.0.0.1:" + std::to_string(acceptor_.port()) + (legacy_sse_ ? "/sse" : "/mcp");
+        return "http://127.0.0.1:" + std::to_string(server_.port()) + (legacy_sse_ ? "/sse" : "/mcp");
     }
     std::vector<std::string> arrived_while_processing() const {
         std::lock_guard lock(mutex_);
@@ -59,45 +44,6 @@ public:
     int tools_lists() const { return tools_lists_.load(); }
 
 private:
-    void on_client(int fd) {
-        std::lock_guard lock(mutex_);
-        threads_.emplace_back([this, fd] {
-            std::string buffer;
-            while (std::optional<HttpRequest> r = read_request(fd, buffer)) answer(fd, *r);
-            ::close(fd);
-        });
-    }
-
-    // The next request on the connection (head up to the blank line, then Content-Length bytes);
-    // nullopt when the peer closed or the server stops.
-    std::optional<HttpRequest> read_request(int fd, std::string& buffer) {
-        size_t head_end = std::string::npos;
-        size_t body_length = 0;
-        for (;;) {
-            if (head_end == std::string::npos && (head_end = buffer.find("\r\n\r\n")) != std::string::npos)
-                body_length = content_length(buffer.substr(0, head_end));
-            if (head_end != std::string::npos && buffer.size() >= head_end + 4 + body_length) break;
-            if (stop_) return std::nullopt;
-            pollfd p{fd, POLLIN, 0};
-            if (::poll(&p, 1, 50) <= 0) continue;
-            char chunk[4096];
-            ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-            if (n <= 0) return std::nullopt;
-            buffer.append(chunk, static_cast<size_t>(n));
-        }
-        HttpRequest r;
-        r.method = buffer.substr(0, buffer.find(' '));
-        r.body = buffer.substr(head_end + 4, body_length);
-        buffer.erase(0, head_end + 4 + body_length);
-        return r;
-    }
-
-    static size_t content_length(std::string head) {
-        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
-        const size_t at = head.find("\r\ncontent-length:");
-        return at == std::string::npos ? 0 : std::stoul(head.substr(at + 17));
-    }
-
     void answer(int fd, const HttpRequest& r) {
         Json message = r.body.empty() ? Json() : parse_json(r.body);
         const std::string method = message.IsObject() ? json::string_or(message, "method") : "";
@@ -137,7 +83,7 @@ private:
         }
         push_event("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n"
                    "event: endpoint\ndata: /messages\n\n");
-        while (!stop_) {
+        while (!server_.stopping()) {
             pollfd p{fd, POLLIN, 0};
             char scrap[256];
             if (::poll(&p, 1, 50) > 0 && ::recv(fd, scrap, sizeof scrap, 0) <= 0) break;  // the client left
@@ -148,7 +94,7 @@ private:
 
     void push_event(const std::string& bytes) {
         std::lock_guard lock(stream_mutex_);
-        if (stream_fd_ >= 0) (void)!::send(stream_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        if (stream_fd_ >= 0) (void)send_all(stream_fd_, bytes);
     }
 
     static void reply(int fd, const std::string& status, const std::string& json_body) {
@@ -156,19 +102,19 @@ private:
                                std::to_string(json_body.size()) + "\r\n";
         if (!json_body.empty()) response += "Content-Type: application/json\r\n";
         response += "\r\n" + json_body;
-        (void)!::send(fd, response.data(), response.size(), MSG_NOSIGNAL);
+        (void)send_all(fd, response);
     }
 
     const bool legacy_sse_;
     std::mutex stream_mutex_;  // HTTP+SSE: the event stream's descriptor and writes to it
     int stream_fd_ = -1;
-    std::atomic<bool> stop_{false};
     std::atomic<bool> processing_{false};
     std::atomic<int> tools_lists_{0};
     mutable std::mutex mutex_;
     std::vector<std::string> early_;
-    std::vector<std::thread> threads_;
-    LoopbackAcceptor acceptor_{[this](int fd) { on_client(fd); }};  // last: its thread uses the above
+    // Keep-alive, as libcurl uses it: a request held behind the hold goes on the same connection.
+    ThreadedHttpServer server_{ThreadedHttpServer::Connections::KeepAlive,
+                               [this](int fd, const HttpRequest& r) { answer(fd, r); }};  // last: uses the above
 };
 
 class HandshakeOrder : public ::testing::TestWithParam<std::string> {};

@@ -40,16 +40,10 @@ public:
 
 private:
     void serve(int client) {
-        std::string head;
-        const auto deadline = std::chrono::steady_clock::now() + 2s;
-        char buf[4096];
-        while (!has_text(head, "\r\n\r\n") && std::chrono::steady_clock::now() < deadline && head.size() < 65536) {
-            pollfd c{client, POLLIN, 0};
-            if (::poll(&c, 1, 50) <= 0) continue;
-            ssize_t n = ::recv(client, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            head.append(buf, static_cast<std::size_t>(n));
-        }
+        std::string pending;
+        const std::optional<HttpRequest> request =
+            read_http_request(client, pending, std::chrono::steady_clock::now() + 2s);
+        const std::string head = request ? request->head : pending;
         {
             std::lock_guard lock(mutex_);
             ++connections_;
@@ -57,7 +51,7 @@ private:
         }
         const std::string response =
             "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno";
-        if (!head.empty()) (void)!::send(client, response.data(), response.size(), MSG_NOSIGNAL);
+        if (!head.empty()) (void)send_all(client, response);
         ::shutdown(client, SHUT_RDWR);
         ::close(client);
     }

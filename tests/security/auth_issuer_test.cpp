@@ -6,18 +6,14 @@
 // stored in the secret store, no browser is opened, and the claimed issuer appears in no error or
 // log line. The control (the same server telling the truth about its issuer) shows the test can
 // fail: then discovery goes on to registration.
+#include "loopback_listener.hpp"
 #include "plugins/host_services.hpp"
 
 #include <mcph/plugin_helper.hpp>
 
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
 #include <dlfcn.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <memory>
@@ -36,23 +32,9 @@ using mcph::plugin::str;
 class HostileAs {
 public:
     explicit HostileAs(std::string claimed_issuer) : claimed_(std::move(claimed_issuer)) {
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-        EXPECT_EQ(::listen(fd_, 16), 0);
-        socklen_t len = sizeof a;
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-        port_ = ntohs(a.sin_port);
-        thread_ = std::thread([this] { serve(); });
+        EXPECT_GT(server_.port(), 0) << "cannot listen on 127.0.0.1";
     }
-    ~HostileAs() {
-        stop_ = true;
-        thread_.join();
-        ::close(fd_);
-    }
-    std::string origin() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    std::string origin() const { return "http://127.0.0.1:" + std::to_string(server_.port()); }
     std::vector<std::string> paths() {
         std::lock_guard<std::mutex> g(mutex_);
         return paths_;
@@ -64,28 +46,8 @@ public:
     }
 
 private:
-    void serve() {
-        while (!stop_) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, 50) <= 0) continue;
-            int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (c < 0) continue;
-            answer(c);
-            ::close(c);
-        }
-    }
-    void answer(int c) {
-        std::string request;
-        char buf[4096];
-        while (request.find("\r\n\r\n") == std::string::npos && request.size() < 65536) {
-            pollfd p{c, POLLIN, 0};
-            if (::poll(&p, 1, 2000) <= 0) return;
-            ssize_t n = ::read(c, buf, sizeof buf);
-            if (n <= 0) return;
-            request.append(buf, static_cast<size_t>(n));
-        }
-        size_t sp1 = request.find(' '), sp2 = request.find(' ', sp1 + 1);
-        std::string path = request.substr(sp1 + 1, sp2 - sp1 - 1);
+    void answer(int c, const HttpRequest& request) {
+        const std::string& path = request.target;
         {
             std::lock_guard<std::mutex> g(mutex_);
             paths_.push_back(path);
@@ -108,16 +70,14 @@ private:
         std::string response = "HTTP/1.1 " + std::to_string(status) + (status == 404 ? " Not Found" : " OK") +
                                "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
                                std::to_string(body.size()) + "\r\n\r\n" + body;
-        [[maybe_unused]] ssize_t w = ::write(c, response.data(), response.size());
+        (void)send_all(c, response);
     }
 
     std::string claimed_;
-    int fd_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stop_{false};
     std::mutex mutex_;
     std::vector<std::string> paths_;
-    std::thread thread_;
+    ThreadedHttpServer server_{ThreadedHttpServer::Connections::OneRequest,
+                               [this](int fd, const HttpRequest& request) { answer(fd, request); }};  // last
 };
 
 // The host's secret store, remembering what was written.

@@ -92,8 +92,8 @@ TEST(AuthLoginGate, DeniedServerGetsNoNetworkNoBrowser) {
 class ScriptedAuthServer {
 public:
     // `require_auth` false: the MCP endpoint answers without a token (the capability tests).
-    explicit ScriptedAuthServer(bool require_auth = true) : require_auth_(require_auth), acceptor_([this](int fd) { serve(fd); }) {}
-    std::string origin() const { return "http://127.0.0.1:" + std::to_string(acceptor_.port()); }
+    explicit ScriptedAuthServer(bool require_auth = true) : require_auth_(require_auth) {}
+    std::string origin() const { return "http://127.0.0.1:" + std::to_string(server_.port()); }
     std::string mcp_url() const { return origin() + "/mcp"; }
     std::atomic<int> authorizations{0}, tokens{0};
     std::vector<std::string> mcp_bodies() {  // every POST body to /mcp, in order
@@ -102,38 +102,9 @@ public:
     }
 
 private:
-    static std::string read_request(int fd) {
-        std::string data;
-        char buf[4096];
-        size_t need = std::string::npos;
-        while (data.size() < 65536) {
-            ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            data.append(buf, static_cast<size_t>(n));
-            size_t end = data.find("\r\n\r\n");
-            if (end == std::string::npos) continue;
-            if (need == std::string::npos) {
-                size_t body = 0;
-                std::string lower;
-                for (char c : data.substr(0, end)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-                if (size_t cl = lower.find("content-length:"); cl != std::string::npos)
-                    body = std::stoul(lower.substr(cl + 15));
-                need = end + 4 + body;
-            }
-            if (data.size() >= need) break;
-        }
-        return data;
-    }
-
     static void respond(int fd, int status, const std::string& headers, const std::string& body) {
-        const std::string text = "HTTP/1.1 " + std::to_string(status) + " X\r\nConnection: close\r\nContent-Length: " +
-                                 std::to_string(body.size()) + "\r\n" + headers + "\r\n" + body;
-        size_t off = 0;
-        while (off < text.size()) {
-            ssize_t n = ::send(fd, text.data() + off, text.size() - off, MSG_NOSIGNAL);
-            if (n <= 0) break;
-            off += static_cast<size_t>(n);
-        }
+        (void)send_all(fd, "HTTP/1.1 " + std::to_string(status) + " X\r\nConnection: close\r\nContent-Length: " +
+                               std::to_string(body.size()) + "\r\n" + headers + "\r\n" + body);
     }
 
     static std::string query_value(const std::string& target, const std::string& key) {
@@ -188,24 +159,21 @@ private:
         respond(fd, 200, json, R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":-32601,"message":"no such method"}})");
     }
 
-    void serve(int fd) {
-        const std::string request = read_request(fd);
-        const size_t sp1 = request.find(' '), sp2 = request.find(' ', sp1 + 1);
-        const std::string method = request.substr(0, sp1);
-        const std::string target = sp1 == std::string::npos ? "" : request.substr(sp1 + 1, sp2 - sp1 - 1);
+    void serve(int fd, const HttpRequest& request) {
+        const std::string& method = request.method;
+        const std::string& target = request.target;
         const std::string path = target.substr(0, target.find('?'));
         const std::string json = "Content-Type: application/json\r\n";
         const std::string o = origin();
         if (path == "/mcp") {
             {
                 std::lock_guard<std::mutex> g(mutex_);
-                bodies_.push_back(request.substr(std::min(request.size(), request.find("\r\n\r\n") + 4)));
+                bodies_.push_back(request.body);
             }
-            if (require_auth_ && request.find("\r\nAuthorization: ") == std::string::npos &&
-                request.find("\r\nauthorization: ") == std::string::npos)
+            if (require_auth_ && !request.has_header("authorization"))
                 respond(fd, 401, "WWW-Authenticate: Bearer resource_metadata=\"" + o + "/.well-known/oauth-protected-resource/mcp\"\r\n", "");
             else
-                answer_mcp(fd, method, request.substr(std::min(request.size(), request.find("\r\n\r\n") + 4)));
+                answer_mcp(fd, method, request.body);
         } else if (path == "/.well-known/oauth-protected-resource/mcp" || path == "/.well-known/oauth-protected-resource") {
             respond(fd, 200, json, R"({"resource":")" + o + R"(/mcp","authorization_servers":[")" + o + "\"]}");
         } else if (path == "/.well-known/oauth-authorization-server" || path == "/.well-known/openid-configuration") {
@@ -230,13 +198,14 @@ private:
         } else {
             respond(fd, 404, json, R"({"error":"not_found"})");
         }
-        ::close(fd);
     }
 
     const bool require_auth_;
     std::mutex mutex_;
     std::vector<std::string> bodies_;
-    LoopbackAcceptor acceptor_;  // last: its thread uses the members above
+    // One request per connection (every response says Connection: close).
+    ThreadedHttpServer server_{ThreadedHttpServer::Connections::OneRequest,
+                               [this](int fd, const HttpRequest& request) { serve(fd, request); }};  // last
 };
 
 // A port free right now (bound to 0, closed): the fixed callbackPort of the test.

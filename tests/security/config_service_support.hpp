@@ -62,12 +62,12 @@ public:
     }
 
 private:
-    hostile::HttpReply reply(const hostile::HttpRequest& request) {
+    hostile::HttpReply reply(const HttpRequest& request) {
         std::unique_lock lock(mutex_);
-        heads_.push_back(request.head);
+        heads_.push_back(request.lower_head());
         // The scripted answer is for configuration GETs; anything else (an MCP POST of a connector
         // that points back here) is turned away at once, so only the fetch under test can hang.
-        if (request.head.rfind("get ", 0) != 0) return {"404 Not Found", "", ""};
+        if (request.method != "GET") return {"404 Not Found", "", ""};
         const Answer a = answer_;
         if (a.hang) {
             // Bounded all the same: a test that forgot the service must not hang its process.
@@ -82,7 +82,7 @@ private:
     bool released_ = false;
     Answer answer_;
     std::vector<std::string> heads_;
-    hostile::RawHttpServer http_{[this](const hostile::HttpRequest& r) { return reply(r); }};  // last: it calls reply()
+    hostile::RawHttpServer http_{[this](const HttpRequest& r) { return reply(r); }};  // last: it calls reply()
 };
 
 }  // namespace mcph::test

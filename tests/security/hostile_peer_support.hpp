@@ -56,13 +56,6 @@ using mcph::test::contains;
 
 // ---- a scripted HTTP/1.1 server on loopback (raw sockets: hostile on purpose) ----------------------
 
-struct HttpRequest {
-    std::string head;  // request line and headers, lower-cased
-    std::string body;
-    bool is_post() const { return head.rfind("post ", 0) == 0; }
-    bool has_header(const std::string& lower_name) const { return head.find("\r\n" + lower_name + ":") != std::string::npos; }
-};
-
 struct HttpReply {
     std::string status = "200 OK";
     std::string headers;  // extra header lines, each ending in \r\n
@@ -73,81 +66,21 @@ struct HttpReply {
 class RawHttpServer {
 public:
     explicit RawHttpServer(std::function<HttpReply(const HttpRequest&)> handler) : handler_(std::move(handler)) {
-        listener_ = listen_on_loopback(port_);
-        EXPECT_GE(listener_, 0) << "cannot listen on 127.0.0.1";
-        acceptor_ = std::thread([this] { accept_loop(); });
+        EXPECT_GT(server_.port(), 0) << "cannot listen on 127.0.0.1";
     }
-    ~RawHttpServer() {
-        ::shutdown(listener_, SHUT_RDWR);
-        ::close(listener_);
-        acceptor_.join();
-        std::lock_guard lock(mutex_);
-        for (int fd : clients_) ::shutdown(fd, SHUT_RDWR);
-        for (auto& t : workers_) t.join();
-        for (int fd : clients_) ::close(fd);
-    }
-    RawHttpServer(const RawHttpServer&) = delete;
-    RawHttpServer& operator=(const RawHttpServer&) = delete;
 
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(server_.port()) + "/mcp"; }
 
 private:
-    void accept_loop() {
-        for (;;) {
-            int fd = ::accept(listener_, nullptr, nullptr);
-            if (fd < 0) return;
-            std::lock_guard lock(mutex_);
-            clients_.push_back(fd);
-            workers_.emplace_back([this, fd] { serve(fd); });
-        }
-    }
-
-    void serve(int fd) {
-        std::string buffer;
-        char chunk[65536];
-        auto fill = [&] {
-            ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-            if (n <= 0) return false;
-            buffer.append(chunk, static_cast<std::size_t>(n));
-            return true;
-        };
-        for (;;) {
-            std::size_t head_end;
-            while ((head_end = buffer.find("\r\n\r\n")) == std::string::npos)
-                if (!fill()) return;
-            HttpRequest request;
-            request.head = buffer.substr(0, head_end);
-            for (auto& c : request.head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            std::size_t length = 0;
-            if (auto at = request.head.find("content-length:"); at != std::string::npos)
-                length = std::stoul(request.head.substr(at + 15));
-            while (buffer.size() < head_end + 4 + length)
-                if (!fill()) return;
-            request.body = buffer.substr(head_end + 4, length);
-            buffer.erase(0, head_end + 4 + length);
-            const HttpReply reply = handler_(request);
-            if (!send_all(fd, "HTTP/1.1 " + reply.status + "\r\nContent-Length: " + std::to_string(reply.body.size()) +
-                                  "\r\n" + reply.headers + "\r\n" + reply.body))
-                return;
-        }
-    }
-
-    static bool send_all(int fd, const std::string& data) {
-        for (std::size_t done = 0; done < data.size();) {
-            ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-            if (n <= 0) return false;
-            done += static_cast<std::size_t>(n);
-        }
-        return true;
+    void serve(int fd, const HttpRequest& request) {
+        const HttpReply reply = handler_(request);
+        (void)send_all(fd, "HTTP/1.1 " + reply.status + "\r\nContent-Length: " + std::to_string(reply.body.size()) +
+                               "\r\n" + reply.headers + "\r\n" + reply.body);
     }
 
     std::function<HttpReply(const HttpRequest&)> handler_;
-    int listener_ = -1;
-    int port_ = 0;
-    std::mutex mutex_;
-    std::vector<int> clients_;
-    std::vector<std::thread> workers_;
-    std::thread acceptor_;
+    ThreadedHttpServer server_{ThreadedHttpServer::Connections::KeepAlive,
+                               [this](int fd, const HttpRequest& request) { serve(fd, request); }};  // last
 };
 
 // The JSON-RPC message of a POST body, or null when it is not JSON.

@@ -8,9 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include "contains.hpp"
@@ -39,48 +37,19 @@ public:
     std::string url() const { return "http://127.0.0.1:" + std::to_string(port()) + "/mcp"; }
     int posts() const { return posts_.load(); }
 
-    // Sends everything, false once the client went away.
-    static bool send_all(int fd, std::string_view data) {
-        while (!data.empty()) {
-            ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-            if (n <= 0) return false;
-            data.remove_prefix(static_cast<size_t>(n));
-        }
-        return true;
-    }
-
 private:
     void serve(int client) {
-        std::string head = read_request(client);
-        if (head.rfind("POST ", 0) == 0) {
+        std::string pending;
+        const std::optional<HttpRequest> request =
+            read_http_request(client, pending, std::chrono::steady_clock::now() + 2s);
+        if (request && request->is_post()) {
             ++posts_;
             post_(client);
-        } else if (!head.empty()) {
+        } else if (request) {
             send_all(client, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         }
         ::shutdown(client, SHUT_RDWR);
         ::close(client);
-    }
-    std::string read_request(int client) {
-        std::string data;
-        const auto deadline = std::chrono::steady_clock::now() + 2s;
-        char buf[4096];
-        size_t body_from = std::string::npos, body_len = 0;
-        while (std::chrono::steady_clock::now() < deadline && data.size() < (1 << 20)) {
-            if (body_from == std::string::npos && (body_from = data.find("\r\n\r\n")) != std::string::npos) {
-                body_from += 4;
-                size_t cl = data.find("Content-Length: ");
-                if (cl == std::string::npos) cl = data.find("content-length: ");
-                if (cl != std::string::npos && cl < body_from) body_len = std::stoul(data.substr(cl + 16));
-            }
-            if (body_from != std::string::npos && data.size() >= body_from + body_len) break;
-            pollfd c{client, POLLIN, 0};
-            if (::poll(&c, 1, 50) <= 0) continue;
-            ssize_t n = ::recv(client, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            data.append(buf, static_cast<size_t>(n));
-        }
-        return data;
     }
 
     Script post_;
@@ -124,7 +93,7 @@ protected:
 TEST_F(TransportHttpAttack, InitializeAnsweredWith100000DeepJsonIsAClearError) {
     HostileHttpServer server([](int fd) {
         std::string body = deep(100000);
-        HostileHttpServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+        send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                                             std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
     });
     ASSERT_NE(server.port(), 0);
@@ -137,7 +106,7 @@ TEST_F(TransportHttpAttack, InitializeAnsweredWith100000DeepJsonIsAClearError) {
 
 TEST_F(TransportHttpAttack, InitializeAnsweredWith100000DeepSseEventIsAClearError) {
     HostileHttpServer server([](int fd) {
-        HostileHttpServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+        send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                                         "data: " + deep(100000) + "\n\n");
     });
     ASSERT_NE(server.port(), 0);
@@ -151,11 +120,11 @@ TEST_F(TransportHttpAttack, InitializeAnsweredWith100000DeepSseEventIsAClearErro
 TEST_F(TransportHttpAttack, HugeSseIdStaysWithinTheMemoryBound) {
     constexpr long kLimit = 1 << 20;
     HostileHttpServer server([](int fd) {
-        if (!HostileHttpServer::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close"
+        if (!send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close"
                                              "\r\n\r\nid: "))
             return;
         const std::string chunk(64 << 10, '7');
-        for (int i = 0; i < 1600 && HostileHttpServer::send_all(fd, chunk); ++i) {  // up to 100 MiB
+        for (int i = 0; i < 1600 && send_all(fd, chunk); ++i) {  // up to 100 MiB
         }
     });
     ASSERT_NE(server.port(), 0);

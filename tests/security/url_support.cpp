@@ -52,38 +52,13 @@ ClosingListener::~ClosingListener() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-RedirectResponder::RedirectResponder(std::string location) : location_(std::move(location)) {
-    fd_ = listen_on_loopback(port_);
-    thread_ = std::thread([this] {
-        while (!stop_) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, 20) <= 0) continue;
-            int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (c < 0) continue;
-            // Read the request head (bounded: 8 KiB or 2 s), then answer and close.
-            std::string head;
-            char buf[1024];
-            for (int rounds = 0; rounds < 100 && head.find("\r\n\r\n") == std::string::npos && head.size() < 8192; ++rounds) {
-                pollfd q{c, POLLIN, 0};
-                if (::poll(&q, 1, 20) <= 0) continue;
-                ssize_t n = ::recv(c, buf, sizeof buf, 0);
-                if (n <= 0) break;
-                head.append(buf, static_cast<size_t>(n));
-            }
-            const std::string reply = "HTTP/1.1 302 Found\r\nLocation: " + location_ +
-                                      "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-            ++requests_;  // before the reply: the client may act on it before this thread runs again
-            (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-            ::close(c);
-        }
-    });
-}
-
-RedirectResponder::~RedirectResponder() {
-    stop_ = true;
-    thread_.join();
-    if (fd_ >= 0) ::close(fd_);
-}
+RedirectResponder::RedirectResponder(std::string location)
+    : location_(std::move(location)),
+      server_(ThreadedHttpServer::Connections::OneRequest, [this](int fd, const HttpRequest&) {
+          ++requests_;  // before the reply: the client may act on it before this thread runs again
+          (void)send_all(fd, "HTTP/1.1 302 Found\r\nLocation: " + location_ +
+                                 "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      }) {}
 
 CliTree::CliTree() { locations().create(); }
 

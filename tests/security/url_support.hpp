@@ -4,6 +4,7 @@
 #pragma once
 
 #include "governance_support.hpp"
+#include "loopback_listener.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -59,19 +60,15 @@ private:
 class RedirectResponder {
 public:
     explicit RedirectResponder(std::string location);
-    ~RedirectResponder();
     RedirectResponder(const RedirectResponder&) = delete;
     RedirectResponder& operator=(const RedirectResponder&) = delete;
-    int port() const { return port_; }
+    int port() const { return server_.port(); }
     int requests() const { return requests_.load(); }
 
 private:
     std::string location_;
-    int fd_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stop_{false};
     std::atomic<int> requests_{0};
-    std::thread thread_;
+    ThreadedHttpServer server_;  // last: its threads use the members above
 };
 
 // MCPH_CONFIG_HOME, MCPH_MANAGED_DIR, HOME and a repository under one temp dir.
