@@ -31,7 +31,6 @@ Engine::~Engine() { abort_all(); }
 Transfer::~Transfer() {
     if (!engine) return;
     engine->release_slot(slot);
-    engine->end_handshake_hold(*this);
     if (easy) engine->recycle(std::move(easy), spec.payload.size() > kSmallBody);
     // Large bodies' memory serves the next large message (spare_strings.hpp).
     SpareStrings::shared().give(std::move(spec.payload));
@@ -44,15 +43,7 @@ void Engine::release_slot(Slot slot) noexcept {
 }
 
 void Engine::begin_handshake_hold(Transfer& t) noexcept {
-    if (t.holds_handshake) return;
-    t.holds_handshake = true;
-    ++handshake_holds_;
-}
-
-void Engine::end_handshake_hold(Transfer& t) noexcept {
-    if (!t.holds_handshake) return;
-    t.holds_handshake = false;
-    --handshake_holds_;
+    if (!t.handshake_hold) t.handshake_hold = HandshakeHold(handshake_holds_);
 }
 
 void Engine::recycle(EasyHandle easy, bool large) noexcept {
@@ -263,6 +254,9 @@ void Engine::start(TransferSpec spec) {
     }
     if (spec.kind != TransferKind::Post) return launch_now(std::move(spec), Slot::None);
     tracker_.sent(spec.request_ids, spec.host_id);
+    // A held POST sent again (an auth retry): everything after it already waits for it, so it
+    // must not wait for a slot behind them (beyond the slot budget by one, once).
+    if (spec.ends_handshake) return launch_now(std::move(spec), Slot::Other);
     (spec.request_ids.empty() ? waiting_others_ : waiting_requests_).push_back(std::move(spec));
     start_waiting();
 }

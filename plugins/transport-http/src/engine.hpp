@@ -92,9 +92,6 @@ public:
 
     // [driver] A POST's slot is free again (Transfer's destructor).
     void release_slot(Slot slot) noexcept;
-    // [driver] A POST sent before the option `initialized` got its response's head, or ended
-    // (classify, Transfer's destructor): it no longer holds what came after (handshake hold).
-    void end_handshake_hold(Transfer& t) noexcept;
 
 private:
     // ---- the loop (engine.cpp)
@@ -142,6 +139,7 @@ private:
         TransferSpec spec;
         long status = 0;
         std::string challenge;  // the WWW-Authenticate values, for the message if it fails
+        HandshakeHold handshake_hold;  // a held notification's hold, kept until it is sent again
     };
     void retry_after_challenge(ParkedRetry retry, const mcph::plugin::AuthAnswer& answer);
     void on_post_done(Transfer& t, CURLcode code);
@@ -189,6 +187,13 @@ private:
     // Finished easy handles, reset and reused: creating one per request showed in the profile.
     std::vector<EasyHandle> idle_easy_;
     Mailbox mailbox_;
+    // The handshake hold: while a POST sent before the option `initialized` (the one carrying
+    // notifications/initialized) has no response yet, no other POST and no GET stream starts.
+    // Over HTTP/1.1 a POST sent meanwhile would take a second connection and could reach the
+    // server before the notification (the server must see `initialized` first); held, it goes out
+    // on the same connection once the 202 is in. The count is of live HandshakeHolds (a transfer's,
+    // or an auth retry's), so a hold cannot outlive them; declared before them, it outlives them.
+    size_t handshake_holds_ = 0;
 
     // After idle_easy_: destroyed first, and a destroyed Transfer hands its handle to the pool.
     TransferTable<Transfer> transfers_{kMaxConnections};
@@ -196,14 +201,7 @@ private:
     std::deque<TransferSpec> waiting_others_;    // ... then answers and notifications
     size_t active_requests_ = 0;
     size_t active_others_ = 0;
-    // The handshake hold: while a POST sent before the option `initialized` (the one carrying
-    // notifications/initialized) has no response yet, no other POST and no GET stream starts.
-    // Over HTTP/1.1 a POST sent meanwhile would take a second connection and could reach the
-    // server before the notification (the server must see `initialized` first); held, it goes out
-    // on the same connection once the 202 is in. The count is of live transfers
-    // (Transfer::holds_handshake), so a hold cannot outlive them.
-    size_t handshake_holds_ = 0;
-    bool listen_pending_ = false;  // the GET stream waits for the hold to end
+    bool listen_pending_ = false;  // the GET stream waits for the handshake hold to end
     std::vector<Timer> timers_;
     // Requests waiting for the host's auth (PENDING), by park number: bounded by the slots (each
     // parked transfer holds its POST slot; GETs are one per stream) and by the requests in flight.

@@ -99,8 +99,10 @@ size_t Engine::on_sse_bytes(Transfer& t, std::string_view data) {
 // byte, or at completion for an empty body).
 void Engine::classify(Transfer& t) {
     CURL* e = t.easy.get();
-    end_handshake_hold(t);  // the server has the notification: what waited may go (start_waiting)
     t.status = response_status(e);
+    // The server has the notification: what waited may go (start_waiting). Not on an auth
+    // challenge: the hold passes to the retry (handle_session_or_auth), or ends with the transfer.
+    if (!is_auth_challenge(e, t.status)) t.handshake_hold.release();
     t.content_type = content_type(e);
     if (t.status > 0) consecutive_failures_ = 0;
     if (!is_success(t.status)) {
@@ -208,7 +210,9 @@ bool Engine::handle_session_or_auth(Transfer& t) {
     }
     if (!is_auth_challenge(t.easy.get(), t.status)) return false;
     mcph::plugin::HookRequest request = auth_challenge_request(t.easy.get(), method_of(t.spec.kind), config_.url, t.status);
-    ParkedRetry retry{std::move(t.spec), t.status, request.www_authenticate};
+    ParkedRetry retry{std::move(t.spec), t.status, request.www_authenticate, std::move(t.handshake_hold)};
+    // A held notification is sent again ahead of what waits for it (start), holding it anew.
+    retry.spec.ends_handshake = static_cast<bool>(retry.handshake_hold);
     if (retry.spec.auth_retries >= mcph::http::challenge_retry_budget(request)) {
         mcph::plugin::AuthAnswer refused;
         refused.status = MCPH_ERR_AUTH;

@@ -7,8 +7,10 @@
 #include "sse_parser.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mcph::http {
@@ -79,6 +81,32 @@ struct TransferSpec {
     }
 };
 
+// One count in the engine's handshake hold (Engine::handshake_holds_), given back when released
+// or destroyed, so a hold cannot outlive the transfer or the auth retry that carries it. Moved
+// from a refused transfer to its retry, the count never drops to zero in between.
+class HandshakeHold {
+public:
+    HandshakeHold() = default;
+    explicit HandshakeHold(size_t& count) noexcept : count_(&count) { ++count; }
+    HandshakeHold(HandshakeHold&& other) noexcept : count_(std::exchange(other.count_, nullptr)) {}
+    HandshakeHold& operator=(HandshakeHold&& other) noexcept {
+        if (this != &other) {
+            release();
+            count_ = std::exchange(other.count_, nullptr);
+        }
+        return *this;
+    }
+    ~HandshakeHold() { release(); }
+    void release() noexcept {
+        if (count_) --*count_;
+        count_ = nullptr;
+    }
+    explicit operator bool() const noexcept { return count_ != nullptr; }
+
+private:
+    size_t* count_ = nullptr;
+};
+
 // Which connection budget a POST counts against (engine.hpp, "connection slots").
 enum class Slot { None, Request, Other };
 
@@ -94,7 +122,7 @@ struct Transfer {
     HeaderList headers;
     bool carried_session = false;  // the request had Mcp-Session-Id (a 404 then means "expired")
     Slot slot = Slot::None;        // released by the destructor
-    bool holds_handshake = false;  // counted in the engine's handshake hold until its response starts
+    HandshakeHold handshake_hold;  // set while later POSTs wait for this one (Engine: handshake hold)
 
     BodyKind body = BodyKind::Undecided;
     long status = 0;

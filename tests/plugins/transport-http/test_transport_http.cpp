@@ -451,6 +451,46 @@ TEST_F(HttpTransportTest, AQueuedInitializedIsSentAtOnceAndStillGoesFirst) {
     expect_clean_shutdown(t);
 }
 
+// A notification refused with 401 (a token that expired between initialize and it) is sent again
+// once the host has fresh credentials, and what was sent after the marker waits for the retry's
+// 202, not only for the refusal: the hold passes from the refused transfer to its retry.
+TEST_F(HttpTransportTest, AnInitializedRetriedAfterA401StillGoesFirst) {
+    for (const bool pending : {false, true}) {
+        SCOPED_TRACE(pending ? "the host answers the challenge later (PENDING)" : "the host answers at once");
+        FakeServer server;
+        InitializedGate gate;
+        std::atomic<int> initialized_posts{0};
+        server.on([&](Exchange& ex) {
+            if (ex.request.method == "GET") return ex.respond(405, "");
+            if (ex.request.body == kInitialized && initialized_posts++ == 0)
+                return ex.respond(401, "", {{"WWW-Authenticate", R"(Bearer error="invalid_token")"}});
+            if (gate.handle(ex)) return;
+            ex.json(result("2"));
+        });
+        Transport t(http_config(server.url()));
+        if (pending) {
+            t.recorder.enable_async_auth();
+            t.recorder.async_challenge_hook = [](const AuthCall&) -> std::optional<bool> { return std::nullopt; };
+        } else {
+            t.recorder.challenge_hook = [](const Challenge&) { return true; };
+        }
+        ASSERT_EQ(t.start(), MCPH_OK);
+        send_initialized_then_list(t, false);
+        if (pending) {
+            ASSERT_TRUE(t.recorder.wait_pending(1)) << "the 401 reaches the host";
+            std::this_thread::sleep_for(100ms);  // a request not held would reach the server now
+            ASSERT_TRUE(t.recorder.complete_pending(MCPH_OK));
+        }
+        ASSERT_TRUE(gate.wait_received()) << "the notification is sent again after the 401";
+        gate.ack_after_a_while();
+        ASSERT_TRUE(t.recorder.wait_messages(1));
+        EXPECT_EQ(t.recorder.messages().at(0), result("2"));
+        EXPECT_EQ(initialized_posts.load(), 2);
+        gate.expect_nothing_overtook();
+        expect_clean_shutdown(t);
+    }
+}
+
 // The hold ends with the notification's transfer however it ends: a server that refuses the
 // notification, or drops the connection under it, does not keep the next request waiting.
 TEST_F(HttpTransportTest, ARefusedOrCutInitializedDoesNotHoldTheNextRequest) {
