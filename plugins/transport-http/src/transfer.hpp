@@ -54,7 +54,9 @@ struct TransferSpec {
     HeaderPairs metadata;                  // Mcp-Method, Mcp-Name, Mcp-Param-*, encoded
     std::string protocol_version;          // this message's MCP-Protocol-Version, when the host said
     bool long_lived = false;               // subscriptions/listen: no idle deadline once streaming
-    bool ends_handshake = false;           // queued before the option `initialized` (Engine: handshake hold)
+    // Holds later POSTs once launched (Engine: handshake hold): it was still queued when the
+    // option `initialized` came, or it is a held notification's auth retry.
+    bool ends_handshake = false;
 
     static TransferSpec of(TransferKind kind) {
         TransferSpec s;
