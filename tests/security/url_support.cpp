@@ -27,29 +27,9 @@ bool LoopbackListener::connected(std::chrono::milliseconds bound) {
     return true;
 }
 
-ClosingListener::ClosingListener() {
-    fd_ = listen_on_loopback(port_);
-    thread_ = std::thread([this] {
-        while (!stop_) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, 20) <= 0) continue;  // wakes every 20 ms to see stop_
-            int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (c < 0) continue;
-            ++connections_;
-            ::close(c);
-        }
-    });
-}
-
 int ClosingListener::connections_within(std::chrono::milliseconds bound) const {
     wait_until([this] { return connections_.load() > 0; }, bound);
     return connections_.load();
-}
-
-ClosingListener::~ClosingListener() {
-    stop_ = true;
-    thread_.join();
-    if (fd_ >= 0) ::close(fd_);
 }
 
 RedirectResponder::RedirectResponder(std::string location)

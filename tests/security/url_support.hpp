@@ -6,6 +6,8 @@
 #include "governance_support.hpp"
 #include "loopback_listener.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -37,22 +39,21 @@ private:
 // counting them: a server that is tried fails fast instead of hanging in its handshake.
 class ClosingListener {
 public:
-    ClosingListener();
-    ~ClosingListener();
+    ClosingListener() = default;
     ClosingListener(const ClosingListener&) = delete;
     ClosingListener& operator=(const ClosingListener&) = delete;
-    int port() const { return port_; }
+    int port() const { return acceptor_.port(); }
     int connections() const { return connections_.load(); }
     // The count once one has arrived or `bound` has passed: after the attacked command exited, a
     // connection it made may still sit in the backlog for a moment.
     int connections_within(std::chrono::milliseconds bound) const;
 
 private:
-    int fd_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stop_{false};
     std::atomic<int> connections_{0};
-    std::thread thread_;
+    LoopbackAcceptor acceptor_{[this](int client) {  // last: its thread uses connections_
+        ++connections_;
+        ::close(client);
+    }};
 };
 
 // A loopback HTTP responder answering every request with "302 Found, Location: <location>", on a
