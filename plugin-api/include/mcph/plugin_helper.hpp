@@ -943,16 +943,21 @@ private:
 
 // Defines mcph_plugin_entry for a plugin that offers one interface.
 // INIT is an `mcph_status (*)(const mcph_host_services*, mcph_error*)` or nullptr.
-#define MCPH_DEFINE_PLUGIN(NAME, VERSION, DESCRIPTION, INIT, INTERFACE_ID, VTABLE_PTR)                    \
-    extern "C" MCPH_PLUGIN_EXPORT const mcph_plugin* mcph_plugin_entry(void) {                          \
-        static const mcph_plugin descriptor = {                                                         \
-            sizeof(mcph_plugin), MCPH_ABI_MAJOR, MCPH_ABI_MINOR, NAME, VERSION, DESCRIPTION, INIT,      \
-            [](const char* id) -> const void* {                                                         \
-                return (id && std::strcmp(id, INTERFACE_ID) == 0) ? static_cast<const void*>(VTABLE_PTR) \
-                                                                  : nullptr;                            \
-            },                                                                                          \
-            nullptr};                                                                                   \
-        return &descriptor;                                                                             \
+#define MCPH_DEFINE_PLUGIN(NAME, VERSION, DESCRIPTION, INIT, INTERFACE_ID, VTABLE_PTR) \
+    MCPH_DEFINE_PLUGIN_WITH_SHUTDOWN(NAME, VERSION, DESCRIPTION, INIT, nullptr, INTERFACE_ID, VTABLE_PTR)
+
+// The same, with SHUTDOWN (a `void (*)(void)` or nullptr): what the plugin ends once the host has
+// destroyed every object it created (a thread of its own, say), before the library may be unmapped.
+#define MCPH_DEFINE_PLUGIN_WITH_SHUTDOWN(NAME, VERSION, DESCRIPTION, INIT, SHUTDOWN, INTERFACE_ID, VTABLE_PTR) \
+    extern "C" MCPH_PLUGIN_EXPORT const mcph_plugin* mcph_plugin_entry(void) {                                \
+        static const mcph_plugin descriptor = {                                                               \
+            sizeof(mcph_plugin), MCPH_ABI_MAJOR, MCPH_ABI_MINOR, NAME, VERSION, DESCRIPTION, INIT,            \
+            [](const char* id) -> const void* {                                                               \
+                return (id && std::strcmp(id, INTERFACE_ID) == 0) ? static_cast<const void*>(VTABLE_PTR)       \
+                                                                  : nullptr;                                  \
+            },                                                                                                \
+            SHUTDOWN};                                                                                        \
+        return &descriptor;                                                                                   \
     }
 
 #endif  // MCPH_PLUGIN_HELPER_HPP

@@ -74,6 +74,7 @@ StdioConfig parse_config(std::string_view json) {
     c.shutdown_grace = ms(r, "shutdownGraceMs", 0, 600000, c.shutdown_grace);
     c.stderr_cap_bytes = r.integer<std::size_t>("stderrCapBytes", 4096, std::size_t{1} << 30, c.stderr_cap_bytes);
     c.write_stall_timeout = ms(r, "writeStallTimeoutMs", 1, 3600000, c.write_stall_timeout);
+    c.reader_idle = ms(r, "readerIdleMs", 0, 86400000, c.reader_idle);
     r.throw_if_error();
     return c;
 }

@@ -25,6 +25,9 @@ struct StdioConfig {
     // "writeStallTimeoutMs": how long bytes may wait for a server that accepts none before the
     // transport gives up on it (it stopped reading its stdin).
     std::chrono::milliseconds write_stall_timeout{30000};
+    // "readerIdleMs": how long the reader thread waits with nothing to read before it hands the
+    // server's pipes to the process's idle watch and ends (idle_watch.hpp); 0: it never does.
+    std::chrono::milliseconds reader_idle{2000};
 };
 
 // Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) naming the bad field.

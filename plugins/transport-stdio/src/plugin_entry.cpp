@@ -1,4 +1,5 @@
 // The plugin's single exported symbol: mcph_plugin_entry, serving config type "stdio".
+#include "idle_watch.hpp"
 #include "signals.hpp"
 #include "stdio_transport.hpp"
 
@@ -11,6 +12,10 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
     return MCPH_OK;
 }
 
+// Every transport of this host is gone: the idle watch's thread ends unless another host in the
+// process still has a server armed there (the library may be unmapped after the last shutdown).
+void shutdown() { mcph::stdio::IdleWatch::instance().stop_if_unused(); }
+
 const char* const kConfigTypes[] = {"stdio", nullptr};
 // The same types, readable without loading the plugin (the host loads it when a server needs one).
 MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"stdio\"]}")
@@ -21,5 +26,6 @@ const auto kVtable = mcph::plugin::make_transport_vtable<mcph::stdio::StdioTrans
 
 }  // namespace
 
-MCPH_DEFINE_PLUGIN("transport-stdio", "0.1.0", "MCP servers as child processes (newline-delimited JSON-RPC on stdio)",
-                   init, MCPH_TRANSPORT_INTERFACE_V1, &kVtable)
+MCPH_DEFINE_PLUGIN_WITH_SHUTDOWN("transport-stdio", "0.1.0",
+                                 "MCP servers as child processes (newline-delimited JSON-RPC on stdio)", init, shutdown,
+                                 MCPH_TRANSPORT_INTERFACE_V1, &kVtable)

@@ -2,9 +2,11 @@
 
 #include "command_line.hpp"
 #include "environment.hpp"
+#include "idle_watch.hpp"
 #include "pipe_io.hpp"
 #include "resource_limits.hpp"
 #include "signals.hpp"
+#include "thread_name.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -105,7 +107,12 @@ void StdioTransport::start() {
 
 void StdioTransport::start_threads() {
     try {
-        stdout_thread_ = std::thread([this] { read_stdout(); });
+        {
+            // Under the role mutex: a reader that retires at once is revived by the idle watch's
+            // thread, which replaces stdout_thread_ (the new thread's first step takes the mutex).
+            std::lock_guard lock(role_mutex_);
+            stdout_thread_ = std::thread([this] { read_stdout(); });
+        }
         // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
         // most servers read their input as fast as it comes, and never need one.
     } catch (const std::system_error& e) {  // EAGAIN at the thread limit
@@ -228,6 +235,7 @@ void StdioTransport::refuse_send_locked() const {
 // ---- the stdin writer thread ----------------------------------------------------------------
 
 void StdioTransport::write_stdin() noexcept {
+    name_this_thread(kWriterThreadName);
     std::unique_lock lock(write_mutex_);
     try {
         while (write_queued(lock)) {
@@ -325,18 +333,24 @@ void StdioTransport::fail_writes(std::unique_lock<std::mutex>& lock, mcph::plugi
 // stdout EOF drain stderr too. While a host thread pumps, that thread reads instead (pump()).
 void StdioTransport::read_stdout() noexcept {
     t_reader_thread = true;
+    name_this_thread(kReaderThreadName);
     try {
         bool holding = false;  // the role kept after a hand-over nobody waited for any more
         for (;;) {
             if (!holding && !take_read_role()) return;
             holding = false;
             ReadStep step = ReadStep::idle;
+            const int poll_ms = config_.reader_idle.count() > 0
+                                    ? static_cast<int>(std::min<long long>(config_.reader_idle.count(), 1 << 30))
+                                    : -1;
             while (step == ReadStep::idle) {
                 const std::size_t before = delivered_;
-                step = read_round(-1);
-                if (step == ReadStep::idle && delivered_ != before && handover_.delivered(delivered_ - before))
+                step = read_round(poll_ms);
+                if (step == ReadStep::quiet) step = retire() ? ReadStep::retired : ReadStep::idle;
+                else if (step == ReadStep::idle && delivered_ != before && handover_.delivered(delivered_ - before))
                     step = ReadStep::hand_over_delivered;
             }
+            if (step == ReadStep::retired) return;  // the role is given up; revive_reader() starts the next thread
             const bool hand_over = step == ReadStep::hand_over || step == ReadStep::hand_over_delivered;
             std::lock_guard lock(role_mutex_);
             if (hand_over && !handover_.hand_over_locked(step == ReadStep::hand_over_delivered)) {
@@ -380,6 +394,62 @@ bool StdioTransport::take_read_role() noexcept {
     }
 }
 
+// The reader has had nothing to read for readerIdleMs: the idle watch takes over both pipes and
+// this thread ends. Armed while the role is still held, so output that comes meanwhile is seen
+// either by the watch (which then finds the reader still here: watch_fired_) or by the next poll.
+// True: the role was given up and the thread must end now. False: keep reading -- a pumper waits
+// for the role, close() began, output came while arming, or the watch could not be set up.
+bool StdioTransport::retire() noexcept {
+    IdleWatch& watch = IdleWatch::instance();
+    int err_fd = -1;
+    {
+        std::lock_guard lock(role_mutex_);
+        watch_fired_ = false;
+        err_fd = stderr_open_ ? stderr_.get() : -1;
+    }
+    try {
+        watch.arm(this, stdout_.get(), err_fd, [](void* self) { static_cast<StdioTransport*>(self)->revive_reader(); });
+    } catch (const std::exception& e) {
+        log(MCPH_LOG_DEBUG, std::string("the reader thread stays: ") + e.what());
+        return false;
+    }
+    std::unique_lock lock(role_mutex_);
+    if (watch_fired_) return false;  // the watch's entry is spent; what it saw is read next round
+    if (pumper_ || reader_stop_ || read_done_ || closing_.load()) {
+        lock.unlock();
+        watch.disarm(this);  // waits out a revive that saw the reader still here
+        lock.lock();
+        watch_fired_ = false;
+        return false;
+    }
+    reader_reading_ = false;
+    retired_ = true;
+    handoff_cv_.notify_all();
+    return true;
+}
+
+// [idle watch thread] Output or EOF came on a retired server's pipes: a new reader thread takes
+// the role (once no caller holds it). The retired thread gave the role up under role_mutex_ and
+// touches nothing after that, so joining it here is brief.
+void StdioTransport::revive_reader() noexcept {
+    std::unique_lock lock(role_mutex_);
+    if (!retired_) {
+        watch_fired_ = true;  // still retiring (retire() sees it) -- or nothing to do
+        return;
+    }
+    if (reader_stop_ || read_done_) return;  // close() joins the retired thread
+    retired_ = false;
+    if (stdout_thread_.joinable()) stdout_thread_.join();
+    try {
+        stdout_thread_ = std::thread([this] { read_stdout(); });
+    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
+        read_done_ = true;  // nobody reads any more: pumps end with CLOSED
+        lock.unlock();
+        finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_OTHER, std::string("cannot restart the stdout reader thread: ") +
+                                                               e.what() + limit_hint(e.code().value())));
+    }
+}
+
 // One poll and what it found, for whoever holds the read role. On the reader thread, a poll that
 // ends while a pumping caller waits hands the role over before anything is read (the caller reads
 // its reply on its own thread). Fatal outcomes are reported (finish) before ReadStep::ended.
@@ -392,7 +462,7 @@ StdioTransport::ReadStep StdioTransport::read_round(int timeout_ms) {
         on_read_error("waiting for the server's output failed");
         return ReadStep::ended;
     }
-    if (ready == 0) return ReadStep::idle;
+    if (ready == 0) return ReadStep::quiet;
     if (fds[2].revents) return ReadStep::stop;  // close() told us to stop
     if (t_reader_thread && handover_.wanted()) return ReadStep::hand_over;
     if (fds[1].revents) read_stderr_once();
@@ -674,14 +744,19 @@ void StdioTransport::shut_down_threads() noexcept {
     // The group is dead, so EOF is imminent; but a process that left our group may still hold a
     // pipe, and close() must return regardless.
     read_wake_.signal();
+    std::thread reader;
     {
         // A pumping caller sees read_wake_ too; it must have left the plugin before we return.
         std::unique_lock lock(role_mutex_);
-        reader_stop_ = true;
+        reader_stop_ = true;  // from here revive_reader() starts no thread
         reader_cv_.notify_all();  // a parked reader ends now
         handoff_cv_.wait(lock, [this] { return !pumper_; });
+        reader = std::move(stdout_thread_);
     }
-    if (stdout_thread_.joinable()) stdout_thread_.join();
+    if (reader.joinable()) reader.join();
+    // After the join: the reader may have armed the idle watch on its way out. Once this returns
+    // the watch holds neither our descriptors nor a revive of us.
+    if (config_.reader_idle.count() > 0) IdleWatch::instance().disarm(this);
     stdout_.reset();
     stderr_.reset();
 }

@@ -5,7 +5,10 @@
 //                  directly (the hot path); stderr: into a capped buffer, so a chatty server
 //                  never blocks on it. At stdout EOF it looks at the exit status (still draining
 //                  stderr) and reports on_closed once, typed (ABI 1.1: PROCESS_EXITED with the
-//                  exit status, the stderr tail as its own field).
+//                  exit status, the stderr tail as its own field). After readerIdleMs with nothing
+//                  to read it *retires*: the process's idle watch (idle_watch.hpp, one thread for
+//                  every server) waits on both pipes instead, and starts a new reader thread when
+//                  output or EOF comes. A quiet server costs no thread of its own.
 //   callers        send() writes on the calling thread under a mutex when nothing is queued and
 //                  the pipe has room (the hot path: no hand-off); otherwise it queues the bytes,
 //                  bounded, and returns at once.
@@ -65,12 +68,16 @@ private:
         idle,     // read something (or nothing) and may read again
         hand_over,            // the reader thread's poll ended with a pumping caller waiting: the caller reads
         hand_over_delivered,  // the reader thread delivered as a pumping caller came: the role is the caller's
+        quiet,    // nothing came within the poll's timeout
+        retired,  // the reader thread gave the pipes to the idle watch: it ends
         stop,     // close() said stop
         ended,    // stdout is finished (EOF, an error): nobody reads again
     };
     void start_threads();
     void read_stdout() noexcept;
     bool take_read_role() noexcept;
+    bool retire() noexcept;
+    void revive_reader() noexcept;
     ReadStep read_round(int timeout_ms);
     mcph_status pump_rounds(std::chrono::steady_clock::time_point deadline) noexcept;
     void release_pump_role(bool read_finished) noexcept;
@@ -142,10 +149,12 @@ private:
     bool pumper_ = false;                 // a host thread holds the role (inside pump)
     bool read_done_ = false;              // stdout is finished: nobody reads again
     bool reader_stop_ = false;            // close() is done with the child: the reader thread ends
+    bool retired_ = false;                // no reader thread: the idle watch waits on the pipes
+    bool watch_fired_ = false;            // the idle watch fired while the reader was still retiring
     std::chrono::steady_clock::time_point released_at_{};  // a pumper last gave the role back
     mcph::plugin::PumpHandover handover_;  // the reader thread's role to a waiting pumper (pump())
 
-    std::thread stdout_thread_;  // the reader
+    std::thread stdout_thread_;  // the reader; replaced by revive_reader() after a retirement (role_mutex_)
     std::thread writer_thread_;  // guarded by write_mutex_ until close() joins it
 
     std::atomic<bool> closing_{false};  // close() began: deliver nothing more

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -320,6 +321,17 @@ long rss_kib() {
 size_t open_fd_count() { return count_dir("/proc/self/fd") - 1; }  // minus opendir's own descriptor
 
 size_t thread_count() { return count_dir("/proc/self/task"); }
+
+size_t threads_named(std::string_view name) {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        std::ifstream in(task.path() / "comm");
+        std::string comm;
+        if (in && std::getline(in, comm) && comm == name) ++n;  // a thread that ended meanwhile has no comm
+    }
+    return n;
+}
 
 bool process_gone(long pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");

@@ -135,6 +135,7 @@ private:
 long rss_kib();                  // VmRSS of this process
 size_t open_fd_count();          // entries in /proc/self/fd
 size_t thread_count();           // entries in /proc/self/task
+size_t threads_named(std::string_view name);  // of those, the ones whose name (comm) is `name`
 bool process_gone(long pid);     // no such process, or a zombie
 bool has_children();             // any child process of ours left (running or zombie)
 

@@ -599,6 +599,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{R"({"command":"cat","maxMessageBytes":"big"})", "'maxMessageBytes'"},
                       BadConfigCase{R"({"command":"cat","shutdownGraceMs":-1})", "'shutdownGraceMs'"},
                       BadConfigCase{R"({"command":"cat","writeStallTimeoutMs":0})", "'writeStallTimeoutMs'"},
+                      BadConfigCase{R"({"command":"cat","readerIdleMs":-1})", "'readerIdleMs'"},
+                      BadConfigCase{R"({"command":"cat","readerIdleMs":"soon"})", "'readerIdleMs'"},
                       BadConfigCase{R"({"command":"cat","name":[]})", "'name'"},
                       BadConfigCase{R"(["cat"])", "JSON object"},
                       // ConfigReader's rules (plugin_helper.hpp), through the real create():
