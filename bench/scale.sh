@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L]
+# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S]
 #
 # How mcph scales with the number of stdio servers: one config of N (default 500) copies of a small
 # server (default tests/fakes' fake-mcp-server), `mcph status --json` started with the soft
 # RLIMIT_NOFILE at L (default 1024, the common default the CLI must raise by itself), and the local
 # connect batch at K (default: mcph's own default). Prints one JSON object: wall time, peak RSS of
 # mcph (/usr/bin/time -v), peak threads and descriptors of mcph (sampled from /proc every 20 ms),
-# and how many servers ended connected. The servers' own memory is not counted.
+# and how many servers ended connected. Then the same servers held by a long-lived host (`mcph
+# shell`, every server connected before its first command) once they have been idle for
+# --idle-s seconds (default 3: the stdio readers' readerIdleMs is 2 s): its threads, descriptors
+# and resident memory then. The servers' own memory is not counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -15,12 +18,14 @@ servers=500
 server="$build/bin/fake-mcp-server"
 batch=""
 soft=1024
+idle_s=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="$2"; shift 2 ;;
     --server) server="$2"; shift 2 ;;
     --batch) batch="$2"; shift 2 ;;
     --soft-nofile) soft="$2"; shift 2 ;;
+    --idle-s) idle_s="$2"; shift 2 ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -62,6 +67,31 @@ rc=0
 wait "$timer" || rc=$?
 end=$(date +%s%N)
 
+# The idle host: `servers` runs once every server is connected (the shell waits for them); the
+# figures are read S seconds after its output came, while the shell waits for its next line.
+mkfifo "$work/script"
+env "${env_args[@]}" bash -c 'ulimit -Sn "$0"; exec "$@"' "$soft" "$mcph" --strict-mcp-config \
+  --mcp-config "$work/servers.json" shell <"$work/script" >"$work/shell.out" 2>"$work/shell.err" &
+shell=$!
+exec 3>"$work/script"
+echo servers >&3
+idle_threads=0 idle_fds=0 idle_rss_kb=0 idle_connected=0
+for _ in $(seq 1 3000); do  # up to 60 s for every server to connect
+  idle_connected="$(grep -c ' connected ' "$work/shell.out" || true)"
+  [ "$idle_connected" -ge "$servers" ] && break
+  kill -0 "$shell" 2>/dev/null || break
+  sleep 0.02
+done
+sleep "$idle_s"
+if [ -r "/proc/$shell/status" ]; then
+  idle_threads="$(awk '/^Threads:/ {print $2}' "/proc/$shell/status")"
+  idle_rss_kb="$(awk '/^VmRSS:/ {print $2}' "/proc/$shell/status")"
+  idle_fds="$(ls "/proc/$shell/fd" | wc -l)"
+fi
+echo quit >&3
+exec 3>&-
+wait "$shell" || true
+
 rss_kb="$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")"
 connected="$(python3 -c '
 import json, sys
@@ -71,10 +101,10 @@ try:
 except Exception:
     print(0)' "$work/status.json")"
 cat <<EOF
-{"servers": $servers, "connected": $connected, "exit_code": $rc, "soft_nofile_at_start": $soft, "local_connect_batch": "${batch:-default}", "wall_s": $(awk "BEGIN {printf \"%.2f\", ($end - $start) / 1e9}"), "peak_rss_mb": $(awk "BEGIN {printf \"%.1f\", ${rss_kb:-0} / 1024}"), "peak_threads": $peak_threads, "peak_fds": $peak_fds}
+{"servers": $servers, "connected": $connected, "exit_code": $rc, "soft_nofile_at_start": $soft, "local_connect_batch": "${batch:-default}", "wall_s": $(awk "BEGIN {printf \"%.2f\", ($end - $start) / 1e9}"), "peak_rss_mb": $(awk "BEGIN {printf \"%.1f\", ${rss_kb:-0} / 1024}"), "peak_threads": $peak_threads, "peak_fds": $peak_fds, "idle_s": $idle_s, "idle_connected": $idle_connected, "idle_threads": $idle_threads, "idle_fds": $idle_fds, "idle_rss_mb": $(awk "BEGIN {printf \"%.1f\", ${idle_rss_kb:-0} / 1024}")}
 EOF
-if [ "$rc" -ne 0 ] || [ "$connected" -ne "$servers" ]; then
+if [ "$rc" -ne 0 ] || [ "$connected" -ne "$servers" ] || [ "$idle_connected" -ne "$servers" ]; then
   echo "scale.sh: not every server connected; mcph stderr:" >&2
-  head -n 20 "$work/stderr.txt" >&2
+  head -n 20 "$work/stderr.txt" "$work/shell.err" >&2
   exit 1
 fi

@@ -136,6 +136,10 @@ if (scaleArg === '1') {
   printTable(['servers', 'connected', 'wall (s)', 'host peak RSS (MB)', 'peak threads', 'threads/server', 'peak fds', 'fds/server'],
     [[fmt(s.servers), fmt(s.connected), fmt(s.wall_s), fmt(s.peak_rss_mb), fmt(s.peak_threads), per(s.peak_threads),
       fmt(s.peak_fds), per(s.peak_fds)]]);
+  console.log(`the same servers held by \`mcph shell\`, every one connected, after ${fmt(s.idle_s)} s idle (stdio readerIdleMs: 2 s)`);
+  printTable(['servers', 'connected', 'host RSS (MB)', 'threads', 'threads/server', 'fds', 'fds/server'],
+    [[fmt(s.servers), fmt(s.idle_connected), fmt(s.idle_rss_mb), fmt(s.idle_threads), per(s.idle_threads),
+      fmt(s.idle_fds), per(s.idle_fds)]]);
 }
 
 // ---- what ran, where -----------------------------------------------------------------------
