@@ -78,7 +78,10 @@ StdioTransport::StdioTransport(mcph::plugin::TransportHost host, std::string_vie
       log_source_(config_.name.empty() ? "stdio" : "stdio:" + config_.name),
       queue_limit_bytes_(std::max(2 * config_.max_message_bytes, kMinQueueBytes)),
       lines_(config_.max_message_bytes),
-      stderr_buffer_(config_.stderr_cap_bytes) {}
+      stderr_buffer_(config_.stderr_cap_bytes),
+      retire_after_ms_(config_.reader_idle.count() > 0
+                           ? static_cast<int>(std::min<long long>(config_.reader_idle.count(), 1 << 30))
+                           : -1) {}
 
 StdioTransport::~StdioTransport() { close(); }
 
@@ -340,12 +343,9 @@ void StdioTransport::read_stdout() noexcept {
             if (!holding && !take_read_role()) return;
             holding = false;
             ReadStep step = ReadStep::idle;
-            const int poll_ms = config_.reader_idle.count() > 0
-                                    ? static_cast<int>(std::min<long long>(config_.reader_idle.count(), 1 << 30))
-                                    : -1;
             while (step == ReadStep::idle) {
                 const std::size_t before = delivered_;
-                step = read_round(poll_ms);
+                step = read_round(retire_after_ms_);
                 if (step == ReadStep::quiet) step = retire() ? ReadStep::retired : ReadStep::idle;
                 else if (step == ReadStep::idle && delivered_ != before && handover_.delivered(delivered_ - before))
                     step = ReadStep::hand_over_delivered;
@@ -410,7 +410,10 @@ bool StdioTransport::retire() noexcept {
     try {
         watch.arm(this, stdout_.get(), err_fd, [](void* self) { static_cast<StdioTransport*>(self)->revive_reader(); });
     } catch (const std::exception& e) {
-        log(MCPH_LOG_DEBUG, std::string("the reader thread stays: ") + e.what());
+        // Out of descriptors or threads: this server keeps its reader, and does not try again
+        // every readerIdleMs.
+        retire_after_ms_ = -1;
+        log(MCPH_LOG_INFO, std::string("the reader thread stays (readerIdleMs is off for this server): ") + e.what());
         return false;
     }
     std::unique_lock lock(role_mutex_);

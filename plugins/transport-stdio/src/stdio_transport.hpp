@@ -140,6 +140,7 @@ private:
     bool stderr_open_ = true;              // stderr not at EOF yet
     bool framing_ = true;                  // false after a fatal framing error: keep draining, deliver nothing
     std::size_t delivered_ = 0;            // messages on_line delivered (a pump returns after one)
+    int retire_after_ms_;                  // the reader's poll timeout: readerIdleMs, or -1 (never retire)
 
     // Who holds the read role. Guards the flags and released_at_.
     std::mutex role_mutex_;
