@@ -103,7 +103,7 @@ void IdleWatch::run() noexcept {
             return;  // cannot happen with a valid epoll descriptor; armed servers keep their pumps
         }
         for (int i = 0; i < n; ++i) {
-            if (events[i].data.u64 == 0) return;  // the destructor
+            if (events[i].data.u64 == 0) return;  // stop_if_unused()
             dispatch(events[i].data.u64);
         }
     }
