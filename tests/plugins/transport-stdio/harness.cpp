@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -324,11 +323,14 @@ size_t thread_count() { return count_dir("/proc/self/task"); }
 
 size_t threads_named(std::string_view name) {
     size_t n = 0;
-    std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-        std::ifstream in(task.path() / "comm");
-        std::string comm;
-        if (in && std::getline(in, comm) && comm == name) ++n;  // a thread that ended meanwhile has no comm
+    if (DIR* d = ::opendir("/proc/self/task")) {
+        while (dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/comm");
+            std::string comm;
+            if (in && std::getline(in, comm) && comm == name) ++n;  // a thread that ended meanwhile has no comm
+        }
+        ::closedir(d);
     }
     return n;
 }
