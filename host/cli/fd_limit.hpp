@@ -1,4 +1,4 @@
-// The open-file limit at start-up: each stdio server holds about 5 descriptors, so 200 servers
+// The open-file limit at start-up: each stdio server holds 4 or 5 descriptors, so ~250 servers
 // overflow the common soft `ulimit -n 1024` although the hard limit is usually far higher. Like
 // most servers, the CLI raises its soft limit to the hard one before doing anything else.
 #pragma once

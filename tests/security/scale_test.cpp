@@ -1,4 +1,4 @@
-// Scale limits (#10 item 9): each stdio server costs the host about 5 descriptors and 1 thread, so
+// Scale limits (#10 item 9): each stdio server costs the host 4 descriptors and 1 thread, so
 // a config of a few hundred servers meets the common soft `ulimit -n 1024`. The real `mcph` binary
 // is run the way a user's shell would start it (the soft limit lowered in this process, which the
 // CLI inherits exactly as after `ulimit -Sn 1024; exec mcph ...`).
@@ -168,11 +168,11 @@ CliResult run_cli_at_hard_limit(rlim_t limit, const std::vector<std::string>& ar
 }
 
 // At a hard limit the CLI cannot raise, every server either connects or fails with an error that
-// names RLIMIT_NOFILE, whichever descriptor of a spawn the limit hits: the two eventfds, the three
+// names RLIMIT_NOFILE, whichever descriptor of a spawn the limit hits: the readers' eventfd, the three
 // pipes, or the exec-error pipe the clone'd child reports a failed execve through (Boost.Process's
 // own such pipe used to leave the handshake waiting forever on a server that was never started).
-// Twenty consecutive limits cover every one of those points, since a spawn holds up to seven
-// descriptors at its peak and five after, and one connect runs at a time.
+// Twenty consecutive limits cover every one of those points, since a spawn holds up to six
+// descriptors at its peak and four after, and one connect runs at a time.
 TEST(ScaleLimits, DescriptorLimitIsNamedWhereverASpawnRunsOutOfDescriptors) {
     TempDir dir("mcph-fd-limit");
     write_file(dir / "servers.json", many_servers(12));

@@ -1,8 +1,8 @@
 // Which process limit a failed system call ran into, said so that a user can raise it.
 //
-// Each stdio server costs the host about 5 descriptors (three pipe ends and two eventfds; 7 for a
-// moment while it is spawned) and one thread (the reader; a second, the stdin writer, only once a
-// server does not keep up with its input), so a config with a few hundred servers meets the common
+// Each stdio server costs the host 4 descriptors (three pipe ends and the readers' eventfd; 7 for a
+// moment while it is spawned) and one thread (the reader; a second, the stdin writer, with an
+// eventfd of its own, only once a server does not keep up with its input), so a config with a few hundred servers meets the common
 // `ulimit -n 1024` and sometimes `ulimit -u`. errno alone ("Too many open files") does not say
 // which limit, its current value, or how to raise it; these errors do.
 #pragma once

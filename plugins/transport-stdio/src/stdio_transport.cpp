@@ -220,14 +220,20 @@ void StdioTransport::flush_cork() noexcept {
 // The first time bytes must wait for the pipe. Called with write_mutex_ held: the new thread's first
 // step is to take it, so it starts once this send has returned.
 void StdioTransport::start_writer_locked() {
+    std::string why;
     try {
+        if (!send_wake_) send_wake_.emplace();  // throws Error naming the descriptor limit
         writer_thread_ = std::thread([this] { write_stdin(); });
+        return;
+    } catch (const Error& e) {  // no descriptor for the wake-up
+        why = e.what();
     } catch (const std::system_error& e) {  // EAGAIN at the thread limit
-        // Part of a message may be in the pipe already: the stream is unusable from here on.
-        queue_.clear();
-        write_failure_ = std::string("cannot start the stdin writer thread: ") + e.what() + limit_hint(e.code().value());
-        throw Error(MCPH_ERR_IO, write_failure_);
+        why = e.what() + limit_hint(e.code().value());
     }
+    // Part of a message may be in the pipe already: the stream is unusable from here on.
+    queue_.clear();
+    write_failure_ = "cannot start the stdin writer thread: " + why;
+    throw Error(MCPH_ERR_IO, write_failure_);
 }
 
 void StdioTransport::refuse_send_locked() const {
@@ -298,8 +304,9 @@ bool StdioTransport::write_queued(std::unique_lock<std::mutex>& lock) {
     }
     const auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
     const int fd = stdin_.get();  // stays open: close() resets it only after joining this thread
+    const int wake_fd = send_wake_->fd();  // made before this thread was (start_writer_locked)
     lock.unlock();
-    WaitResult w = wait_writable(fd, send_wake_.fd(), static_cast<int>(std::min<long long>(wait_ms, 1 << 30)));
+    WaitResult w = wait_writable(fd, wake_fd, static_cast<int>(std::min<long long>(wait_ms, 1 << 30)));
     const int wait_errno = errno;
     lock.lock();
     if (w == WaitResult::woken) return false;  // close() gave up flushing
@@ -722,8 +729,8 @@ void StdioTransport::flush_and_stop_writer() noexcept {
         writer_stop_ = true;
         write_cv_.notify_all();
         write_cv_.wait_for(lock, config_.shutdown_grace, [this] { return queue_.empty() || writer_exited_; });
+        if (send_wake_) send_wake_->signal();  // a writer still waiting for room stops now
     }
-    send_wake_.signal();  // a writer still waiting for room stops now
     if (writer_thread_.joinable()) writer_thread_.join();
 }
 

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -129,7 +130,10 @@ private:
     std::string cork_;
     UniqueFd stdout_;
     UniqueFd stderr_;
-    Wakeup send_wake_;  // fired by close() once flushing is over: the writer stops waiting for room
+    // Fired by close() once flushing is over: the writer stops waiting for room. Made with the
+    // writer thread (under write_mutex_), the only one that waits on it: most servers never fill
+    // their stdin pipe, and a descriptor per server matters at hundreds of servers.
+    std::optional<Wakeup> send_wake_;
     Wakeup read_wake_;  // fired by close() once the group is dead: readers stop even without EOF
 
     // The read state below belongs to whoever holds the read role (the reader thread, or a host

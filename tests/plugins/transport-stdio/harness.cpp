@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -320,6 +322,27 @@ long rss_kib() {
 size_t open_fd_count() { return count_dir("/proc/self/fd") - 1; }  // minus opendir's own descriptor
 
 size_t thread_count() { return count_dir("/proc/self/task"); }
+
+DescriptorsTaken::DescriptorsTaken() {
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+    saved_soft_ = lim.rlim_cur;
+    lim.rlim_cur = open_fd_count() + 8;
+    if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+    taken_ = true;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers_.push_back(fd);
+}
+
+void DescriptorsTaken::give_back() {
+    if (!taken_) return;
+    taken_ = false;
+    for (int fd : fillers_) ::close(fd);
+    fillers_.clear();
+    rlimit lim{};
+    ::getrlimit(RLIMIT_NOFILE, &lim);
+    lim.rlim_cur = saved_soft_;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+}
 
 size_t threads_named(std::string_view name) {
     size_t n = 0;

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -148,13 +146,8 @@ TEST_F(IdleReaderTest, WithoutDescriptorsForTheWatchTheReaderStaysAndStillDelive
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();  // spawning needs descriptors: before they run out
     // Every descriptor this process may have is taken (the limit a little above what is open, the
     // rest filled with /dev/null), well before the reader has been quiet for 300 ms.
-    rlimit saved{};
-    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
-    rlimit low = saved;
-    low.rlim_cur = open_fd_count() + 8;
-    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-    std::vector<int> fillers;
-    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers.push_back(fd);
+    DescriptorsTaken none_left;
+    ASSERT_TRUE(none_left.taken());
     auto stayed = [] {
         for (const std::string& line : plugin().logs())
             if (line.find("the reader thread stays (readerIdleMs is off for this server)") != std::string::npos) return true;
@@ -162,8 +155,7 @@ TEST_F(IdleReaderTest, WithoutDescriptorsForTheWatchTheReaderStaysAndStillDelive
     };
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (!stayed() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-    for (int fd : fillers) ::close(fd);
-    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+    none_left.give_back();
     ASSERT_TRUE(stayed()) << "no word from the reader that could not retire";
     EXPECT_EQ(threads_named(kReader), 1u);
     EXPECT_EQ(threads_named(kWatch), 0u);

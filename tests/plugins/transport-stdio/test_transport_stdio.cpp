@@ -914,7 +914,8 @@ TEST_F(StdioTransportTest, NoDescriptorOrThreadLeaks) {
         ASSERT_EQ(t.start(), MCPH_OK);
         ASSERT_EQ(t.send("{}"), MCPH_OK);
         ASSERT_TRUE(t.recorder.wait_messages(1));
-        EXPECT_GT(open_fd_count(), fds);
+        EXPECT_EQ(open_fd_count(), fds + 4)
+            << "three pipe ends and the readers' wake-up; the stdin writer's comes only with the writer";
         EXPECT_EQ(thread_count(), threads + 1)
             << "one reader for stdout and stderr; no stdin writer while the pipe takes every send";
     }
@@ -932,13 +933,45 @@ TEST_F(StdioTransportTest, StdinWriterThreadStartsOnlyWhenThePipeIsFull) {
     ASSERT_TRUE(t.recorder.wait_messages(1));
     ASSERT_EQ(t.send("{}"), MCPH_OK) << t.error();
     EXPECT_EQ(thread_count(), threads + 1) << "the pipe took the send: no writer";
+    const size_t fds = open_fd_count();
     // Larger than the pipe can grow to (pipe_growth.hpp grows it up to pipe-max-size for a large message).
     size_t pipe_max = size_t{1} << 20;
     if (std::ifstream f("/proc/sys/fs/pipe-max-size"); f) f >> pipe_max;
     ASSERT_EQ(t.send("{\"pad\":\"" + std::string(2 * pipe_max, 'q') + "\"}"), MCPH_OK) << t.error();
     EXPECT_EQ(thread_count(), threads + 2) << "bytes wait for the pipe: the writer drains them";
+    EXPECT_EQ(open_fd_count(), fds + 1) << "the writer's wake-up (close() stops its wait for room with it)";
     expect_clean_shutdown(t);
     EXPECT_EQ(thread_count(), threads);
+}
+
+// The writer's wake-up descriptor is made with the writer: when none is left, the send that needed
+// the writer fails naming the limit, later sends are refused with the same reason, and close()
+// still returns with nothing left behind.
+TEST_F(StdioTransportTest, NoDescriptorForTheWritersWakeUpFailsTheSendNamingTheLimit) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "the sanitizer runtime needs descriptors this test takes away";  // see test_idle_reader.cpp
+#endif
+    plugin();
+    Transport t(sh("echo ready; exec sleep 30", "\"shutdownGraceMs\":100"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    size_t pipe_max = size_t{1} << 20;
+    if (std::ifstream f("/proc/sys/fs/pipe-max-size"); f) f >> pipe_max;
+    const std::string large = "{\"pad\":\"" + std::string(2 * pipe_max, 'q') + "\"}";
+    DescriptorsTaken none_left;
+    ASSERT_TRUE(none_left.taken());
+    const mcph_status sent = t.send(large);
+    const std::string why = t.error();
+    const mcph_status later = t.send("{}");
+    none_left.give_back();
+    EXPECT_EQ(sent, MCPH_ERR_IO);
+    EXPECT_NE(why.find("cannot start the stdin writer thread: eventfd: "), std::string::npos) << why;
+    EXPECT_NE(why.find("RLIMIT_NOFILE is reached"), std::string::npos) << why;
+    EXPECT_EQ(later, MCPH_ERR_CLOSED) << "part of the message may be in the pipe: the stream is unusable";
+    EXPECT_NE(t.error().find("cannot start the stdin writer thread"), std::string::npos) << t.error();
+    t.close();
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
+    EXPECT_FALSE(has_children()) << "the deaf server was not reaped";
 }
 
 TEST_F(StdioTransportTest, ServerWritingMuchStderrAfterClosingStdoutIsReportedWithItsExitCode) {
