@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S]
+# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S] [--http]
 #
 # How mcph scales with the number of stdio servers: one config of N (default 500) copies of a small
 # server (default tests/fakes' fake-mcp-server), `mcph status --json` started with the soft
@@ -9,7 +9,9 @@
 # and how many servers ended connected. Then the same servers held by a long-lived host (`mcph
 # shell`, every server connected before its first command) once they have been idle for
 # --idle-s seconds (default 3: the stdio readers' readerIdleMs is 2 s): its threads, descriptors
-# and resident memory then. The servers' own memory is not counted.
+# and resident memory then. The servers' own memory is not counted. --http: the N servers are
+# Streamable HTTP ones, all on one hello-server --http this script starts (its loop threads retire
+# after loopIdleMs, 2 s, as stdio readers do).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -19,6 +21,7 @@ server="$build/bin/fake-mcp-server"
 batch=""
 soft=1024
 idle_s=3
+http=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="$2"; shift 2 ;;
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
     --batch) batch="$2"; shift 2 ;;
     --soft-nofile) soft="$2"; shift 2 ;;
     --idle-s) idle_s="$2"; shift 2 ;;
+    --http) http=1; shift ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -36,11 +40,19 @@ done
 server="$(cd "$(dirname "$server")" && pwd)/$(basename "$server")"
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-python3 - "$servers" "$server" >"$work/servers.json" <<'EOF'
+server_pid=""
+trap 'rm -rf "$work"; [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true' EXIT
+url=""
+if [ "$http" = 1 ]; then
+  # shellcheck source=bench/http_server.sh
+  source bench/http_server.sh
+  start_http_server "$build/bin/hello-server" "$work"
+fi
+python3 - "$servers" "$server" "$url" >"$work/servers.json" <<'EOF'
 import json, sys
-n, cmd = int(sys.argv[1]), sys.argv[2]
-print(json.dumps({"mcpServers": {f"s{i:04d}": {"command": cmd} for i in range(n)}}))
+n, cmd, url = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+one = {"type": "http", "url": url} if url else {"command": cmd}
+print(json.dumps({"mcpServers": {f"s{i:04d}": one for i in range(n)}}))
 EOF
 
 env_args=(MCPH_CONFIG_HOME="$work/home")

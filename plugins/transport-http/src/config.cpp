@@ -95,6 +95,7 @@ HttpConfig parse_config(std::string_view json) {
     c.headers = read_headers(r);
     c.timeout = std::chrono::milliseconds(r.integer<std::int64_t>("timeoutMs", 1, 86400000, 60000));
     c.connect_timeout = std::chrono::milliseconds(r.integer<std::int64_t>("connectTimeoutMs", 1, 600000, 10000));
+    c.loop_idle = std::chrono::milliseconds(r.integer<std::int64_t>("loopIdleMs", 0, 86400000, c.loop_idle.count()));
     c.ca_file = read_ca_file(r);
     c.max_message_bytes = r.integer<std::size_t>("maxMessageBytes", 1, std::numeric_limits<std::size_t>::max() / 4,
                                                  c.max_message_bytes);

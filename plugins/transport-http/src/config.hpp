@@ -18,6 +18,10 @@ struct HttpConfig {
     std::chrono::milliseconds connect_timeout{10000};
     std::string ca_file;                                      // empty: the system trust store
     size_t max_message_bytes = size_t{128} << 20;
+    // "loopIdleMs": how long the loop thread goes without progress, with nothing but quiet streams
+    // left, before it hands their sockets to the plugin's idle watch and ends (engine_idle.cpp);
+    // 0: it never does.
+    std::chrono::milliseconds loop_idle{2000};
 };
 
 // Throws mcph::plugin::ConfigException (MCPH_ERR_INVALID_ARGUMENT) naming the bad field.

@@ -63,18 +63,22 @@ void Engine::recycle(EasyHandle easy, bool large) noexcept {
 // ---- the loop ---------------------------------------------------------------------------------
 
 void Engine::step() {
-    drain_commands();
+    const size_t delivered_before = delivered_, transfers_before = transfers_.all().size();
+    const bool commands = drain_commands();
     // Write callbacks deliver SSE events from here; finished transfers are handled after.
     transfers_.perform_and_reap([this](std::unique_ptr<Transfer> t, CURLcode code) { on_done(std::move(t), code); },
                                 [this] { return terminated_; });
     fire_timers();
     expire_deadlines();
     start_waiting();  // slots freed above
+    // What the idle retirement counts as progress (engine_idle.cpp).
+    if (commands || delivered_ != delivered_before || transfers_.all().size() != transfers_before) ++progress_;
 }
 
-void Engine::drain_commands() {
-    for (Command& c : mailbox_.take_all()) {
-        if (terminated_ || stopping_.load()) return;
+bool Engine::drain_commands() {
+    std::vector<Command> commands = mailbox_.take_all();
+    for (Command& c : commands) {
+        if (terminated_ || stopping_.load()) return true;
         switch (c.kind) {
             case Command::Kind::Send:
                 // The host gave up on these requests: no error will be synthesized for them and a
@@ -109,6 +113,7 @@ void Engine::drain_commands() {
                 break;
         }
     }
+    return !commands.empty();
 }
 
 // 2026-07-28 has no sessions, no GET stream and no resumption: what a legacy start left of them

@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -51,16 +52,21 @@ public:
     void cancel(std::string request_id);
     void wake() const noexcept { transfers_.wakeup(); }  // [thread-safe] interrupts the driver's poll
     // [thread-safe] Something was queued for the driver: wakes it only when one is running. A
-    // parked loop thread is not woken (the pumper, or the loop a grace later, picks it up).
-    void notify() const noexcept {
+    // parked loop thread is not woken (the pumper, or the loop a grace later, picks it up); a
+    // retired one is started again (engine_idle.cpp).
+    void notify() noexcept {
         if (driver_.load() != Driver::None) wake();
+        else if (retired_flag_.load()) revive(false);
     }
-    void run() noexcept;                             // [loop thread] until stopping or ended
+    // [host thread] start(): the loop thread runs run(). Throws mcph::plugin::Error naming the limit.
+    void start_loop();
+    // [host thread] close(), after stop(): the loop thread ends (a retired one is started again to
+    // run the cleanup: DELETE of the session, every transfer removed) and is joined.
+    void join_loop() noexcept;
     // [host thread, ABI 1.3] Drives the loop on the calling thread until something was delivered
     // (OK), timeout_ms passed (TIMEOUT), close began or the transport ended (CLOSED); BUSY from a
     // loop thread or while another thread pumps. Never throws.
     mcph_status pump(std::int32_t timeout_ms) noexcept;
-    void mark_started() noexcept { started_.store(true); }  // [host thread] the loop thread exists
     // [host thread] close(): makes a pump return soon and the loop thread end (once the pumper left).
     void stop() noexcept;
 
@@ -95,8 +101,9 @@ public:
 
 private:
     // ---- the loop (engine.cpp)
+    void run() noexcept;  // [loop thread] until stopping or ended, or until it retires
     void step();
-    void drain_commands();
+    bool drain_commands();  // true when there was any
     static TransferSpec post_spec(Command c);
     void hold_for_handshake();  // the option `initialized`: later POSTs wait for the earlier ones
     void begin_handshake_hold(Transfer& t) noexcept;
@@ -168,12 +175,27 @@ private:
 
     // ---- the drive role (engine_drive.cpp)
     enum class Driver { None, Loop, Pumper };
+    enum class DriveEnd { Stopped, HandOver, HandOverAfterDelivery, Retired };
     void take_loop_role() noexcept;   // [loop thread] returns holding the role
-    bool drive_loop();                // [loop thread] until stopping, ended, or a hand-over to a pumper
+    DriveEnd drive_loop();            // [loop thread] until stopping, ended, a hand-over to a pumper or retirement
     bool release_loop_role(bool after_delivery) noexcept;  // the hand-over; false: nobody waits any more
+    void finish_loop() noexcept;      // [the last loop thread, or close()] cleanup, then loop_finished()
     void loop_finished() noexcept;    // [loop thread] it ends: a pumper waiting for it stops waiting
     mcph_status pump_rounds(Clock::time_point deadline) noexcept;
     void release_pump_role(bool ended) noexcept;
+
+    // ---- the idle loop thread (engine_idle.cpp)
+    int idle_poll_ms(int poll_ms) const;  // poll_ms, cut to when retirement would be due
+    // [loop thread, role held] After loopIdleMs without progress, with only transfers waiting for
+    // the server left: their sockets and the earliest timer go to the plugin's idle watch and the
+    // role is given up (true: the thread ends now). False when anything else is pending, a timer is
+    // due within loopIdleMs, or the watch cannot be armed.
+    bool try_retire();
+    bool only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_point& deadline) const;
+    // [any thread but the loop thread] A new loop thread for a retired engine. from_watch: called
+    // by the watch, whose entry is already spent (no disarm).
+    void revive(bool from_watch) noexcept;
+    void spawn_loop_locked();  // role_mutex_ held; throws std::system_error
 
     struct Timer {
         Clock::time_point due;
@@ -242,6 +264,21 @@ private:
     bool loop_done_ = false;              // the loop thread has ended: nobody may drive any more
     bool stop_requested_ = false;         // close() began
     Clock::time_point released_at_{};     // when the last pumper gave the role back
+    std::thread loop_thread_;             // the current (or last, retired) loop thread; under role_mutex_
+
+    // Idle retirement (engine_idle.cpp). progress_ counts steps that did something (a command, a
+    // delivery, a transfer started or ended); the loop thread retires once it has not moved for
+    // loopIdleMs. retired_ is under role_mutex_; retired_flag_ mirrors it for notify()'s unlocked read.
+    std::uint64_t progress_ = 0;          // [driver]
+    std::uint64_t seen_progress_ = 0;     // [loop thread]
+    Clock::time_point quiet_since_{};     // [loop thread] when progress_ last moved, as it saw
+    bool idle_off_ = false;               // [loop thread] the watch could not be armed once: never again
+    bool retired_ = false;
+    bool watch_fired_ = false;            // the watch fired while the thread was still retiring
+    std::atomic<bool> retired_flag_{false};
 };
+
+// The plugin's shutdown: the idle watch's thread ends unless another host's transport is armed there.
+void stop_idle_watch_if_unused() noexcept;
 
 }  // namespace mcph::http

@@ -26,6 +26,8 @@
 //     ends holding the role, runs the cleanup only once the pumper has left.
 #include "engine.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 namespace mcph::http {
@@ -33,6 +35,8 @@ namespace {
 
 // How long the loop thread stays parked after a pumper last gave the role back (see above).
 constexpr auto kLoopGrace = std::chrono::milliseconds(2);
+// `top -H`, `ps -L` and the tests tell the loop thread by it (at most 15 bytes).
+constexpr const char* kLoopThreadName = "mcph-http-loop";
 
 }  // namespace
 
@@ -43,23 +47,34 @@ thread_local bool t_http_loop_thread = false;
 
 // ---- the loop thread -------------------------------------------------------------------------
 
-// It ends holding the role: the cleanup below runs after any pumper has left.
+// It ends holding the role: the cleanup below runs after any pumper has left. A thread that
+// retires (engine_idle.cpp) gave the role up and ends without it: the engine lives on.
 void Engine::run() noexcept {
     t_http_loop_thread = true;
+    ::pthread_setname_np(::pthread_self(), kLoopThreadName);
+    quiet_since_ = Clock::now();  // a revived thread waits a whole loopIdleMs before it may retire again
     bool holding = false;  // the role kept after a hand-over nobody waited for any more
     for (;;) {
         if (!holding) take_loop_role();
         holding = true;
         if (stopping_.load() || terminated_) break;
-        bool after_delivery = false;
+        DriveEnd end = DriveEnd::Stopped;
         try {
-            after_delivery = drive_loop();
+            end = drive_loop();
         } catch (const std::exception& e) {
             terminate(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, std::string("internal error in the HTTP transport: ") + e.what());
         }
+        if (end == DriveEnd::Retired) return;
         if (stopping_.load() || terminated_) break;
-        holding = !release_loop_role(after_delivery);  // false: the pumper left meanwhile; keep driving
+        // false: the pumper left meanwhile; keep driving
+        holding = !release_loop_role(end == DriveEnd::HandOverAfterDelivery);
     }
+    finish_loop();
+}
+
+// The end of the last loop thread (or of close() when none could be started): every transfer
+// goes, the legacy session is deleted (bounded), and nobody may drive any more.
+void Engine::finish_loop() noexcept {
     abort_all();
     if (stopping_.load() && !terminated_ && !modern_ && !session_id_.empty()) delete_session();
     loop_finished();
@@ -84,19 +99,20 @@ void Engine::take_loop_role() noexcept {
     driver_.store(Driver::Loop);
 }
 
-// Returns on stopping or the end, or for a hand-over to a waiting pumper: true when that follows a
-// delivery (the pumper then returns OK), false when the poll ended with the pumper waiting (it
-// performs what woke the poll itself).
-bool Engine::drive_loop() {
+// Returns on stopping or the end, for a hand-over to a waiting pumper (after a delivery: the
+// pumper then returns OK; or with the poll ended and the pumper waiting: it performs what woke the
+// poll itself), or when the thread retired.
+Engine::DriveEnd Engine::drive_loop() {
     while (!stopping_.load() && !terminated_) {
         const size_t before = delivered_;
         step();
-        if (stopping_.load() || terminated_) return false;
-        if (delivered_ != before && handover_.delivered(delivered_ - before)) return true;
-        transfers_.poll(poll_timeout_ms());
-        if (handover_.wanted()) return false;
+        if (stopping_.load() || terminated_) return DriveEnd::Stopped;
+        if (delivered_ != before && handover_.delivered(delivered_ - before)) return DriveEnd::HandOverAfterDelivery;
+        if (try_retire()) return DriveEnd::Retired;
+        transfers_.poll(idle_poll_ms(poll_timeout_ms()));
+        if (handover_.wanted()) return DriveEnd::HandOver;
     }
-    return false;
+    return DriveEnd::Stopped;
 }
 
 // The hand-over: the waiting pumper gets the role. False when no pumper waits any more (it left
@@ -132,6 +148,9 @@ void Engine::stop() noexcept {
 mcph_status Engine::pump(std::int32_t timeout_ms) noexcept {
     const auto deadline = Clock::now() + std::chrono::milliseconds(std::max<std::int32_t>(timeout_ms, 0));
     if (t_http_loop_thread) return MCPH_BUSY;  // from inside a callback of a loop thread
+    // A pump with no send before it on a retired engine: the loop thread comes back first, so
+    // whatever this pump leaves running (a stream, a timer) has a driver after it.
+    if (retired_flag_.load()) revive(false);
     std::unique_lock lock(role_mutex_);
     if (!started_.load() || stop_requested_ || loop_done_ || stopping_.load() || ended_.load()) return MCPH_ERR_CLOSED;
     if (pumper_) return MCPH_BUSY;

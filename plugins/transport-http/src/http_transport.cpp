@@ -20,9 +20,8 @@ HttpTransport::~HttpTransport() { close(); }
 void HttpTransport::start() {
     if (closed_) throw Error(MCPH_ERR_CLOSED, "the transport is closed");
     if (started_) throw Error(MCPH_ERR_INVALID_ARGUMENT, "the transport was already started");
-    io_thread_ = std::thread([this] { engine_->run(); });
+    engine_->start_loop();
     started_ = true;
-    engine_->mark_started();
 }
 
 // Validated here, on the caller's thread: the request ids tell the I/O thread which responses to
@@ -88,8 +87,8 @@ void HttpTransport::close() noexcept {
     if (closed_) return;
     closed_ = true;
     stopping_.store(true);
-    engine_->stop();  // a pump in progress returns; the loop thread ends once the pumper left
-    if (io_thread_.joinable()) io_thread_.join();
+    engine_->stop();       // a pump in progress returns; the loop thread ends once the pumper left
+    engine_->join_loop();  // (a retired one comes back for the cleanup)
 }
 
 }  // namespace mcph::http

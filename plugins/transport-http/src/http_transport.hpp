@@ -2,7 +2,8 @@
 //
 // Threads (see ../README.md):
 //   loop thread  Engine::run(): the curl multi loop; every transfer, every host callback, while
-//                no host thread pumps.
+//                no host thread pumps. It retires after loopIdleMs with only quiet streams left,
+//                and the plugin's idle watch waits on their sockets (engine_idle.cpp).
 //   pumper       pump() (ABI 1.3): a host thread waiting for a reply drives the same loop on its
 //                own thread, the loop thread parked (engine_drive.cpp).
 //   callers      send()/set_option() validate, push a Command into the mailbox and wake the
@@ -19,7 +20,6 @@
 #include <atomic>
 #include <memory>
 #include <string_view>
-#include <thread>
 
 namespace mcph::http {
 
@@ -46,8 +46,7 @@ private:
     HttpConfig config_;
     std::atomic<bool> stopping_{false};  // close() began
     std::atomic<bool> ended_{false};     // the engine gave up (on_closed fired)
-    std::unique_ptr<Engine> engine_;
-    std::thread io_thread_;
+    std::unique_ptr<Engine> engine_;  // owns the loop thread (engine_idle.cpp)
     bool started_ = false;  // host thread only
     bool closed_ = false;   // host thread only
 };

@@ -42,6 +42,11 @@ std::vector<Command> Mailbox::take_all() {
     return out;
 }
 
+bool Mailbox::empty() const {
+    std::lock_guard lock(mutex_);
+    return queue_.empty();
+}
+
 void Mailbox::release(size_t bytes) noexcept {
     std::lock_guard lock(mutex_);
     commands_ -= 1;

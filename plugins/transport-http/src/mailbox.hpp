@@ -78,6 +78,8 @@ public:
     void push_control(Command command);
     // [I/O thread] Everything queued so far, in order.
     std::vector<Command> take_all();
+    // [thread-safe] Nothing is queued now (the loop thread's idle retirement looks).
+    bool empty() const;
 
     size_t max_commands() const { return max_commands_; }
     size_t max_bytes() const { return max_bytes_; }
@@ -86,7 +88,7 @@ private:
     friend class Ticket;
     void release(size_t bytes) noexcept;
 
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::vector<Command> queue_;
     size_t commands_ = 0;  // pushed and not yet released
     size_t bytes_ = 0;

@@ -21,6 +21,8 @@
 
 namespace mcph::stdio {
 
+using UniqueFd = io::UniqueFd;  // plugins/io-common
+
 struct ExitStatus {
     bool known = true;     // false when someone else reaped the child (e.g. SIGCHLD set to SIG_IGN)
     bool signaled = false;

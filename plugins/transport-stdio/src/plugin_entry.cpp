@@ -1,6 +1,6 @@
 // The plugin's single exported symbol: mcph_plugin_entry, serving config type "stdio".
-#include "idle_watch.hpp"
 #include "signals.hpp"
+#include "stdio_idle_watch.hpp"
 #include "stdio_transport.hpp"
 
 #include <mcph/plugin_helper.hpp>
@@ -14,7 +14,7 @@ mcph_status init(const mcph_host_services*, mcph_error*) {
 
 // Every transport of this host is gone: the idle watch's thread ends unless another host in the
 // process still has a server armed there (the library may be unmapped after the last shutdown).
-void shutdown() { mcph::stdio::IdleWatch::instance().stop_if_unused(); }
+void shutdown() { mcph::stdio::idle_watch().stop_if_unused(); }
 
 const char* const kConfigTypes[] = {"stdio", nullptr};
 // The same types, readable without loading the plugin (the host loads it when a server needs one).

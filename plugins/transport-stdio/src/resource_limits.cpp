@@ -34,7 +34,7 @@ std::string limit_hint(int error_number) {
     switch (error_number) {
         case EMFILE:
             return "; the per-process open-file limit RLIMIT_NOFILE is reached (" + soft_and_hard(RLIMIT_NOFILE) +
-                   "; each stdio server holds about 5 descriptors): raise the hard limit (`ulimit -Hn`, "
+                   "; each stdio server holds 4 descriptors): raise the hard limit (`ulimit -Hn`, "
                    "LimitNOFILE= in systemd, nofile in /etc/security/limits.conf); the mcph CLI raises its soft "
                    "limit to the hard one by itself";
         case ENFILE:

@@ -2,7 +2,7 @@
 
 #include "command_line.hpp"
 #include "environment.hpp"
-#include "idle_watch.hpp"
+#include "stdio_idle_watch.hpp"
 #include "pipe_io.hpp"
 #include "resource_limits.hpp"
 #include "signals.hpp"
@@ -407,7 +407,7 @@ bool StdioTransport::take_read_role() noexcept {
 // True: the role was given up and the thread must end now. False: keep reading -- a pumper waits
 // for the role, close() began, output came while arming, or the watch could not be set up.
 bool StdioTransport::retire() noexcept {
-    IdleWatch& watch = IdleWatch::instance();
+    io::IdleWatch& watch = idle_watch();
     int err_fd = -1;
     {
         std::lock_guard lock(role_mutex_);
@@ -415,7 +415,8 @@ bool StdioTransport::retire() noexcept {
         err_fd = stderr_open_ ? stderr_.get() : -1;
     }
     try {
-        watch.arm(this, stdout_.get(), err_fd, [](void* self) { static_cast<StdioTransport*>(self)->revive_reader(); });
+        const int fds[] = {stdout_.get(), err_fd};
+        watch.arm(this, fds, [](void* self) { static_cast<StdioTransport*>(self)->revive_reader(); });
     } catch (const std::exception& e) {
         // Out of descriptors or threads: this server keeps its reader, and does not try again
         // every readerIdleMs.
@@ -766,7 +767,7 @@ void StdioTransport::shut_down_threads() noexcept {
     if (reader.joinable()) reader.join();
     // After the join: the reader may have armed the idle watch on its way out. Once this returns
     // the watch holds neither our descriptors nor a revive of us.
-    if (config_.reader_idle.count() > 0) IdleWatch::instance().disarm(this);
+    if (config_.reader_idle.count() > 0) idle_watch().disarm(this);
     stdout_.reset();
     stderr_.reset();
 }

@@ -9,6 +9,8 @@
 
 namespace mcph::stdio {
 
+using UniqueFd = io::UniqueFd;  // plugins/io-common
+
 class Wakeup {
 public:
     Wakeup();  // throws mcph::plugin::Error(MCPH_ERR_IO) naming the limit if no descriptor is available

@@ -6,6 +6,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <rapidjson/document.h>
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -287,6 +288,24 @@ TestCertificate::TestCertificate() {
 TestCertificate::~TestCertificate() {
     std::error_code ec;
     if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+}
+
+Handler stream_then_answer(Signal& go, std::string event, std::function<std::string(int id)> answer,
+                           std::chrono::milliseconds keep_alive) {
+    return [&go, event = std::move(event), answer = std::move(answer), keep_alive](Exchange& ex) {
+        if (ex.request.method == "GET") {
+            ex.sse_begin();
+            if (!go.wait(10s)) return ex.cut();
+            ex.sse_send(event);
+            // Held open until the client leaves (sse_send fails once it did).
+            while (ex.sse_send(": keep-alive\n\n")) std::this_thread::sleep_for(keep_alive);
+            return;
+        }
+        rapidjson::Document d;
+        d.Parse(ex.request.body.c_str());
+        if (d.HasParseError() || !d.IsObject() || !d.HasMember("id") || !d["id"].IsInt()) return ex.respond(202, "");
+        ex.json(answer(d["id"].GetInt()));
+    };
 }
 
 }  // namespace http_test

@@ -111,6 +111,13 @@ private:
     std::vector<int> live_fds_;
 };
 
+// A legacy-era session's server: a GET opens an SSE stream that carries `event` (a whole SSE event)
+// once `go` is set (or is cut when it is not within 10 s) and then stays open, sending a keep-alive
+// comment every `keep_alive`, until the client leaves; a POST without an id gets 202, one with an
+// id `answer(id)`.
+Handler stream_then_answer(Signal& go, std::string event, std::function<std::string(int id)> answer,
+                           std::chrono::milliseconds keep_alive = 20ms);
+
 // A port on 127.0.0.1 where nothing listens (bound, then closed).
 unsigned short closed_port();
 

@@ -4,11 +4,14 @@
 
 #include <mcph/plugin_api.h>
 
+#include <gtest/gtest.h>
+
 #include <rapidjson/document.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -27,6 +30,17 @@ struct Plugin {
     const mcph_transport_vtable_v1* vtable = nullptr;
 };
 Plugin& plugin();
+
+// The fixture of tests that talk to the in-process server: loopback bypasses any proxy the
+// environment names (libcurl would follow it), and the plugin is loaded.
+class LoopbackTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+        ::setenv("no_proxy", "127.0.0.1,localhost", 1);
+    }
+    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
+};
 
 std::string json_string(std::string_view s);
 // {"jsonrpc":"2.0","id":<id>,"method":<method>}

@@ -19,14 +19,7 @@ std::string progress(int n) {
 }
 bool carries(const Request& r, int id) { return r.body.find("\"id\":" + std::to_string(id) + ",") != std::string::npos; }
 
-class AsyncAuthTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-        ::setenv("no_proxy", "127.0.0.1,localhost", 1);
-    }
-    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
-};
+class AsyncAuthTest : public LoopbackTest {};
 
 // Request 1 streams progress every 100 ms; request 2's headers are pending for 1.5 s (a slow
 // refresh). The stream must keep delivering meanwhile, and request 2 must not reach the server

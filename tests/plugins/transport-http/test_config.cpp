@@ -28,12 +28,14 @@ TEST(HttpConfig, Defaults) {
     EXPECT_EQ(c.max_message_bytes, size_t{128} << 20);
     EXPECT_TRUE(c.ca_file.empty());
     EXPECT_TRUE(c.headers.empty());
+    EXPECT_EQ(c.loop_idle.count(), 2000);
 }
 
 TEST(HttpConfig, AllFields) {
     auto c = parse_config(R"({"url":"http://127.0.0.1:8080/mcp?x=1","headers":{"X-Api-Key":"k","Authorization":"Bearer t"},
-        "timeoutMs":1500,"connectTimeoutMs":700,"maxMessageBytes":4096,"caFile":"/dev/null"})");
+        "timeoutMs":1500,"connectTimeoutMs":700,"maxMessageBytes":4096,"caFile":"/dev/null","loopIdleMs":0})");
     EXPECT_EQ(c.timeout.count(), 1500);
+    EXPECT_EQ(c.loop_idle.count(), 0);
     EXPECT_EQ(c.connect_timeout.count(), 700);
     EXPECT_EQ(c.max_message_bytes, 4096u);
     EXPECT_EQ(c.ca_file, "/dev/null");
@@ -60,6 +62,9 @@ TEST(HttpConfig, BadFieldsAreNamed) {
     EXPECT_NE(refused(R"({"url":"http://h/","timeoutMs":"5"})").find("'timeoutMs'"), std::string::npos);
     EXPECT_NE(refused(R"({"url":"http://h/","connectTimeoutMs":-1})").find("'connectTimeoutMs'"), std::string::npos);
     EXPECT_NE(refused(R"({"url":"http://h/","maxMessageBytes":0})").find("'maxMessageBytes'"), std::string::npos);
+    EXPECT_NE(refused(R"({"url":"http://h/","loopIdleMs":-1})").find("'loopIdleMs'"), std::string::npos);
+    EXPECT_NE(refused(R"({"url":"http://h/","loopIdleMs":"soon"})").find("'loopIdleMs'"), std::string::npos);
+    EXPECT_NE(refused(R"({"url":"http://h/","loopIdleMs":86400001})").find("'loopIdleMs'"), std::string::npos);
     EXPECT_NE(refused(R"({"url":"http://h/","caFile":"/no/such/file.pem"})").find("'caFile'"), std::string::npos);
 }
 

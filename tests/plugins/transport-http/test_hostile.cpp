@@ -57,13 +57,8 @@ bool stream_fill(Exchange& ex, size_t total, char fill, bool chunked) {
     return true;
 }
 
-class HttpHostileTest : public ::testing::Test {
+class HttpHostileTest : public LoopbackTest {
 protected:
-    static void SetUpTestSuite() {
-        ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-        ::setenv("no_proxy", "127.0.0.1,localhost", 1);
-    }
-    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
     static std::string limited(const std::string& url) {
         return http_config(url, "\"maxMessageBytes\":" + std::to_string(kLimit));
     }

@@ -37,14 +37,7 @@ Facts facts(int id, const std::string& method, const std::string& name = "") {
     return f;
 }
 
-class HttpModernTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-        ::setenv("no_proxy", "127.0.0.1,localhost", 1);
-    }
-    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
-};
+class HttpModernTest : public LoopbackTest {};
 
 TEST_F(HttpModernTest, DeclaresItsTraits) {
     const uint32_t want = MCPH_TRAIT_SESSION_CAN_EXPIRE | MCPH_TRAIT_HTTP_HEADERS | MCPH_TRAIT_PER_REQUEST_CANCEL;

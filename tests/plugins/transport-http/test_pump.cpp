@@ -49,14 +49,7 @@ bool pump_until(Transport& t, Done&& done, std::map<mcph_status, int>& seen, std
     return true;
 }
 
-class HttpPumpTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-        ::setenv("no_proxy", "127.0.0.1,localhost", 1);
-    }
-    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
-};
+class HttpPumpTest : public LoopbackTest {};
 
 TEST_F(HttpPumpTest, VtableOffersPump) {
     ASSERT_GT(plugin().vtable->struct_size, offsetof(mcph_transport_vtable_v1, pump));
@@ -380,19 +373,7 @@ TEST_F(HttpPumpTest, AMessageWhileNobodyPumpsIsDeliveredByTheLoopThread) {
     FakeServer server;
     Signal call_answered;
     const std::string later = R"({"jsonrpc":"2.0","method":"notifications/later"})";
-    server.on([&](Exchange& ex) {
-        if (ex.request.method == "GET") {
-            ex.sse_begin();
-            if (!call_answered.wait(5s)) return ex.cut();
-            ex.sse_send(event(later));
-            // Held open until the client leaves (sse_send fails once it did).
-            while (ex.sse_send(": keep-alive\n\n")) std::this_thread::sleep_for(20ms);
-            return;
-        }
-        const auto d = parse(ex.request.body);
-        if (!d.HasMember("id")) return ex.respond(202, "");
-        ex.json(empty_result(d["id"].GetInt()));
-    });
+    server.on(stream_then_answer(call_answered, event(later), empty_result));
     Transport t(http_config(server.url()));
     DeliveryThreads threads;
     Signal later_noted;  // the hook runs after the recorder counted the message: wait for the hook

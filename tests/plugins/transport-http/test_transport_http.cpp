@@ -25,15 +25,8 @@ long ms_between(Clock::time_point a, Clock::time_point b) {
     return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count());
 }
 
-class HttpTransportTest : public ::testing::Test {
+class HttpTransportTest : public LoopbackTest {
 protected:
-    static void SetUpTestSuite() {
-        // The fake server is on loopback: keep any proxy of the environment out of the way.
-        ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-        ::setenv("no_proxy", "127.0.0.1,localhost", 1);
-    }
-    void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
-
     static void expect_clean_shutdown(Transport& t) {
         t.close();
         EXPECT_EQ(t.recorder.late_callbacks(), 0);

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace mcph::stdio {
+namespace mcph::io {
 
 class UniqueFd {
 public:
@@ -36,4 +36,4 @@ private:
     int fd_ = -1;
 };
 
-}  // namespace mcph::stdio
+}  // namespace mcph::io
