@@ -11,7 +11,8 @@
 #   BUILD_DIR    the CMake build directory (default: build/ in the repository)
 #   --http       also the Streamable HTTP rows (hello-server --http --port 0)
 #   --quick      tiny counts, one repeat (~1 min): shows that every client runs, not how fast
-#   --scale      also bench/scale.sh: S (default 500) configured stdio servers, `mcph status`
+#   --scale      also bench/scale.sh: S (default 500) configured stdio servers (and, with --http, S
+#                Streamable HTTP servers on one hello-server), `mcph status`
 #   --skip-mcph / --skip-ts   leave those columns empty
 # Exit status: 0 when every client ran, 1 when one failed (named on stderr and under the tables).
 set -euo pipefail
@@ -229,12 +230,30 @@ if [[ -n $mapped_pid ]]; then
 elif [[ $skip_mcph == 0 ]]; then
   run_mapped
 fi
+run_scale() {  # run_scale NAME [scale.sh options...]: WORK/NAME.json, or a line in WORK/failures
+  local name="$1"
+  shift
+  if ! bash "$here/scale.sh" "$build" --servers "$scale_servers" "$@" >"$work/$name.json" 2>"$work/$name.err"; then
+    echo "run.sh: failed: scale.sh --servers $scale_servers $*" >&2
+    tail -5 "$work/$name.err" >&2
+    echo "scale: bench/scale.sh $build --servers $scale_servers $*" >>"$work/failures"
+  fi
+}
 if [[ $scale == 1 && $skip_mcph == 0 ]]; then
   echo "  [$((SECONDS - started_s))s] scale: $scale_servers stdio servers" >&2
-  if ! bash "$here/scale.sh" "$build" --servers "$scale_servers" >"$work/scale.json" 2>"$work/scale.err"; then
-    echo "run.sh: failed: scale.sh --servers $scale_servers" >&2
-    tail -5 "$work/scale.err" >&2
-    echo "scale: bench/scale.sh $build --servers $scale_servers" >>"$work/failures"
+  if [[ $http == 1 && $quick == 1 ]]; then
+    # --quick: the Streamable HTTP servers beside the stdio ones (each run mostly waits its idle
+    # spell); a full run keeps them apart, so neither's figures carry the other's load.
+    run_scale scale-http --http &
+    scale_http_pid=$!
+    run_scale scale
+    wait "$scale_http_pid" || true
+  else
+    run_scale scale
+    if [[ $http == 1 ]]; then
+      echo "  [$((SECONDS - started_s))s] scale: $scale_servers Streamable HTTP servers" >&2
+      run_scale scale-http --http
+    fi
   fi
 fi
 

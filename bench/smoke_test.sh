@@ -57,12 +57,15 @@ done
 for shape in '1 server(s) x 5 tools' '1 server(s) x 500 tools' '50 server(s) x 20 tools'; do
   grep -q "^$shape " "$out" || problem "mapped-name row missing: $shape"
 done
-grep -qE '^20 +\| 20 +\|' "$out" || problem "scale row missing or not every server connected"
-# The idle row (servers | connected | RSS | threads ...): 20 quiet stdio servers share the idle
-# watch's one thread, so the host has far fewer threads than servers once they are idle.
-idle_threads="$(awk -F' [|] ' '/^the same servers held by/ {found = 1; next} found && $1 ~ /^20 +$/ {print $4 + 0; exit}' "$out")"
-if [[ -z $idle_threads ]]; then problem "idle scale row missing"
-elif ((idle_threads >= 20)); then problem "idle scale row: $idle_threads threads for 20 idle servers"; fi
+[[ $(grep -cE '^20 +\| 20 +\|' "$out") -ge 2 ]] || problem "scale rows (stdio, http) missing or not every server connected"
+# The idle rows (servers | connected | RSS | threads ...), stdio then Streamable HTTP: 20 quiet
+# servers share their plugin's idle watch thread, so the host has far fewer threads than servers
+# once they are idle.
+mapfile -t idle_threads < <(awk -F' [|] ' '/^the same servers held by/ {found = 1; next} found && $1 ~ /^20 +$/ {print $4 + 0; found = 0}' "$out")
+if ((${#idle_threads[@]} != 2)); then problem "idle scale rows: ${#idle_threads[@]} of 2 (stdio, http)"
+else
+  for t in "${idle_threads[@]}"; do ((t < 20)) || problem "idle scale row: $t threads for 20 idle servers"; done
+fi
 grep -q '^load average at the start: ' "$out" || problem "no load average"
 
 # A bad count is the usage message (exit 2) at once, not a client waiting forever for the first of

@@ -4,7 +4,8 @@
 //   WORK/<transport>.<client>.<r>  one JSON object per client run (bench-raw-pipe, mcph-bench, TS)
 //   WORK/cli.<client>.<r>          one-shot figures ({oneshot_ms, oneshot_rss_mb})
 //   WORK/mapped.<SxT>.<r>          mcph-bench --mapped SxT
-//   WORK/scale.json                bench/scale.sh
+//   WORK/scale.json                bench/scale.sh (stdio servers)
+//   WORK/scale-http.json           bench/scale.sh --http (with run.sh --http)
 //   WORK/failures                  one line per client that failed
 // Values are the medians over the repeats; a ratio is the median of the per-repeat ratios of two
 // clients run in the same repeat (paired), not the quotient of the two medians.
@@ -129,17 +130,25 @@ if (mappedBody.length) {
 }
 
 // ---- scale ---------------------------------------------------------------------------------
-if (scaleArg === '1') {
-  const s = read('scale.json');
-  console.log('scale: `mcph status --json` over N configured stdio servers (fake-mcp-server), bench/scale.sh; no goal figure in the issue');
+// `what`: the servers of scale.sh's config; `idle`: the setting after which their threads retire.
+function printScale(file, what, idle) {
+  const s = read(file);
+  console.log(`scale: \`mcph status --json\` over N configured ${what}, bench/scale.sh; no goal figure in the issue`);
   const per = (v) => (s.servers && v !== undefined ? (v / s.servers).toFixed(2) : '-');
   printTable(['servers', 'connected', 'wall (s)', 'host peak RSS (MB)', 'peak threads', 'threads/server', 'peak fds', 'fds/server'],
     [[fmt(s.servers), fmt(s.connected), fmt(s.wall_s), fmt(s.peak_rss_mb), fmt(s.peak_threads), per(s.peak_threads),
       fmt(s.peak_fds), per(s.peak_fds)]]);
-  console.log(`the same servers held by \`mcph shell\`, every one connected, after ${fmt(s.idle_s)} s idle (stdio readerIdleMs: 2 s)`);
+  console.log(`the same servers held by \`mcph shell\`, every one connected, after ${fmt(s.idle_s)} s idle (${idle}: 2 s)`);
   printTable(['servers', 'connected', 'host RSS (MB)', 'threads', 'threads/server', 'fds', 'fds/server'],
     [[fmt(s.servers), fmt(s.idle_connected), fmt(s.idle_rss_mb), fmt(s.idle_threads), per(s.idle_threads),
       fmt(s.idle_fds), per(s.idle_fds)]]);
+}
+if (scaleArg === '1') {
+  printScale('scale.json', 'stdio servers (fake-mcp-server)', 'stdio readerIdleMs');
+  if (fs.existsSync(`${dir}/scale-http.json`)) {
+    console.log();
+    printScale('scale-http.json', 'Streamable HTTP servers (all on one hello-server --http)', 'http loopIdleMs');
+  }
 }
 
 // ---- what ran, where -----------------------------------------------------------------------
