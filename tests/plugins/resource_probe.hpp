@@ -5,7 +5,9 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +16,8 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace mcph_test {
 
@@ -117,5 +121,58 @@ inline constexpr bool kThreadSanitized = false;
 
 // Set by the valgrind ctest entries: RSS means nothing under valgrind, and it is ~30× slower.
 inline bool under_valgrind() { return std::getenv("MCPH_UNDER_VALGRIND") != nullptr; }
+
+// The threads of this process whose name (comm) is `name`: the plugins name theirs
+// (mcph-stdio-out, mcph-http-loop, mcph-http-idle...).
+inline size_t threads_named(std::string_view name) {
+    size_t n = 0;
+    if (DIR* d = ::opendir("/proc/self/task")) {
+        while (dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/comm");
+            std::string comm;
+            if (in && std::getline(in, comm) && comm == name) ++n;  // a thread that ended meanwhile has no comm
+        }
+        ::closedir(d);
+    }
+    return n;
+}
+
+// Takes away every descriptor this process could still open, for tests of descriptor exhaustion:
+// the soft RLIMIT_NOFILE is lowered to a few above what is open and the rest is filled with
+// /dev/null. give_back() (or the destructor) closes the fillers and restores the limit. Not under
+// a sanitizer, whose runtime needs descriptors of its own (kSanitized).
+class DescriptorsTaken {
+public:
+    DescriptorsTaken() {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+        saved_soft_ = lim.rlim_cur;
+        lim.rlim_cur = open_fds() + 8;
+        if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+        taken_ = true;
+        for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers_.push_back(fd);
+    }
+    ~DescriptorsTaken() { give_back(); }
+    DescriptorsTaken(const DescriptorsTaken&) = delete;
+    DescriptorsTaken& operator=(const DescriptorsTaken&) = delete;
+
+    bool taken() const { return taken_; }  // false: the limit could not be lowered
+    void give_back() {
+        if (!taken_) return;
+        taken_ = false;
+        for (int fd : fillers_) ::close(fd);
+        fillers_.clear();
+        rlimit lim{};
+        ::getrlimit(RLIMIT_NOFILE, &lim);
+        lim.rlim_cur = saved_soft_;
+        ::setrlimit(RLIMIT_NOFILE, &lim);
+    }
+
+private:
+    bool taken_ = false;
+    rlim_t saved_soft_ = 0;
+    std::vector<int> fillers_;
+};
 
 }  // namespace mcph_test

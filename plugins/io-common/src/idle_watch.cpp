@@ -1,16 +1,15 @@
 #include "idle_watch.hpp"
 
+#include "limit_hint.hpp"
+#include "threads.hpp"
+
 #include <mcph/plugin_helper.hpp>
 
-#include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <string>
-#include <system_error>
 
 namespace mcph::io {
 namespace {
@@ -20,7 +19,7 @@ constexpr std::uint64_t kStopId = 0;
 constexpr std::uint64_t kRearmId = ~std::uint64_t{0};
 
 [[noreturn]] void fail(const char* what, int error_number) {
-    throw mcph::plugin::Error(MCPH_ERR_IO, std::string(what) + " for the idle watch: " + std::strerror(error_number));
+    throw_system_error(error_number, std::string(what) + " for the idle watch");
 }
 
 }  // namespace
@@ -37,9 +36,7 @@ void IdleWatch::stop_if_unused() noexcept {
         std::lock_guard lock(mutex_);
         if (!entries_.empty() || !thread_.joinable()) return;
         thread = std::move(thread_);
-        const std::uint64_t one = 1;  // never read back: the eventfd stays readable
-        const ssize_t written = ::write(stop_.get(), &one, sizeof one);  // cannot fail: a fresh counter
-        (void)written;
+        stop_->signal();  // never cleared: this thread ends; the next start makes a new one
     }
     thread.join();
     std::lock_guard lock(mutex_);
@@ -53,10 +50,9 @@ void IdleWatch::start_locked() {
     if (!epoll_) {
         UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
         if (!epoll) fail("epoll_create1", errno);
-        UniqueFd stop(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-        UniqueFd rearm(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-        if (!stop || !rearm) fail("eventfd", errno);
-        for (auto [fd, id] : {std::pair{stop.get(), kStopId}, std::pair{rearm.get(), kRearmId}}) {
+        std::optional<Wakeup> stop(std::in_place, "eventfd for the idle watch");
+        std::optional<Wakeup> rearm(std::in_place, "eventfd for the idle watch");
+        for (auto [fd, id] : {std::pair{stop->fd(), kStopId}, std::pair{rearm->fd(), kRearmId}}) {
             epoll_event ev{};
             ev.events = EPOLLIN;
             ev.data.u64 = id;
@@ -66,11 +62,7 @@ void IdleWatch::start_locked() {
         stop_ = std::move(stop);
         rearm_ = std::move(rearm);
     }
-    try {
-        thread_ = std::thread([this] { run(); });
-    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
-        throw mcph::plugin::Error(MCPH_ERR_IO, std::string("cannot start the idle watch thread: ") + e.what());
-    }
+    thread_ = start_thread("the idle watch thread", [this] { run(); });
 }
 
 void IdleWatch::arm(void* owner, std::span<const int> fds, Revive revive, Clock::time_point deadline) {
@@ -94,11 +86,7 @@ void IdleWatch::arm(void* owner, std::span<const int> fds, Revive revive, Clock:
     }
     entries_.emplace(id, std::move(entry));
     by_owner_[owner] = id;
-    if (deadline != Clock::time_point::max()) {
-        const std::uint64_t one = 1;  // the thread computes its wait again
-        const ssize_t written = ::write(rearm_.get(), &one, sizeof one);
-        (void)written;  // cannot fail: the thread reads the counter back
-    }
+    if (deadline != Clock::time_point::max()) rearm_->signal();  // the thread computes its wait again
 }
 
 void IdleWatch::disarm(void* owner) noexcept {
@@ -115,7 +103,7 @@ void IdleWatch::remove_locked(std::unordered_map<std::uint64_t, Entry>::iterator
 }
 
 void IdleWatch::run() noexcept {
-    ::pthread_setname_np(::pthread_self(), thread_name_);
+    name_this_thread(thread_name_);
     epoll_event events[64];
     for (;;) {
         const int n = ::epoll_wait(epoll_.get(), events, 64, wait_ms());
@@ -126,9 +114,7 @@ void IdleWatch::run() noexcept {
         for (int i = 0; i < n; ++i) {
             if (events[i].data.u64 == kStopId) return;  // stop_if_unused()
             if (events[i].data.u64 == kRearmId) {
-                std::uint64_t count = 0;
-                const ssize_t got = ::read(rearm_.get(), &count, sizeof count);
-                (void)got;  // EAGAIN when another wake-up already took it: nothing to do
+                rearm_->clear();  // wait_ms() below sees the new entry
                 continue;
             }
             dispatch(events[i].data.u64);

@@ -21,11 +21,13 @@
 #pragma once
 
 #include "unique_fd.hpp"
+#include "wakeup.hpp"
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
 #include <unordered_map>
@@ -82,8 +84,8 @@ private:
     std::uint64_t next_id_ = 1;
     void* dispatching_ = nullptr;            // the owner whose revive() runs now, unlocked
     UniqueFd epoll_;
-    UniqueFd stop_;                          // an eventfd: stop_if_unused() makes it readable, for good
-    UniqueFd rearm_;                         // an eventfd: an entry with a deadline came (read back)
+    std::optional<Wakeup> stop_;             // stop_if_unused() signals it, for good
+    std::optional<Wakeup> rearm_;            // an entry with a deadline came (cleared by the thread)
     std::thread thread_;
 };
 

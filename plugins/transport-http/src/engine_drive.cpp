@@ -26,7 +26,7 @@
 //     ends holding the role, runs the cleanup only once the pumper has left.
 #include "engine.hpp"
 
-#include <pthread.h>
+#include "threads.hpp"  // plugins/io-common
 
 #include <algorithm>
 
@@ -51,7 +51,7 @@ thread_local bool t_http_loop_thread = false;
 // retires (engine_idle.cpp) gave the role up and ends without it: the engine lives on.
 void Engine::run() noexcept {
     t_http_loop_thread = true;
-    ::pthread_setname_np(::pthread_self(), kLoopThreadName);
+    io::name_this_thread(kLoopThreadName);
     quiet_since_ = Clock::now();  // a revived thread waits a whole loopIdleMs before it may retire again
     bool holding = false;  // the role kept after a hand-over nobody waited for any more
     for (;;) {

@@ -22,11 +22,11 @@
 #include "engine.hpp"
 
 #include "idle_watch.hpp"
+#include "threads.hpp"
 
 #include <sys/select.h>
 
 #include <algorithm>
-#include <system_error>
 
 namespace mcph::http {
 namespace {
@@ -49,7 +49,7 @@ void Engine::start_loop() {
 // here, under the mutex, is brief.
 void Engine::spawn_loop_locked() {
     if (loop_thread_.joinable()) loop_thread_.join();
-    loop_thread_ = std::thread([this] { run(); });
+    loop_thread_ = io::start_thread("the HTTP loop thread", [this] { run(); });
 }
 
 void Engine::join_loop() noexcept {
@@ -160,12 +160,11 @@ void Engine::revive(bool from_watch) noexcept {
     }
     try {
         spawn_loop_locked();
-    } catch (const std::system_error& e) {
+    } catch (const mcph::plugin::Error& e) {
         // EAGAIN at the thread limit: the engine stays retired; the next send, pump or close tries
         // again, and a waiting caller still drives its own exchange (pump).
         host_.diagnostic(MCPH_LOG_WARN,
-                         std::string("cannot start the HTTP loop thread again: ") + e.what() +
-                             "; streams from the server are read only while a call waits");
+                         std::string(e.what()) + "; streams from the server are read only while a call waits");
         return;
     }
     retired_ = false;

@@ -2,6 +2,7 @@
 
 #include "curl_handles.hpp"
 #include "jsonrpc_shape.hpp"
+#include "threads.hpp"  // plugins/io-common
 
 namespace mcph::sse {
 
@@ -24,7 +25,7 @@ void SseTransport::start() {
     started_ = true;
     host_.diagnostic(MCPH_LOG_INFO, "connecting: " + config_.describe());
     handshake_.arm(engine_->handshake_window());  // covers the thread's start, until its first arm
-    io_thread_ = std::thread([this] { engine_->run(); });
+    io_thread_ = io::start_thread("the SSE I/O thread", [this] { engine_->run(); });
     Handshake::Result result = handshake_.wait([this] { return engine_->handshake_timeout_message(); });
     if (result.status == MCPH_OK) return;
     stop_io();

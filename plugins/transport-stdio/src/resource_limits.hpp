@@ -1,21 +1,18 @@
-// Which process limit a failed system call ran into, said so that a user can raise it.
+// The stdio plugin's side of plugins/io-common's limit_hint.hpp: what a server costs, said
+// beside the limit a failed system call ran into, and the open-file limit children inherit.
 //
 // Each stdio server costs the host 4 descriptors (three pipe ends and the readers' eventfd; 7 for a
 // moment while it is spawned) and one thread (the reader; a second, the stdin writer, with an
-// eventfd of its own, only once a server does not keep up with its input), so a config with a few hundred servers meets the common
-// `ulimit -n 1024` and sometimes `ulimit -u`. errno alone ("Too many open files") does not say
-// which limit, its current value, or how to raise it; these errors do.
+// eventfd of its own, only once a server does not keep up with its input), so a config with a
+// few hundred servers meets the common `ulimit -n 1024` and sometimes `ulimit -u`.
 #pragma once
 
 #include <string>
 
 namespace mcph::stdio {
 
-// For EMFILE, ENFILE and EAGAIN (threads, fork): "; <limit> is reached (<values>): <how to raise
-// it>". Empty for any other errno. Reads the limits at the time of the call.
+// io::limit_hint and io::throw_system_error with what a stdio server costs.
 std::string limit_hint(int error_number);
-
-// Throws mcph::plugin::Error(MCPH_ERR_IO): "<what>: <strerror>" plus limit_hint().
 [[noreturn]] void throw_system_error(int error_number, const std::string& what);
 
 // The environment variable in which the mcph CLI leaves the soft RLIMIT_NOFILE it started with,

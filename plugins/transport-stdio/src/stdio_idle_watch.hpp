@@ -3,7 +3,7 @@
 #pragma once
 
 #include "idle_watch.hpp"
-#include "thread_name.hpp"
+#include "thread_names.hpp"
 
 namespace mcph::stdio {
 

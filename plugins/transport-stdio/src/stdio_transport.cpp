@@ -6,7 +6,7 @@
 #include "pipe_io.hpp"
 #include "resource_limits.hpp"
 #include "signals.hpp"
-#include "thread_name.hpp"
+#include "thread_names.hpp"
 
 #include <poll.h>
 #include <signal.h>

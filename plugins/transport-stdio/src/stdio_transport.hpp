@@ -36,7 +36,7 @@
 #include "pipe_growth.hpp"
 #include "outgoing_queue.hpp"
 #include "stderr_buffer.hpp"
-#include "wakeup.hpp"
+#include "wakeup.hpp"  // plugins/io-common
 
 #include <mcph/plugin_helper.hpp>
 #include <mcph/pump_handover.hpp>
@@ -52,6 +52,8 @@
 #include <thread>
 
 namespace mcph::stdio {
+
+using io::Wakeup;
 
 class StdioTransport final : public mcph::plugin::Transport {
 public:

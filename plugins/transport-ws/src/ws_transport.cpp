@@ -4,6 +4,7 @@
 
 #include "connect_probe.hpp"
 #include "handshake_headers.hpp"
+#include "threads.hpp"  // plugins/io-common
 
 #include <unistd.h>
 
@@ -120,7 +121,7 @@ void WsTransport::start() {
         std::lock_guard lifecycle(lifecycle_mutex_);
         if (closed_) throw Error(MCPH_ERR_CLOSED, "transport was closed while starting");
         create_context();
-        service_thread_ = std::thread([this] { service_loop(); });
+        service_thread_ = io::start_thread("the WebSocket service thread", [this] { service_loop(); });
         service_thread_id_ = service_thread_.get_id();
     }
 

@@ -308,4 +308,11 @@ Handler stream_then_answer(Signal& go, std::string event, std::function<std::str
     };
 }
 
+Handler silent_until(Signal& release) {
+    return [&release](Exchange& ex) {
+        release.wait(10s);
+        ex.cut();
+    };
+}
+
 }  // namespace http_test

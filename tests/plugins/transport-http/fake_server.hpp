@@ -118,6 +118,10 @@ private:
 Handler stream_then_answer(Signal& go, std::string event, std::function<std::string(int id)> answer,
                            std::chrono::milliseconds keep_alive = 20ms);
 
+// A server that never answers while the test runs: each exchange waits for `release` (10 s at
+// most), then the connection is cut without a response.
+Handler silent_until(Signal& release);
+
 // A port on 127.0.0.1 where nothing listens (bound, then closed).
 unsigned short closed_port();
 

@@ -4,13 +4,12 @@
 // told apart by their names (mcph-http-loop, mcph-http-idle).
 #include "fake_server.hpp"
 #include "harness.hpp"
+#include "../resource_probe.hpp"
 
 #include <gtest/gtest.h>
 
 #include <pthread.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -20,23 +19,13 @@ namespace {
 constexpr const char* kLoop = "mcph-http-loop";
 constexpr const char* kWatch = "mcph-http-idle";
 
-// Threads of this process whose name (comm) is `name`.
-size_t threads_called(const std::string& name) {
-    size_t count = 0;
-    std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-        std::ifstream comm(task.path() / "comm");
-        std::string line;
-        count += std::getline(comm, line) && line == name ? 1 : 0;  // a thread that just ended has none
-    }
-    return count;
-}
+using mcph_test::threads_named;  // ../resource_probe.hpp
 
 // Waits (bounded) until `count` threads are called `name`.
 bool wait_threads(const std::string& name, size_t count, std::chrono::milliseconds bound = 5s) {
     for (const auto deadline = Clock::now() + bound; Clock::now() < deadline; std::this_thread::sleep_for(5ms))
-        if (threads_called(name) == count) return true;
-    return threads_called(name) == count;
+        if (threads_named(name) == count) return true;
+    return threads_named(name) == count;
 }
 
 std::string this_thread_name() {
@@ -71,7 +60,7 @@ TEST_F(HttpIdleLoopTest, AQuietStreamRetiresTheLoopThreadAndTheServersNextEventB
     ASSERT_EQ(t.set_option("initialized", ""), MCPH_OK);  // opens the GET stream (legacy era)
     ASSERT_TRUE(server.wait_requests(1, "GET"));
     ASSERT_TRUE(wait_threads(kLoop, 0)) << "the loop thread did not retire";
-    EXPECT_EQ(threads_called(kWatch), 1u);
+    EXPECT_EQ(threads_named(kWatch), 1u);
 
     push.set();
     ASSERT_TRUE(later_noted.wait(5s)) << "the event that came while the loop thread was retired was not delivered";
@@ -79,7 +68,7 @@ TEST_F(HttpIdleLoopTest, AQuietStreamRetiresTheLoopThreadAndTheServersNextEventB
     ASSERT_TRUE(wait_threads(kLoop, 0)) << "the revived loop thread did not retire again";
 
     t.close();
-    EXPECT_EQ(threads_called(kLoop), 0u);
+    EXPECT_EQ(threads_named(kLoop), 0u);
     EXPECT_EQ(t.recorder.late_callbacks(), 0);
     EXPECT_EQ(server.requests("GET").size(), 1u) << "the stream was never reopened: it stayed up throughout";
 }
@@ -126,7 +115,7 @@ TEST_F(HttpIdleLoopTest, CloseOfARetiredSessionStillDeletesIt) {
     const auto deletes = server.requests("DELETE");
     ASSERT_EQ(deletes.size(), 1u);
     EXPECT_EQ(deletes[0].header("mcp-session-id"), "s-idle");
-    EXPECT_EQ(threads_called(kLoop), 0u);
+    EXPECT_EQ(threads_named(kLoop), 0u);
     EXPECT_EQ(t.recorder.late_callbacks(), 0);
 }
 
@@ -141,7 +130,7 @@ TEST_F(HttpIdleLoopTest, APumpOnARetiredTransportBringsTheLoopThreadBack) {
     EXPECT_EQ(t.pump(20), MCPH_ERR_TIMEOUT);
     EXPECT_TRUE(wait_threads(kLoop, 1, 1s)) << "no loop thread after the pump";
     t.close();
-    EXPECT_EQ(threads_called(kLoop), 0u);
+    EXPECT_EQ(threads_named(kLoop), 0u);
 }
 
 // A long tool call: the loop thread retires while its response is outstanding (the watch holds the
@@ -170,10 +159,7 @@ TEST_F(HttpIdleLoopTest, ALongCallsResponseComesWhileTheLoopThreadIsRetired) {
 TEST_F(HttpIdleLoopTest, ARequestDeadlineFiresWhileTheLoopThreadIsRetired) {
     FakeServer server;
     Signal release;
-    server.on([&](Exchange& ex) {
-        release.wait(10s);
-        ex.cut();
-    });
+    server.on(silent_until(release));
     Transport t(http_config(server.url(), R"("loopIdleMs":100,"timeoutMs":2000)"), /*typed=*/true);
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     const auto sent = Clock::now();
@@ -198,9 +184,50 @@ TEST_F(HttpIdleLoopTest, LoopIdleMsZeroKeepsTheLoopThread) {
     ASSERT_EQ(retires.start(), MCPH_OK) << retires.error();
     ASSERT_TRUE(wait_threads(kLoop, 1)) << "the loopIdleMs 100 transport's thread did not retire";
     std::this_thread::sleep_for(300ms);  // three of its spells more: still the one
-    EXPECT_EQ(threads_called(kLoop), 1u);
+    EXPECT_EQ(threads_named(kLoop), 1u);
     ASSERT_EQ(stays.send(request(1)), MCPH_OK);
     EXPECT_TRUE(stays.recorder.wait_messages(1));
+}
+
+// No descriptor for the idle watch: the loop thread stays for good for that transport, says so once
+// with the limit it ran into, and still delivers what the server sends later.
+TEST_F(HttpIdleLoopTest, NoDescriptorForTheWatchKeepsTheLoopThreadAndSaysWhy) {
+    if (mcph_test::kSanitized) GTEST_SKIP() << "the sanitizer runtime needs descriptors this test takes away";
+    plugin().descriptor->shutdown();  // no watch from an earlier test: the first arm must build it
+    FakeServer server;
+    Signal push;
+    const std::string later = R"({"jsonrpc":"2.0","method":"notifications/later"})";
+    server.on(stream_then_answer(push, event(later), empty_result, 200ms));
+    Transport t(http_config(server.url(), R"("loopIdleMs":300)"));
+    ASSERT_EQ(t.start(), MCPH_OK) << t.error();
+    ASSERT_EQ(t.send(request(1)), MCPH_OK);
+    ASSERT_TRUE(t.recorder.wait_messages(1));
+    ASSERT_EQ(t.set_option("initialized", ""), MCPH_OK);  // opens the GET stream (legacy era)
+    ASSERT_TRUE(server.wait_requests(1, "GET"));
+    // Every descriptor this process may have is taken, before the loop has been quiet for 300 ms.
+    mcph_test::DescriptorsTaken none_left;
+    ASSERT_TRUE(none_left.taken());
+    auto said = [&] {
+        for (const std::string& line : t.recorder.diagnostics())
+            if (line.find("the HTTP loop thread stays (loopIdleMs is off for this server)") != std::string::npos) return line;
+        return std::string();
+    };
+    for (const auto deadline = Clock::now() + 10s; said().empty() && Clock::now() < deadline;)
+        std::this_thread::sleep_for(5ms);
+    none_left.give_back();
+    const std::string why = said();
+    ASSERT_FALSE(why.empty()) << "no word from the loop thread that could not retire";
+    EXPECT_NE(why.find("RLIMIT_NOFILE is reached"), std::string::npos) << why;
+    std::this_thread::sleep_for(700ms);  // two quiet spells more: it tries no more
+    EXPECT_EQ(threads_named(kLoop), 1u);
+    EXPECT_EQ(threads_named(kWatch), 0u);
+    size_t mentions = 0;
+    for (const std::string& line : t.recorder.diagnostics()) mentions += line.find("the HTTP loop thread stays") != std::string::npos;
+    EXPECT_EQ(mentions, 1u);
+    push.set();
+    EXPECT_TRUE(t.recorder.wait_messages(2)) << "the loop thread that stayed does not deliver";
+    t.close();
+    EXPECT_EQ(t.recorder.late_callbacks(), 0);
 }
 
 }  // namespace

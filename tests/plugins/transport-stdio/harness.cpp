@@ -323,41 +323,6 @@ size_t open_fd_count() { return count_dir("/proc/self/fd") - 1; }  // minus open
 
 size_t thread_count() { return count_dir("/proc/self/task"); }
 
-DescriptorsTaken::DescriptorsTaken() {
-    rlimit lim{};
-    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-    saved_soft_ = lim.rlim_cur;
-    lim.rlim_cur = open_fd_count() + 8;
-    if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-    taken_ = true;
-    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers_.push_back(fd);
-}
-
-void DescriptorsTaken::give_back() {
-    if (!taken_) return;
-    taken_ = false;
-    for (int fd : fillers_) ::close(fd);
-    fillers_.clear();
-    rlimit lim{};
-    ::getrlimit(RLIMIT_NOFILE, &lim);
-    lim.rlim_cur = saved_soft_;
-    ::setrlimit(RLIMIT_NOFILE, &lim);
-}
-
-size_t threads_named(std::string_view name) {
-    size_t n = 0;
-    if (DIR* d = ::opendir("/proc/self/task")) {
-        while (dirent* e = ::readdir(d)) {
-            if (e->d_name[0] == '.') continue;
-            std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/comm");
-            std::string comm;
-            if (in && std::getline(in, comm) && comm == name) ++n;  // a thread that ended meanwhile has no comm
-        }
-        ::closedir(d);
-    }
-    return n;
-}
-
 bool process_gone(long pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
     if (!in) return true;

@@ -2,6 +2,8 @@
 // every callback the way a host would see it.
 #pragma once
 
+#include "../resource_probe.hpp"
+
 #include <mcph/plugin_api.h>
 
 #include <atomic>
@@ -135,26 +137,10 @@ private:
 long rss_kib();                  // VmRSS of this process
 size_t open_fd_count();          // entries in /proc/self/fd
 size_t thread_count();           // entries in /proc/self/task
-size_t threads_named(std::string_view name);  // of those, the ones whose name (comm) is `name`
+using mcph_test::threads_named;  // ../resource_probe.hpp
+using mcph_test::DescriptorsTaken;
 bool process_gone(long pid);     // no such process, or a zombie
 bool has_children();             // any child process of ours left (running or zombie)
 
-// Takes away every descriptor this process could still open, for tests of descriptor exhaustion:
-// the soft RLIMIT_NOFILE is lowered to a few above what is open and the rest is filled with
-// /dev/null. give_back() (or the destructor) closes the fillers and restores the limit.
-class DescriptorsTaken {
-public:
-    DescriptorsTaken();
-    ~DescriptorsTaken() { give_back(); }
-    DescriptorsTaken(const DescriptorsTaken&) = delete;
-    DescriptorsTaken& operator=(const DescriptorsTaken&) = delete;
-    bool taken() const { return taken_; }  // false: the limit could not be lowered
-    void give_back();
-
-private:
-    bool taken_ = false;
-    unsigned long long saved_soft_ = 0;
-    std::vector<int> fillers_;
-};
 
 }  // namespace stdio_test

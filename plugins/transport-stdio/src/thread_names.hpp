@@ -1,8 +1,7 @@
-// Names the calling thread (at most 15 bytes: the kernel's limit), so `top -H`, `ps -L`, a
-// debugger and the tests (/proc/self/task/*/comm) tell the plugin's threads apart.
+// The names of the stdio plugin's threads (io-common's threads.hpp names the calling thread).
 #pragma once
 
-#include <pthread.h>
+#include "threads.hpp"  // plugins/io-common
 
 namespace mcph::stdio {
 
@@ -10,6 +9,6 @@ inline constexpr const char* kReaderThreadName = "mcph-stdio-out";  // reads a s
 inline constexpr const char* kWriterThreadName = "mcph-stdio-in";   // drains the queue to a full stdin
 inline constexpr const char* kIdleWatchThreadName = "mcph-stdio-idle";  // idle_watch.hpp
 
-inline void name_this_thread(const char* name) noexcept { ::pthread_setname_np(::pthread_self(), name); }
+using io::name_this_thread;
 
 }  // namespace mcph::stdio
