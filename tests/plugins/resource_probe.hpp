@@ -6,17 +6,20 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace mcph_test {
@@ -136,6 +139,22 @@ inline size_t threads_named(std::string_view name) {
         ::closedir(d);
     }
     return n;
+}
+
+// Waits (bounded, polling) until `count` threads of this process are called `name`.
+inline bool wait_threads_named(std::string_view name, size_t count,
+                               std::chrono::milliseconds bound = std::chrono::seconds(5)) {
+    for (const auto deadline = std::chrono::steady_clock::now() + bound; std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(std::chrono::milliseconds(5)))
+        if (threads_named(name) == count) return true;
+    return threads_named(name) == count;
+}
+
+// The calling thread's name (comm).
+inline std::string this_thread_name() {
+    char name[16] = {};
+    ::pthread_getname_np(::pthread_self(), name, sizeof name);
+    return name;
 }
 
 // Takes away every descriptor this process could still open, for tests of descriptor exhaustion:

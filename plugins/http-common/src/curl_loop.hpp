@@ -33,6 +33,16 @@ struct EasyOptions {
 void set_common_options(CURL* easy, const std::string& url, const EasyOptions& options,
                         curl_write_callback write, void* owner, char* error_buffer);
 
+// What a loop thread that wants to retire to an idle watch (plugins/io-common) hands over: the
+// sockets of `multi`'s transfers in progress, each waited on for input, and libcurl's own next
+// timer. False when a watch for input cannot stand in for the loop: a socket libcurl waits to
+// write on, or fewer sockets than `transfers` (descriptors above 1023, which curl_multi_fdset
+// leaves out — libcurl 7.88's only way to name the sockets of transfers in progress, since
+// CURLINFO_ACTIVESOCKET names a finished transfer's connection and curl_multi_waitfds came with
+// 8.8 — or HTTP/2 sharing one). `deadline` is lowered to libcurl's timer, never raised.
+bool sockets_waiting_for_input(CURLM* multi, size_t transfers, std::vector<int>& sockets,
+                               std::chrono::steady_clock::time_point& deadline);
+
 // The transfers in flight on one multi handle, owned by it. T has `EasyHandle easy` and
 // `HeaderList headers`, and is the easy handle's CURLOPT_PRIVATE.
 template <class T>

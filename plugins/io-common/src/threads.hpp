@@ -31,4 +31,12 @@ std::thread start_thread(const char* what, Body&& body, const ConnectionCost& co
     }
 }
 
+// Joins `thread` (a predecessor that ended, or is ending, on its own) and starts `body` in its
+// place, as start_thread does. For a connection whose I/O thread retires and is started again.
+template <class Body>
+void replace_thread(std::thread& thread, const char* what, Body&& body, const ConnectionCost& cost = {}) {
+    if (thread.joinable()) thread.join();
+    thread = start_thread(what, std::forward<Body>(body), cost);
+}
+
 }  // namespace mcph::io

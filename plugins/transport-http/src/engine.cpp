@@ -24,7 +24,8 @@ constexpr long kLargeReceiveBuffer = 256L << 10;
 Engine::Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const std::atomic<bool>& stopping,
                std::atomic<bool>& ended)
     : host_(host), config_(config), stopping_(stopping), ended_(ended),
-      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
+      mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)),
+      quiet_(config.loop_idle) {}
 
 Engine::~Engine() { abort_all(); }
 

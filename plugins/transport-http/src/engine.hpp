@@ -12,6 +12,7 @@
 #include "curl_loop.hpp"
 #include "jsonrpc_shape.hpp"
 #include "mailbox.hpp"
+#include "quiet_spell.hpp"
 #include "request_tracker.hpp"
 #include "transfer.hpp"
 
@@ -185,7 +186,6 @@ private:
     void release_pump_role(bool ended) noexcept;
 
     // ---- the idle loop thread (engine_idle.cpp)
-    int idle_poll_ms(int poll_ms) const;  // poll_ms, cut to when retirement would be due
     // [loop thread, role held] After loopIdleMs without progress, with only transfers waiting for
     // the server left: their sockets and the earliest timer go to the plugin's idle watch and the
     // role is given up (true: the thread ends now). False when anything else is pending, a timer is
@@ -270,9 +270,7 @@ private:
     // delivery, a transfer started or ended); the loop thread retires once it has not moved for
     // loopIdleMs. retired_ is under role_mutex_; retired_flag_ mirrors it for notify()'s unlocked read.
     std::uint64_t progress_ = 0;          // [driver]
-    std::uint64_t seen_progress_ = 0;     // [loop thread]
-    Clock::time_point quiet_since_{};     // [loop thread] when progress_ last moved, as it saw
-    bool idle_off_ = false;               // [loop thread] the watch could not be armed once: never again
+    io::QuietSpell quiet_;                // [loop thread] plugins/io-common
     bool retired_ = false;
     bool watch_fired_ = false;            // the watch fired while the thread was still retiring
     std::atomic<bool> retired_flag_{false};

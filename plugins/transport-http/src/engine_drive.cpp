@@ -52,7 +52,7 @@ thread_local bool t_http_loop_thread = false;
 void Engine::run() noexcept {
     t_http_loop_thread = true;
     io::name_this_thread(kLoopThreadName);
-    quiet_since_ = Clock::now();  // a revived thread waits a whole loopIdleMs before it may retire again
+    quiet_.restart(Clock::now());  // a revived thread waits a whole loopIdleMs before it may retire again
     bool holding = false;  // the role kept after a hand-over nobody waited for any more
     for (;;) {
         if (!holding) take_loop_role();
@@ -109,7 +109,7 @@ Engine::DriveEnd Engine::drive_loop() {
         if (stopping_.load() || terminated_) return DriveEnd::Stopped;
         if (delivered_ != before && handover_.delivered(delivered_ - before)) return DriveEnd::HandOverAfterDelivery;
         if (try_retire()) return DriveEnd::Retired;
-        transfers_.poll(idle_poll_ms(poll_timeout_ms()));
+        transfers_.poll(quiet_.poll_ms(poll_timeout_ms()));
         if (handover_.wanted()) return DriveEnd::HandOver;
     }
     return DriveEnd::Stopped;

@@ -24,8 +24,6 @@
 #include "idle_watch.hpp"
 #include "threads.hpp"
 
-#include <sys/select.h>
-
 #include <algorithm>
 
 namespace mcph::http {
@@ -48,8 +46,7 @@ void Engine::start_loop() {
 // A retired thread gave the role up under role_mutex_ and touches nothing after that: joining it
 // here, under the mutex, is brief.
 void Engine::spawn_loop_locked() {
-    if (loop_thread_.joinable()) loop_thread_.join();
-    loop_thread_ = io::start_thread("the HTTP loop thread", [this] { run(); });
+    io::replace_thread(loop_thread_, "the HTTP loop thread", [this] { run(); });
 }
 
 void Engine::join_loop() noexcept {
@@ -70,39 +67,17 @@ void Engine::join_loop() noexcept {
     idle_watch().disarm(this);  // armed by a retirement that backed off meanwhile: gone now
 }
 
-int Engine::idle_poll_ms(int poll_ms) const {
-    if (config_.loop_idle.count() <= 0 || idle_off_) return poll_ms;
-    const auto due = std::chrono::ceil<std::chrono::milliseconds>(quiet_since_ + config_.loop_idle - Clock::now()).count();
-    return static_cast<int>(std::clamp<long long>(due, 0, poll_ms));
-}
-
 bool Engine::try_retire() {
-    if (config_.loop_idle.count() <= 0 || idle_off_) return false;
     const auto now = Clock::now();
-    if (progress_ != seen_progress_) {
-        seen_progress_ = progress_;
-        quiet_since_ = now;
-        return false;
-    }
-    if (now - quiet_since_ < config_.loop_idle) return false;
-    std::vector<int> sockets;
-    Clock::time_point deadline = Clock::time_point::max();
-    if (!only_waiting_for_the_server(sockets, deadline) || deadline - now < config_.loop_idle) {
-        quiet_since_ = now;  // looked again after another loopIdleMs
-        return false;
-    }
-    {
-        std::lock_guard lock(role_mutex_);
-        watch_fired_ = false;
-    }
-    try {
-        idle_watch().arm(this, sockets, [](void* self) { static_cast<Engine*>(self)->revive(true); }, deadline);
-    } catch (const std::exception& e) {
-        // Out of descriptors or threads: this transport keeps its loop thread from now on.
-        idle_off_ = true;
-        diagnostic(MCPH_LOG_INFO, std::string("the HTTP loop thread stays (loopIdleMs is off for this server): ") + e.what());
-        return false;
-    }
+    const bool armed = quiet_.arm_watch(
+        idle_watch(), this, [](void* self) { static_cast<Engine*>(self)->revive(true); }, progress_, now,
+        [this](std::vector<int>& sockets, Clock::time_point& deadline) {
+            return only_waiting_for_the_server(sockets, deadline);
+        },
+        [this](const std::string& why) {
+            diagnostic(MCPH_LOG_INFO, "the HTTP loop thread stays (loopIdleMs is off for this server): " + why);
+        });
+    if (!armed) return false;
     std::unique_lock lock(role_mutex_);
     if (!watch_fired_ && !pumper_ && !stop_requested_) {
         retired_ = true;
@@ -119,36 +94,22 @@ bool Engine::try_retire() {
     const bool fired = watch_fired_;
     lock.unlock();
     if (!fired) idle_watch().disarm(this);  // waits out a revive that found the thread still here
-    quiet_since_ = now;
+    lock.lock();
+    watch_fired_ = false;  // no revive runs or comes now: the next retirement starts clean
+    lock.unlock();
+    quiet_.restart(now);
     return false;
 }
 
-// Every transfer waits to read from the server, each on a socket of its own, and nothing else
-// waits for this thread; `deadline`: the earliest timer. The sockets come from curl_multi_fdset,
-// libcurl 7.88's only way to name the sockets of transfers in progress (CURLINFO_ACTIVESOCKET
-// names a finished transfer's connection; curl_multi_waitfds came with 8.8). It leaves out
-// descriptors above FD_SETSIZE - 1, so fewer sockets than transfers (that, or HTTP/2 sharing one)
-// keeps the thread; so does a socket libcurl waits to write on (the watch waits for input only).
+// Every transfer waits to read from the server, each on a socket of its own (curl_loop.hpp), and
+// nothing else waits for this thread; `deadline`: the earliest timer.
 bool Engine::only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_point& deadline) const {
     if (!mailbox_.empty() || !parked_.empty() || !parked_retries_.empty() || !waiting_requests_.empty() ||
         !waiting_others_.empty() || handshake_holds_ > 0 || listen_pending_)
         return false;
-    long curl_timeout_ms = -1;
-    if (curl_multi_timeout(transfers_.multi(), &curl_timeout_ms) != CURLM_OK) return false;
-    if (curl_timeout_ms >= 0) deadline = Clock::now() + std::chrono::milliseconds(curl_timeout_ms);
     for (const Timer& timer : timers_) deadline = std::min(deadline, timer.due);
     for (const auto& [raw, t] : transfers_.all()) deadline = std::min(deadline, t->deadline);
-    fd_set readable, writable, other;
-    FD_ZERO(&readable);
-    FD_ZERO(&writable);
-    FD_ZERO(&other);
-    int max_fd = -1;
-    if (curl_multi_fdset(transfers_.multi(), &readable, &writable, &other, &max_fd) != CURLM_OK) return false;
-    for (int fd = 0; fd <= max_fd; ++fd) {
-        if (FD_ISSET(fd, &writable)) return false;
-        if (FD_ISSET(fd, &readable)) sockets.push_back(fd);
-    }
-    return sockets.size() >= transfers_.all().size();
+    return sockets_waiting_for_input(transfers_.multi(), transfers_.all().size(), sockets, deadline);
 }
 
 void Engine::revive(bool from_watch) noexcept {

@@ -27,6 +27,11 @@ std::vector<Outgoing> Outbox::take_all() {
     return out;
 }
 
+bool Outbox::empty() {
+    std::lock_guard lock(mutex_);
+    return queue_.empty();
+}
+
 void Outbox::done(size_t payload_bytes) {
     std::lock_guard lock(mutex_);
     if (messages_ > 0) --messages_;

@@ -32,6 +32,8 @@ public:
     void push_handshake_end();
     // [I/O thread] Everything queued so far, in order.
     std::vector<Outgoing> take_all();
+    // [thread-safe] Nothing queued (what was taken and is in flight does not count).
+    bool empty();
     // [I/O thread] A message taken earlier is finished (sent, failed or dropped).
     void done(size_t payload_bytes);
 

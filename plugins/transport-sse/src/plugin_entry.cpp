@@ -5,6 +5,10 @@
 
 namespace {
 
+// Every transport of this host is gone: the idle watch's thread ends unless another host in the
+// process still has a transport armed there (the library may be unmapped after the last shutdown).
+void shutdown() { mcph::sse::stop_idle_watch_if_unused(); }
+
 const char* const kConfigTypes[] = {"sse", "sse-ide", nullptr};
 // The same types, readable without loading the plugin (the host loads it when a server needs one).
 MCPH_PLUGIN_MANIFEST("{\"manifest\":1,\"transports\":[\"sse\",\"sse-ide\"]}")
@@ -17,5 +21,6 @@ const auto kVtable = mcph::plugin::make_transport_vtable<mcph::sse::SseTransport
 
 }  // namespace
 
-MCPH_DEFINE_PLUGIN("transport-sse", "0.1.0", "MCP legacy HTTP with SSE transport (2024-11-05), over libcurl",
-                   nullptr, MCPH_TRANSPORT_INTERFACE_V1, &kVtable)
+MCPH_DEFINE_PLUGIN_WITH_SHUTDOWN("transport-sse", "0.1.0",
+                                 "MCP legacy HTTP with SSE transport (2024-11-05), over libcurl", nullptr, shutdown,
+                                 MCPH_TRANSPORT_INTERFACE_V1, &kVtable)

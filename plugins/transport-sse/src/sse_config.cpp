@@ -87,6 +87,7 @@ SseConfig parse_config(std::string_view json) {
     c.ca_file = read_ca_file(r);
     c.max_message_bytes = r.integer<std::size_t>("maxMessageBytes", 1, std::numeric_limits<std::size_t>::max() / 4,
                                                  c.max_message_bytes);
+    c.loop_idle = std::chrono::milliseconds(r.integer<std::int64_t>("loopIdleMs", 0, 86400000, c.loop_idle.count()));
     if (c.type == "sse-ide") {
         c.ide_name = r.string("ideName");
         c.ide_running_in_windows = r.boolean("ideRunningInWindows");

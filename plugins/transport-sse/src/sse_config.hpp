@@ -20,6 +20,10 @@ struct SseConfig {
     std::chrono::milliseconds connect_timeout{10000};
     std::string ca_file;                                      // empty: the system trust store
     size_t max_message_bytes = size_t{128} << 20;
+    // "loopIdleMs": how long the I/O thread goes without progress, with nothing but the event
+    // stream and unanswered POSTs left, before it hands their sockets to the plugin's idle watch
+    // and ends (sse_engine_idle.cpp); 0: it never does.
+    std::chrono::milliseconds loop_idle{2000};
 
     // "sse-ide" only: which IDE runs the server. Validated and reported; no behaviour depends on
     // them (the IDE-hosted servers speak plain legacy SSE).

@@ -6,9 +6,11 @@
 #include "transfer_failure.hpp"
 #include "curl_loop.hpp"
 #include "response_notes.hpp"
+#include "threads.hpp"  // plugins/io-common
 
 #include <algorithm>
 #include <new>
+#include <utility>
 
 namespace mcph::sse {
 namespace {
@@ -19,6 +21,7 @@ using mcph::http::new_easy;
 using mcph::http::setopt;
 using mcph::plugin::Error;
 
+constexpr const char* kLoopThreadName = "mcph-sse-loop";  // at most 15 bytes
 constexpr int kMaxPollMs = 1000;  // an upper bound only: wakeups and curl's own timers cut it short
 constexpr size_t kMaxQueuedMessages = 10000;
 
@@ -36,7 +39,8 @@ mcph::plugin::Failure typed(mcph_failure_category category, std::string message,
 SseEngine::SseEngine(mcph::plugin::TransportHost host, const SseConfig& config, Handshake& handshake,
                      const std::atomic<bool>& stopping, std::atomic<bool>& ended)
     : host_(host), config_(config), handshake_(handshake), stopping_(stopping), ended_(ended),
-      outbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)) {}
+      outbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)),
+      quiet_(config.loop_idle) {}
 
 SseEngine::~SseEngine() { abort_all(); }
 
@@ -54,11 +58,18 @@ std::string SseEngine::handshake_timeout_message() const {
 
 // ---- the loop -----------------------------------------------------------------------------------
 
+// The first thread opens the stream; a thread started again after a retirement takes the loop up
+// where the last one left it. The cleanup runs on the thread that ends the loop, not on one that
+// retires (the watch holds the transfers' sockets then).
 void SseEngine::run() noexcept {
-    try {
-        open_stream();
-    } catch (const std::exception& e) {
-        on_internal_error(e.what());
+    io::name_this_thread(kLoopThreadName);
+    quiet_.restart(Clock::now());  // a revived thread waits a whole loopIdleMs before it may retire again
+    if (!std::exchange(stream_opened_, true)) {
+        try {
+            open_stream();
+        } catch (const std::exception& e) {
+            on_internal_error(e.what());
+        }
     }
     while (!stopping_.load() && !terminated_) {
         try {
@@ -67,7 +78,8 @@ void SseEngine::run() noexcept {
             on_internal_error(e.what());
         }
         if (stopping_.load() || terminated_) break;
-        exchanges_.poll(kMaxPollMs);
+        if (try_retire()) return;
+        exchanges_.poll(quiet_.poll_ms(kMaxPollMs));
     }
     abort_all();
 }
@@ -78,6 +90,7 @@ void SseEngine::step() {
     // The write callback delivers events from here; finished exchanges are handled after.
     exchanges_.perform_and_reap(
         [this](std::unique_ptr<Exchange> x, CURLcode code) {
+            ++progress_;
             if (x->kind == ExchangeKind::Stream) on_stream_done(*x, code);
             else on_post_done(std::move(x), code);
         },
@@ -88,6 +101,7 @@ void SseEngine::step() {
 void SseEngine::drain_outbox() {
     for (Outgoing& m : outbox_.take_all()) {
         if (quiet()) return;
+        ++progress_;
         if (m.handshake_end) holding_ = unanswered_posts_ > 0;
         else if (holding_) held_.push_back(std::move(m));
         else start_post(std::move(m), 0);
@@ -177,6 +191,7 @@ void SseEngine::take_auth_answers() {
     }
     for (AuthAnswerFor& a : answers) {
         if (quiet()) return;
+        ++progress_;
         auto& table = a.challenge ? parked_retries_ : parked_;
         auto it = table.find(a.parked);
         if (it == table.end()) continue;

@@ -3,6 +3,8 @@
 // for another POST), the message endpoint and the table of requests in flight. No other thread
 // touches any of it; callers reach the loop only through outbox() and wake(). Host callbacks
 // happen only on this thread with no lock held, so the host may call send() from on_message.
+// After loopIdleMs without progress the thread may retire to the plugin's idle watch, and a later
+// thread takes the loop up again (sse_engine_idle.cpp): one loop thread at a time, never two.
 // Failures go to the host typed (mcph::plugin::Failure): the stream's end through closed(), a
 // failed POST through request_failed() for each of its requests, problems that end nothing through
 // failure(); a host of ABI 1.0 gets text and a synthesized JSON-RPC error from plugin_helper.
@@ -12,6 +14,7 @@
 #include "exchange.hpp"
 #include "handshake.hpp"
 #include "outbox.hpp"
+#include "quiet_spell.hpp"
 #include "sse_config.hpp"
 
 #include <mcph/plugin_helper.hpp>
@@ -24,6 +27,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -41,9 +45,16 @@ public:
     SseEngine& operator=(const SseEngine&) = delete;
 
     Outbox& outbox() { return outbox_; }             // [thread-safe]
-    void wake() const noexcept { exchanges_.wakeup(); }  // [thread-safe]
+    // [thread-safe] The loop takes up what was pushed: a running loop wakes, a retired one is
+    // started again.
+    void wake() noexcept;
     bool open() const { return open_.load(); }       // [thread-safe] the endpoint is known
-    void run() noexcept;                             // [I/O thread] until stopping or ended
+
+    // [host thread] start(): the first loop thread. Throws Error(MCPH_ERR_IO) at the thread limit.
+    void start_loop();
+    // [host thread] close(), or a failed start, once `stopping` is set: the loop ends (its cleanup
+    // runs on a loop thread, or here when none could be started) and no thread is left.
+    void stop_loop() noexcept;
 
     // How long start() waits for the endpoint event per network attempt.
     std::chrono::milliseconds handshake_window() const;
@@ -51,7 +62,10 @@ public:
     std::string handshake_timeout_message() const;
 
 private:
+    using Clock = std::chrono::steady_clock;
+
     // ---- the loop and starting exchanges (sse_engine.cpp)
+    void run() noexcept;  // [a loop thread] until stopping, ended, or retired
     void step();
     void drain_outbox();
     void release_held();  // the handshake hold is over: the messages it kept go, in order
@@ -72,6 +86,12 @@ private:
     void refuse_post(Exchange& x, const std::string& reason);  // 401/403 not recovered: AUTH_REQUIRED
     void launch(std::unique_ptr<Exchange> x);
     void on_internal_error(const std::string& what);
+
+    // ---- the loop thread's retirement to the idle watch (sse_engine_idle.cpp)
+    void spawn_loop_locked();  // role_mutex_ held; throws Error(MCPH_ERR_IO) at the thread limit
+    bool try_retire();         // true: the watch stands in, this thread ends now
+    bool only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_point& deadline);
+    void revive(bool from_watch) noexcept;
 
     // ---- the GET event stream (sse_engine_stream.cpp)
     static size_t write_callback(char* data, size_t size, size_t count, void* user) noexcept;
@@ -139,6 +159,21 @@ private:
     std::unordered_map<std::uint64_t, std::unique_ptr<Exchange>> parked_;          // waiting for headers
     std::unordered_map<std::uint64_t, std::unique_ptr<Exchange>> parked_retries_;  // waiting on a challenge
     bool terminated_ = false;
+
+    // The loop thread and its retirement (sse_engine_idle.cpp).
+    std::mutex role_mutex_;          // guards what follows, up to retired_flag_
+    std::thread loop_thread_;        // the current or the last loop thread
+    bool retired_ = false;           // no loop thread runs; the watch (or nothing) stands in
+    bool watch_fired_ = false;       // the watch revived this engine while its thread was retiring
+    bool stopped_ = false;           // stop_loop() took the last thread: none is started again
+    std::atomic<bool> retired_flag_{false};  // retired_, for wake() to read without the mutex
+    // [loop thread; handed from one to the next under role_mutex_]
+    bool stream_opened_ = false;     // the first thread opened the event stream
+    std::uint64_t progress_ = 0;     // messages taken, events, transfers ended, auth answers
+    io::QuietSpell quiet_;           // plugins/io-common
 };
+
+// The plugin's shutdown: the idle watch's thread ends once no transport has anything armed.
+void stop_idle_watch_if_unused() noexcept;
 
 }  // namespace mcph::sse

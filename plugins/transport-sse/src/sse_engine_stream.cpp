@@ -106,6 +106,7 @@ size_t SseEngine::on_stream_bytes(Exchange& x, std::string_view data) {
 
 void SseEngine::on_event(Exchange& x, const SseParser::Event& event) {
     if (quiet() || !x.abort_reason.empty()) return;  // the rest of a chunk we are abandoning
+    ++progress_;
     if (event.type == "endpoint") return on_endpoint(x, event.data);
     if (event.type != "message") {
         diagnostic(MCPH_LOG_DEBUG, "ignoring an SSE event of type '" + std::string(event.type) + "'");

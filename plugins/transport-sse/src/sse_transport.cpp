@@ -2,7 +2,6 @@
 
 #include "curl_handles.hpp"
 #include "jsonrpc_shape.hpp"
-#include "threads.hpp"  // plugins/io-common
 
 namespace mcph::sse {
 
@@ -25,7 +24,7 @@ void SseTransport::start() {
     started_ = true;
     host_.diagnostic(MCPH_LOG_INFO, "connecting: " + config_.describe());
     handshake_.arm(engine_->handshake_window());  // covers the thread's start, until its first arm
-    io_thread_ = io::start_thread("the SSE I/O thread", [this] { engine_->run(); });
+    engine_->start_loop();
     Handshake::Result result = handshake_.wait([this] { return engine_->handshake_timeout_message(); });
     if (result.status == MCPH_OK) return;
     stop_io();
@@ -64,11 +63,11 @@ void SseTransport::close() noexcept {
     stop_io();
 }
 
-// After the join no callback can fire: every callback runs on the I/O thread.
+// After this no callback can fire: every callback runs on a loop thread, and the last one was
+// joined.
 void SseTransport::stop_io() noexcept {
     stopping_.store(true);
-    engine_->wake();
-    if (io_thread_.joinable()) io_thread_.join();
+    engine_->stop_loop();
 }
 
 }  // namespace mcph::sse

@@ -2,8 +2,9 @@
 // front the host calls.
 //
 // Threads (see ../README.md):
-//   I/O thread   SseEngine::run(): one curl multi loop; the GET stream, every POST, every host
-//                callback.
+//   loop thread  SseEngine::run(): one curl multi loop; the GET stream, every POST, every host
+//                callback. After loopIdleMs without progress it may retire to the plugin's idle
+//                watch; the watch, a send or close() starts one again (sse_engine_idle.cpp).
 //   callers      send() validates, pushes into the outbox and wakes the loop
 //                (curl_multi_wakeup); it never touches the network and never blocks on it.
 //   host thread  start() (waits for the endpoint event), close().
@@ -18,7 +19,6 @@
 #include <atomic>
 #include <memory>
 #include <string_view>
-#include <thread>
 
 namespace mcph::sse {
 
@@ -41,7 +41,6 @@ private:
     std::atomic<bool> ended_{false};     // the engine gave up (on_closed fired, or start failed)
     Handshake handshake_;
     std::unique_ptr<SseEngine> engine_;
-    std::thread io_thread_;
     bool started_ = false;  // host thread only
     bool closed_ = false;   // host thread only
 };

@@ -8,8 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <pthread.h>
-
 #include <string>
 #include <thread>
 
@@ -19,20 +17,9 @@ namespace {
 constexpr const char* kLoop = "mcph-http-loop";
 constexpr const char* kWatch = "mcph-http-idle";
 
-using mcph_test::threads_named;  // ../resource_probe.hpp
-
-// Waits (bounded) until `count` threads are called `name`.
-bool wait_threads(const std::string& name, size_t count, std::chrono::milliseconds bound = 5s) {
-    for (const auto deadline = Clock::now() + bound; Clock::now() < deadline; std::this_thread::sleep_for(5ms))
-        if (threads_named(name) == count) return true;
-    return threads_named(name) == count;
-}
-
-std::string this_thread_name() {
-    char name[16] = {};
-    ::pthread_getname_np(::pthread_self(), name, sizeof name);
-    return name;
-}
+using mcph_test::this_thread_name;  // ../resource_probe.hpp
+using mcph_test::threads_named;
+using mcph_test::wait_threads_named;
 
 class HttpIdleLoopTest : public LoopbackTest {};
 
@@ -59,13 +46,13 @@ TEST_F(HttpIdleLoopTest, AQuietStreamRetiresTheLoopThreadAndTheServersNextEventB
     ASSERT_TRUE(t.recorder.wait_messages(1));
     ASSERT_EQ(t.set_option("initialized", ""), MCPH_OK);  // opens the GET stream (legacy era)
     ASSERT_TRUE(server.wait_requests(1, "GET"));
-    ASSERT_TRUE(wait_threads(kLoop, 0)) << "the loop thread did not retire";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "the loop thread did not retire";
     EXPECT_EQ(threads_named(kWatch), 1u);
 
     push.set();
     ASSERT_TRUE(later_noted.wait(5s)) << "the event that came while the loop thread was retired was not delivered";
     EXPECT_EQ(delivered_on, kLoop);
-    ASSERT_TRUE(wait_threads(kLoop, 0)) << "the revived loop thread did not retire again";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "the revived loop thread did not retire again";
 
     t.close();
     EXPECT_EQ(threads_named(kLoop), 0u);
@@ -86,11 +73,11 @@ TEST_F(HttpIdleLoopTest, ASendToARetiredTransportGoesOutAndItsReplyComes) {
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     ASSERT_EQ(t.send(request(1)), MCPH_OK);
     ASSERT_TRUE(t.recorder.wait_messages(1));
-    ASSERT_TRUE(wait_threads(kLoop, 0)) << "the loop thread did not retire";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "the loop thread did not retire";
     for (int id = 2; id <= 4; ++id) {
         ASSERT_EQ(t.send(request(id)), MCPH_OK);
         ASSERT_TRUE(t.recorder.wait_messages(static_cast<size_t>(id))) << "request " << id;
-        ASSERT_TRUE(wait_threads(kLoop, 0)) << "after request " << id;
+        ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "after request " << id;
     }
     t.close();
     EXPECT_EQ(t.recorder.late_callbacks(), 0);
@@ -110,7 +97,7 @@ TEST_F(HttpIdleLoopTest, CloseOfARetiredSessionStillDeletesIt) {
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     ASSERT_EQ(t.send(request(1)), MCPH_OK);
     ASSERT_TRUE(t.recorder.wait_messages(1));
-    ASSERT_TRUE(wait_threads(kLoop, 0)) << "the loop thread did not retire";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "the loop thread did not retire";
     t.close();
     const auto deletes = server.requests("DELETE");
     ASSERT_EQ(deletes.size(), 1u);
@@ -126,9 +113,9 @@ TEST_F(HttpIdleLoopTest, APumpOnARetiredTransportBringsTheLoopThreadBack) {
     server.on([&](Exchange& ex) { ex.json(empty_result(parse(ex.request.body)["id"].GetInt())); });
     Transport t(http_config(server.url(), R"("loopIdleMs":100)"));
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
-    ASSERT_TRUE(wait_threads(kLoop, 0)) << "the loop thread did not retire";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "the loop thread did not retire";
     EXPECT_EQ(t.pump(20), MCPH_ERR_TIMEOUT);
-    EXPECT_TRUE(wait_threads(kLoop, 1, 1s)) << "no loop thread after the pump";
+    EXPECT_TRUE(wait_threads_named(kLoop, 1, 1s)) << "no loop thread after the pump";
     t.close();
     EXPECT_EQ(threads_named(kLoop), 0u);
 }
@@ -146,7 +133,7 @@ TEST_F(HttpIdleLoopTest, ALongCallsResponseComesWhileTheLoopThreadIsRetired) {
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     ASSERT_EQ(t.send(request(1)), MCPH_OK);
     ASSERT_TRUE(server.wait_requests(1));
-    ASSERT_TRUE(wait_threads(kLoop, 0)) << "the loop thread did not retire during the call";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0)) << "the loop thread did not retire during the call";
     answer.set();
     ASSERT_TRUE(t.recorder.wait_messages(1)) << "the response to the long call was not delivered";
     EXPECT_EQ(parse(t.recorder.messages().at(0))["id"].GetInt(), 1);
@@ -164,7 +151,7 @@ TEST_F(HttpIdleLoopTest, ARequestDeadlineFiresWhileTheLoopThreadIsRetired) {
     ASSERT_EQ(t.start(), MCPH_OK) << t.error();
     const auto sent = Clock::now();
     ASSERT_EQ(t.send(request(7)), MCPH_OK);
-    ASSERT_TRUE(wait_threads(kLoop, 0, 1500ms)) << "the loop thread did not retire before the deadline";
+    ASSERT_TRUE(wait_threads_named(kLoop, 0, 1500ms)) << "the loop thread did not retire before the deadline";
     ASSERT_TRUE(t.recorder.wait_request_failures(1, 10s));
     EXPECT_EQ(t.recorder.request_failures().at(0).category, MCPH_FAILURE_TIMEOUT);
     EXPECT_GE(Clock::now() - sent, 1900ms);
@@ -182,7 +169,7 @@ TEST_F(HttpIdleLoopTest, LoopIdleMsZeroKeepsTheLoopThread) {
     Transport retires(http_config(server.url(), R"("loopIdleMs":100)"));
     ASSERT_EQ(stays.start(), MCPH_OK) << stays.error();
     ASSERT_EQ(retires.start(), MCPH_OK) << retires.error();
-    ASSERT_TRUE(wait_threads(kLoop, 1)) << "the loopIdleMs 100 transport's thread did not retire";
+    ASSERT_TRUE(wait_threads_named(kLoop, 1)) << "the loopIdleMs 100 transport's thread did not retire";
     std::this_thread::sleep_for(300ms);  // three of its spells more: still the one
     EXPECT_EQ(threads_named(kLoop), 1u);
     ASSERT_EQ(stays.send(request(1)), MCPH_OK);

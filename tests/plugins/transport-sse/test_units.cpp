@@ -103,10 +103,11 @@ TEST(Config, DefaultsAndFields) {
     EXPECT_EQ(c.timeout, 60000ms);
     EXPECT_EQ(c.connect_timeout, 10000ms);
     EXPECT_EQ(c.max_message_bytes, size_t{128} << 20);
+    EXPECT_EQ(c.loop_idle, 2000ms);
     EXPECT_FALSE(c.ide_name.has_value());
 
     c = parse_config(R"({"type":"sse-ide","name":"n","url":"https://h/sse","headers":{"X-A":"1","X-B":""},
-                         "timeoutMs":5,"connectTimeoutMs":6,"maxMessageBytes":7,
+                         "timeoutMs":5,"connectTimeoutMs":6,"maxMessageBytes":7,"loopIdleMs":0,
                          "ideName":"JetBrains","ideRunningInWindows":false,"unknown":{"ignored":true}})");
     EXPECT_EQ(c.type, "sse-ide");
     EXPECT_EQ(c.name, "n");
@@ -115,6 +116,7 @@ TEST(Config, DefaultsAndFields) {
     EXPECT_EQ(c.timeout, 5ms);
     EXPECT_EQ(c.connect_timeout, 6ms);
     EXPECT_EQ(c.max_message_bytes, 7u);
+    EXPECT_EQ(c.loop_idle, 0ms);
     EXPECT_EQ(c.ide_name, "JetBrains");
     EXPECT_EQ(c.ide_running_in_windows, false);
     EXPECT_NE(c.describe().find("IDE 'JetBrains'"), std::string::npos);
@@ -127,6 +129,19 @@ TEST(Config, ErrorsAreInvalidArgumentWithTheTypeAsPrefix) {
     } catch (const mcph::plugin::Error& e) {
         EXPECT_EQ(e.status(), MCPH_ERR_INVALID_ARGUMENT);
         EXPECT_STREQ(e.what(), "sse-ide config: 'ideRunningInWindows' must be true or false");
+    }
+}
+
+TEST(Config, LoopIdleMsOutOfRangeIsRefused) {
+    for (const char* bad : {R"({"url":"http://h/sse","loopIdleMs":-1})", R"({"url":"http://h/sse","loopIdleMs":86400001})",
+                            R"({"url":"http://h/sse","loopIdleMs":"2s"})"}) {
+        try {
+            parse_config(bad);
+            ADD_FAILURE() << bad;
+        } catch (const mcph::plugin::Error& e) {
+            EXPECT_EQ(e.status(), MCPH_ERR_INVALID_ARGUMENT);
+            EXPECT_NE(std::string(e.what()).find("'loopIdleMs'"), std::string::npos) << e.what();
+        }
     }
 }
 
