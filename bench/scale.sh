@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S] [--http]
+# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S] [--http|--sse]
 #
 # How mcph scales with the number of stdio servers: one config of N (default 500) copies of a small
 # server (default tests/fakes' fake-mcp-server), `mcph status --json` started with the soft
@@ -11,7 +11,10 @@
 # --idle-s seconds (default 3: the stdio readers' readerIdleMs is 2 s): its threads, descriptors
 # and resident memory then. The servers' own memory is not counted. --http: the N servers are
 # Streamable HTTP ones, all on one hello-server --http this script starts (its loop threads retire
-# after loopIdleMs, 2 s, as stdio readers do).
+# after loopIdleMs, 2 s, as stdio readers do). --sse: legacy SSE ones, all on one
+# server-everything in SSE mode (the npm peer in tests/peers, which scripts/setup.sh installs);
+# their loop threads retire the same way, but that server sends each session a notification now
+# and then, so a few are awake at any moment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -22,6 +25,7 @@ batch=""
 soft=1024
 idle_s=3
 http=0
+sse=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="$2"; shift 2 ;;
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
     --soft-nofile) soft="$2"; shift 2 ;;
     --idle-s) idle_s="$2"; shift 2 ;;
     --http) http=1; shift ;;
+    --sse) sse=1; shift ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -48,10 +53,22 @@ if [ "$http" = 1 ]; then
   source bench/http_server.sh
   start_http_server "$build/bin/hello-server" "$work"
 fi
-python3 - "$servers" "$server" "$url" >"$work/servers.json" <<'EOF'
+if [ "$sse" = 1 ]; then
+  everything="tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+  [ -f "$everything" ] || { echo "scale.sh: --sse needs the npm peers (bash scripts/setup.sh)" >&2; exit 2; }
+  port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  PORT="$port" node "$everything" sse >"$work/sse-server.out" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 100); do  # up to 5 s for it to listen
+    grep -q "running on port" "$work/sse-server.out" 2>/dev/null && break
+    sleep 0.05
+  done
+  url="http://127.0.0.1:$port/sse"
+fi
+python3 - "$servers" "$server" "$url" "$sse" >"$work/servers.json" <<'EOF'
 import json, sys
-n, cmd, url = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-one = {"type": "http", "url": url} if url else {"command": cmd}
+n, cmd, url, sse = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+one = {"type": "sse" if sse else "http", "url": url} if url else {"command": cmd}
 print(json.dumps({"mcpServers": {f"s{i:04d}": one for i in range(n)}}))
 EOF
 
