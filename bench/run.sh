@@ -12,7 +12,8 @@
 #   --http       also the Streamable HTTP rows (hello-server --http --port 0)
 #   --quick      tiny counts, one repeat (~1 min): shows that every client runs, not how fast
 #   --scale      also bench/scale.sh: S (default 500) configured stdio servers (and, with --http, S
-#                Streamable HTTP servers on one hello-server), `mcph status`
+#                Streamable HTTP servers on one hello-server, and S legacy SSE servers on one
+#                server-everything when the npm peers are installed), `mcph status`
 #   --skip-mcph / --skip-ts   leave those columns empty
 # Exit status: 0 when every client ran, 1 when one failed (named on stderr and under the tables).
 set -euo pipefail
@@ -241,18 +242,30 @@ run_scale() {  # run_scale NAME [scale.sh options...]: WORK/NAME.json, or a line
 }
 if [[ $scale == 1 && $skip_mcph == 0 ]]; then
   echo "  [$((SECONDS - started_s))s] scale: $scale_servers stdio servers" >&2
+  # Legacy SSE needs server-everything (scale.sh --sse): only where the npm peers are installed.
+  sse_peer="$here/../tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
   if [[ $http == 1 && $quick == 1 ]]; then
-    # --quick: the Streamable HTTP servers beside the stdio ones (each run mostly waits its idle
-    # spell); a full run keeps them apart, so neither's figures carry the other's load.
+    # --quick: the remote servers beside the stdio ones (each run mostly waits its idle spell); a
+    # full run keeps them apart, so none's figures carry another's load.
     run_scale scale-http --http &
     scale_http_pid=$!
+    scale_sse_pid=""
+    if [[ -f $sse_peer ]]; then
+      run_scale scale-sse --sse &
+      scale_sse_pid=$!
+    fi
     run_scale scale
     wait "$scale_http_pid" || true
+    [[ -z $scale_sse_pid ]] || wait "$scale_sse_pid" || true
   else
     run_scale scale
     if [[ $http == 1 ]]; then
       echo "  [$((SECONDS - started_s))s] scale: $scale_servers Streamable HTTP servers" >&2
       run_scale scale-http --http
+      if [[ -f $sse_peer ]]; then
+        echo "  [$((SECONDS - started_s))s] scale: $scale_servers legacy SSE servers" >&2
+        run_scale scale-sse --sse
+      fi
     fi
   fi
 fi

@@ -6,6 +6,7 @@
 //   WORK/mapped.<SxT>.<r>          mcph-bench --mapped SxT
 //   WORK/scale.json                bench/scale.sh (stdio servers)
 //   WORK/scale-http.json           bench/scale.sh --http (with run.sh --http)
+//   WORK/scale-sse.json            bench/scale.sh --sse (with run.sh --http, where the npm peers are)
 //   WORK/failures                  one line per client that failed
 // Values are the medians over the repeats; a ratio is the median of the per-repeat ratios of two
 // clients run in the same repeat (paired), not the quotient of the two medians.
@@ -148,6 +149,10 @@ if (scaleArg === '1') {
   if (fs.existsSync(`${dir}/scale-http.json`)) {
     console.log();
     printScale('scale-http.json', 'Streamable HTTP servers (all on one hello-server --http)', 'http loopIdleMs');
+  }
+  if (fs.existsSync(`${dir}/scale-sse.json`)) {
+    console.log();
+    printScale('scale-sse.json', 'legacy SSE servers (all on one server-everything)', 'sse loopIdleMs');
   }
 }
 
