@@ -150,6 +150,26 @@ inline bool wait_threads_named(std::string_view name, size_t count,
     return threads_named(name) == count;
 }
 
+// How many of `lines` (a recorder's diagnostics, a plugin's log) contain `needle`.
+inline size_t count_lines_with(const std::vector<std::string>& lines, std::string_view needle) {
+    size_t n = 0;
+    for (const std::string& line : lines) n += line.find(needle) != std::string::npos ? 1 : 0;
+    return n;
+}
+
+// The first line of `lines()` that contains `needle`, waited for (bounded, polling); "" when none
+// came in time.
+template <class Lines>
+std::string wait_line_with(Lines&& lines, std::string_view needle,
+                           std::chrono::milliseconds bound = std::chrono::seconds(10)) {
+    for (const auto deadline = std::chrono::steady_clock::now() + bound;;
+         std::this_thread::sleep_for(std::chrono::milliseconds(5))) {
+        for (const std::string& line : lines())
+            if (line.find(needle) != std::string::npos) return line;
+        if (std::chrono::steady_clock::now() >= deadline) return {};
+    }
+}
+
 // The calling thread's name (comm).
 inline std::string this_thread_name() {
     char name[16] = {};

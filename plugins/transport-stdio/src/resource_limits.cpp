@@ -1,7 +1,5 @@
 #include "resource_limits.hpp"
 
-#include "limit_hint.hpp"  // plugins/io-common
-
 #include <mcph/plugin_helper.hpp>
 
 #include <sys/resource.h>
@@ -13,12 +11,6 @@
 #include <fstream>
 
 namespace mcph::stdio {
-namespace {
-
-constexpr io::ConnectionCost kServerCost{"each stdio server holds 4 descriptors",
-                                         "each stdio server runs a process and 1 thread, 2 while its stdin is full"};
-
-}  // namespace
 
 std::string limit_hint(int error_number) { return io::limit_hint(error_number, kServerCost); }
 

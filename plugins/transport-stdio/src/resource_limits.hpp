@@ -7,11 +7,17 @@
 // few hundred servers meets the common `ulimit -n 1024` and sometimes `ulimit -u`.
 #pragma once
 
+#include "limit_hint.hpp"  // plugins/io-common
+
 #include <string>
 
 namespace mcph::stdio {
 
-// io::limit_hint and io::throw_system_error with what a stdio server costs.
+// What a stdio server costs, said beside the limit a failure ran into.
+inline constexpr io::ConnectionCost kServerCost{
+    "each stdio server holds 4 descriptors", "each stdio server runs a process and 1 thread, 2 while its stdin is full"};
+
+// io::limit_hint and io::throw_system_error with kServerCost.
 std::string limit_hint(int error_number);
 [[noreturn]] void throw_system_error(int error_number, const std::string& what);
 

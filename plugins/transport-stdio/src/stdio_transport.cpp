@@ -114,13 +114,13 @@ void StdioTransport::start_threads() {
             // Under the role mutex: a reader that retires at once is revived by the idle watch's
             // thread, which replaces stdout_thread_ (the new thread's first step takes the mutex).
             std::lock_guard lock(role_mutex_);
-            stdout_thread_ = std::thread([this] { read_stdout(); });
+            stdout_thread_ = io::start_thread("the I/O threads", [this] { read_stdout(); }, kServerCost);
         }
         // The stdin writer starts only when a send first finds the pipe full (start_writer_locked):
         // most servers read their input as fast as it comes, and never need one.
-    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
+    } catch (const Error&) {  // EAGAIN at the thread limit, named
         close();  // kills the child and joins whichever thread did start
-        throw Error(MCPH_ERR_IO, std::string("cannot start the I/O threads: ") + e.what() + limit_hint(e.code().value()));
+        throw;
     } catch (const std::exception& e) {
         close();
         throw Error(MCPH_ERR_IO, std::string("cannot start the I/O threads: ") + e.what());
@@ -220,20 +220,17 @@ void StdioTransport::flush_cork() noexcept {
 // The first time bytes must wait for the pipe. Called with write_mutex_ held: the new thread's first
 // step is to take it, so it starts once this send has returned.
 void StdioTransport::start_writer_locked() {
-    std::string why;
     try {
-        if (!send_wake_) send_wake_.emplace();  // throws Error naming the descriptor limit
-        writer_thread_ = std::thread([this] { write_stdin(); });
+        // Each throws Error naming the limit: no descriptor for the wake-up, or no thread.
+        if (!send_wake_) send_wake_.emplace("cannot start the stdin writer thread: eventfd");
+        writer_thread_ = io::start_thread("the stdin writer thread", [this] { write_stdin(); }, kServerCost);
         return;
-    } catch (const Error& e) {  // no descriptor for the wake-up
-        why = e.what();
-    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
-        why = e.what() + limit_hint(e.code().value());
+    } catch (const Error& e) {
+        // Part of a message may be in the pipe already: the stream is unusable from here on.
+        queue_.clear();
+        write_failure_ = e.what();
+        throw;
     }
-    // Part of a message may be in the pipe already: the stream is unusable from here on.
-    queue_.clear();
-    write_failure_ = "cannot start the stdin writer thread: " + why;
-    throw Error(MCPH_ERR_IO, write_failure_);
 }
 
 void StdioTransport::refuse_send_locked() const {
@@ -450,14 +447,12 @@ void StdioTransport::revive_reader() noexcept {
     }
     if (reader_stop_ || read_done_) return;  // close() joins the retired thread
     retired_ = false;
-    if (stdout_thread_.joinable()) stdout_thread_.join();
     try {
-        stdout_thread_ = std::thread([this] { read_stdout(); });
-    } catch (const std::system_error& e) {  // EAGAIN at the thread limit
+        io::replace_thread(stdout_thread_, "the stdout reader thread again", [this] { read_stdout(); }, kServerCost);
+    } catch (const Error& e) {  // EAGAIN at the thread limit
         read_done_ = true;  // nobody reads any more: pumps end with CLOSED
         lock.unlock();
-        finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_OTHER, std::string("cannot restart the stdout reader thread: ") +
-                                                               e.what() + limit_hint(e.code().value())));
+        finish(MCPH_CLOSE_ERROR, failure(MCPH_FAILURE_OTHER, e.what()));
     }
 }
 

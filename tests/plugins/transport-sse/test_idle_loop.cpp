@@ -126,23 +126,14 @@ TEST_F(SseIdleLoopTest, NoDescriptorForTheWatchKeepsTheLoopThreadAndSaysWhy) {
     mcph_test::DescriptorsTaken none_left;
     ASSERT_TRUE(none_left.taken());
     const std::string stays = "the SSE loop thread stays (loopIdleMs is off for this server)";
-    auto said = [&] {
-        for (const std::string& line : t.recorder.diagnostics())
-            if (line.find(stays) != std::string::npos) return line;
-        return std::string();
-    };
-    for (const auto deadline = Clock::now() + 10s; said().empty() && Clock::now() < deadline;)
-        std::this_thread::sleep_for(5ms);
+    const std::string why = mcph_test::wait_line_with([&] { return t.recorder.diagnostics(); }, stays);
     none_left.give_back();
-    const std::string why = said();
     ASSERT_FALSE(why.empty()) << "no word from the loop thread that could not retire";
     EXPECT_NE(why.find("RLIMIT_NOFILE is reached"), std::string::npos) << why;
     std::this_thread::sleep_for(700ms);  // two quiet spells more: it tries no more
     EXPECT_EQ(threads_named(kLoop), 1u);
     EXPECT_EQ(threads_named(kWatch), 0u);
-    size_t mentions = 0;
-    for (const std::string& line : t.recorder.diagnostics()) mentions += line.find(stays) != std::string::npos;
-    EXPECT_EQ(mentions, 1u);
+    EXPECT_EQ(mcph_test::count_lines_with(t.recorder.diagnostics(), stays), 1u);
     server.push_message(R"({"jsonrpc":"2.0","method":"notifications/later"})");
     EXPECT_TRUE(t.recorder.wait_messages(1)) << "the loop thread that stayed does not deliver";
     t.close();

@@ -148,15 +148,10 @@ TEST_F(IdleReaderTest, WithoutDescriptorsForTheWatchTheReaderStaysAndStillDelive
     // rest filled with /dev/null), well before the reader has been quiet for 300 ms.
     DescriptorsTaken none_left;
     ASSERT_TRUE(none_left.taken());
-    auto stayed = [] {
-        for (const std::string& line : plugin().logs())
-            if (line.find("the reader thread stays (readerIdleMs is off for this server)") != std::string::npos) return true;
-        return false;
-    };
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (!stayed() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+    const std::string stayed = mcph_test::wait_line_with(
+        [] { return plugin().logs(); }, "the reader thread stays (readerIdleMs is off for this server)");
     none_left.give_back();
-    ASSERT_TRUE(stayed()) << "no word from the reader that could not retire";
+    ASSERT_FALSE(stayed.empty()) << "no word from the reader that could not retire";
     EXPECT_EQ(threads_named(kReader), 1u);
     EXPECT_EQ(threads_named(kWatch), 0u);
     { std::ofstream touch(flag); }
