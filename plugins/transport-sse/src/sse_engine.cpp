@@ -40,6 +40,7 @@ SseEngine::SseEngine(mcph::plugin::TransportHost host, const SseConfig& config, 
                      const std::atomic<bool>& stopping, std::atomic<bool>& ended)
     : host_(host), config_(config), handshake_(handshake), stopping_(stopping), ended_(ended),
       outbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)),
+      role_(idle_watch(), this, &SseEngine::revive_from_watch, "the SSE loop thread", [this] { run(); }),
       quiet_(config.loop_idle) {}
 
 SseEngine::~SseEngine() { abort_all(); }

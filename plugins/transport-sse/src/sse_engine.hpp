@@ -13,6 +13,7 @@
 #include "curl_loop.hpp"
 #include "exchange.hpp"
 #include "handshake.hpp"
+#include "loop_role.hpp"
 #include "outbox.hpp"
 #include "quiet_spell.hpp"
 #include "sse_config.hpp"
@@ -56,6 +57,9 @@ public:
     // runs on a loop thread, or here when none could be started) and no thread is left.
     void stop_loop() noexcept;
 
+    // The plugin's idle watch, where quiet sessions wait without a thread (sse_engine_idle.cpp).
+    static io::IdleWatch& idle_watch();
+
     // How long start() waits for the endpoint event per network attempt.
     std::chrono::milliseconds handshake_window() const;
     // [thread-safe] start()'s message when that wait runs out.
@@ -88,10 +92,10 @@ private:
     void on_internal_error(const std::string& what);
 
     // ---- the loop thread's retirement to the idle watch (sse_engine_idle.cpp)
-    void spawn_loop_locked();  // role_mutex_ held; throws Error(MCPH_ERR_IO) at the thread limit
     bool try_retire();         // true: the watch stands in, this thread ends now
     bool only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_point& deadline);
     void revive(bool from_watch) noexcept;
+    static void revive_from_watch(void* self);  // the watch's io::IdleWatch::Revive
 
     // ---- the GET event stream (sse_engine_stream.cpp)
     static size_t write_callback(char* data, size_t size, size_t count, void* user) noexcept;
@@ -160,14 +164,9 @@ private:
     std::unordered_map<std::uint64_t, std::unique_ptr<Exchange>> parked_retries_;  // waiting on a challenge
     bool terminated_ = false;
 
-    // The loop thread and its retirement (sse_engine_idle.cpp).
-    std::mutex role_mutex_;          // guards what follows, up to retired_flag_
-    std::thread loop_thread_;        // the current or the last loop thread
-    bool retired_ = false;           // no loop thread runs; the watch (or nothing) stands in
-    bool watch_fired_ = false;       // the watch revived this engine while its thread was retiring
-    bool stopped_ = false;           // stop_loop() took the last thread: none is started again
-    std::atomic<bool> retired_flag_{false};  // retired_, for wake() to read without the mutex
-    // [loop thread; handed from one to the next under role_mutex_]
+    // The loop thread and its retirement (sse_engine_idle.cpp): which thread owns the loop, if any.
+    io::LoopRole role_;
+    // [loop thread; handed from one to the next under role_'s mutex]
     bool stream_opened_ = false;     // the first thread opened the event stream
     std::uint64_t progress_ = 0;     // messages taken, events, transfers ended, auth answers
     io::QuietSpell quiet_;           // plugins/io-common

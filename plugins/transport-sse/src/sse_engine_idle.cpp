@@ -14,69 +14,46 @@
 //     runs on that thread (or on close()'s own when no thread can be started).
 // While retired nobody touches the multi handle, so the sockets the watch holds stay open.
 //
-// The hand-off is the Streamable HTTP engine's (plugins/transport-http/src/engine_idle.cpp): the
-// watch is armed while the thread still owns the loop; then, under role_mutex_, the thread gives
-// the loop up unless the watch already fired or close() began, and the retired flag is stored
-// before the outbox and the auth answers are looked at. A sender pushes before it reads the flag,
-// so either the sender sees the flag (and revives) or the thread sees the message (and stays).
+// The hand-off is io::LoopRole's (plugins/io-common/src/loop_role.hpp), as for WebSocket: the
+// watch is armed while the thread still owns the loop; the thread gives it up unless the watch
+// already fired or close() began, storing the retired mark before it looks at the outbox and the
+// auth answers; a sender pushes before it reads the mark, so either the sender sees the mark (and
+// revives) or the thread sees the message (and stays). A loop thread that cannot be started is
+// tried again every second from the watch.
 #include "sse_engine.hpp"
 
 #include "curl_loop.hpp"
-#include "idle_watch.hpp"
-#include "threads.hpp"
 
 #include <algorithm>
-#include <optional>
 
 namespace mcph::sse {
 namespace {
 
 constexpr const char* kIdleWatchThreadName = "mcph-sse-idle";  // at most 15 bytes
 
-io::IdleWatch& idle_watch() { return io::IdleWatch::instance(kIdleWatchThreadName); }
-
 }  // namespace
 
-void stop_idle_watch_if_unused() noexcept { idle_watch().stop_if_unused(); }
+io::IdleWatch& SseEngine::idle_watch() { return io::IdleWatch::instance(kIdleWatchThreadName); }
 
-void SseEngine::start_loop() {
-    std::lock_guard lock(role_mutex_);
-    spawn_loop_locked();
-}
+void stop_idle_watch_if_unused() noexcept { SseEngine::idle_watch().stop_if_unused(); }
 
-// A retired thread gave the loop up under role_mutex_ and touches nothing after that: joining it
-// here, under the mutex, is brief.
-void SseEngine::spawn_loop_locked() {
-    io::replace_thread(loop_thread_, "the SSE loop thread", [this] { run(); });
-}
+void SseEngine::start_loop() { role_.start(); }
 
 void SseEngine::wake() noexcept {
     exchanges_.wakeup();
-    if (retired_flag_.load()) revive(false);  // after the push (see the top of this file)
+    if (role_.retired()) revive(false);  // after the push (see the top of this file)
 }
 
 void SseEngine::stop_loop() noexcept {
-    wake();                     // a retired loop comes back to end; its cleanup runs there
-    idle_watch().disarm(this);  // no revive from the watch from here on
-    std::thread thread;
-    {
-        std::lock_guard lock(role_mutex_);
-        stopped_ = true;  // the thread taken here is the last one
-        thread = std::move(loop_thread_);
-    }
-    if (thread.joinable()) thread.join();
-    bool cleanup_here = false;
-    {
-        std::lock_guard lock(role_mutex_);
-        cleanup_here = retired_;  // it retired as close() began, or no thread could be started
-    }
-    if (cleanup_here) abort_all();
+    wake();  // a retired loop comes back to end; its cleanup runs there
+    if (std::thread thread = role_.take_last(); thread.joinable()) thread.join();
+    if (role_.stopped_retired()) abort_all();  // it retired as close() began, or no thread could start
 }
 
 bool SseEngine::try_retire() {
     const auto now = Clock::now();
     const bool armed = quiet_.arm_watch(
-        idle_watch(), this, [](void* self) { static_cast<SseEngine*>(self)->revive(true); }, progress_, now,
+        idle_watch(), this, &SseEngine::revive_from_watch, progress_, now,
         [this](std::vector<int>& sockets, Clock::time_point& deadline) {
             return only_waiting_for_the_server(sockets, deadline);
         },
@@ -84,25 +61,12 @@ bool SseEngine::try_retire() {
             diagnostic(MCPH_LOG_INFO, "the SSE loop thread stays (loopIdleMs is off for this server): " + why);
         });
     if (!armed) return false;
-    std::unique_lock lock(role_mutex_);
-    if (!watch_fired_ && !stopping_.load()) {
-        retired_ = true;
-        retired_flag_.store(true);  // before the outbox and the answers are looked at
-        bool answers_waiting = false;
-        {
+    if (role_.give_up([this] {
+            if (stopping_.load() || !outbox_.empty()) return false;
             std::lock_guard answers(answers_mutex_);
-            answers_waiting = !answers_.empty();
-        }
-        if (outbox_.empty() && !answers_waiting) return true;
-        retired_ = false;
-        retired_flag_.store(false);
-    }
-    const bool fired = watch_fired_;
-    lock.unlock();
-    if (!fired) idle_watch().disarm(this);  // waits out a revive that found the thread still here
-    lock.lock();
-    watch_fired_ = false;  // no revive runs or comes now: the next retirement starts clean
-    lock.unlock();
+            return answers_.empty();
+        }))
+        return true;
     quiet_.restart(now);
     return false;
 }
@@ -116,29 +80,13 @@ bool SseEngine::only_waiting_for_the_server(std::vector<int>& sockets, Clock::ti
     return mcph::http::sockets_waiting_for_input(exchanges_.multi(), exchanges_.all().size(), sockets, deadline);
 }
 
-// From the watch's thread (from_watch) or a caller's (wake()). The diagnostic goes out after the
-// mutex is released (the host may call back into the transport from it), and straight to the host:
-// diagnostic() reads the loop thread's state.
+void SseEngine::revive_from_watch(void* self) { static_cast<SseEngine*>(self)->revive(true); }
+
+// From the watch's thread (from_watch) or a caller's (wake()). The diagnostic goes out with no lock
+// held, and straight to the host: diagnostic() reads the loop thread's state.
 void SseEngine::revive(bool from_watch) noexcept {
-    if (!from_watch) idle_watch().disarm(this);  // waits out the watch's own revive of this engine
-    std::optional<std::string> failed;
-    {
-        std::lock_guard lock(role_mutex_);
-        if (!retired_) {
-            if (from_watch) watch_fired_ = true;  // still retiring (try_retire sees it), or already back
-            return;
-        }
-        if (stopped_) return;  // stop_loop() cleans up on its own thread
-        try {
-            spawn_loop_locked();
-            retired_ = false;
-            retired_flag_.store(false);
-        } catch (const std::exception& e) {
-            failed = e.what();  // EAGAIN at the thread limit: the next wake() tries again
-        }
-    }
-    if (failed && !stopping_.load())
-        host_.diagnostic(MCPH_LOG_WARN, *failed + "; messages to and from the server wait until it can");
+    if (auto failed = role_.revive(from_watch); failed && !stopping_.load())
+        host_.diagnostic(MCPH_LOG_WARN, *failed + "; messages to and from the server wait until a thread can start");
 }
 
 }  // namespace mcph::sse

@@ -109,6 +109,8 @@ WsConfig parse_config(std::string_view json) {
         r.integer<std::uint64_t>("connectTimeoutMs", 1, 600000, static_cast<std::uint64_t>(c.connect_timeout.count())));
     c.ping_interval = std::chrono::milliseconds(
         r.integer<std::uint64_t>("pingIntervalMs", 0, 86400000, static_cast<std::uint64_t>(c.ping_interval.count())));
+    c.loop_idle = std::chrono::milliseconds(
+        r.integer<std::uint64_t>("loopIdleMs", 0, 86400000, static_cast<std::uint64_t>(c.loop_idle.count())));
     // Capped well below SIZE_MAX so "limit + one chunk" arithmetic can never overflow.
     c.max_message_bytes = r.integer<std::size_t>("maxMessageBytes", 1, std::numeric_limits<std::uint32_t>::max(),
                                                  c.max_message_bytes);

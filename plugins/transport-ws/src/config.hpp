@@ -31,6 +31,9 @@ struct WsConfig {
     std::string subprotocol = "mcp";  // Sec-WebSocket-Protocol offered; "" offers none
     std::chrono::milliseconds connect_timeout{10000};
     std::chrono::milliseconds ping_interval{30000};  // 0: no keep-alive pings
+    // How long the service thread goes without progress, with the connection only waiting for the
+    // server, before it hands the socket to the plugin's idle watch and ends (ws_idle.cpp); 0: never.
+    std::chrono::milliseconds loop_idle{2000};
     size_t max_message_bytes = size_t{128} << 20;    // both directions
     // "ws-ide" only: metadata about the IDE extension we talk to (reported in diagnostics).
     std::string ide_name;

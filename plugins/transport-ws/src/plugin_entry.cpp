@@ -17,7 +17,10 @@ mcph_status init(const mcph_host_services* host, mcph_error*) {
     return MCPH_OK;
 }
 
-void shutdown() { mcph::ws::uninstall_lws_log(); }
+void shutdown() {
+    mcph::ws::stop_idle_watch_if_unused();
+    mcph::ws::uninstall_lws_log();
+}
 
 const char* const kConfigTypes[] = {"ws", "ws-ide", nullptr};
 // The same types, readable without loading the plugin (the host loads it when a server needs one).

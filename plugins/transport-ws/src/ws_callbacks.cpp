@@ -3,6 +3,8 @@
 // holds mutex_ while calling the host.
 #include "ws_transport.hpp"
 
+#include "threads.hpp"  // plugins/io-common
+
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
@@ -12,6 +14,8 @@ namespace mcph::ws {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr const char* kServiceThreadName = "mcph-ws-loop";  // at most 15 bytes
 
 std::string close_code_meaning(int code) {
     switch (code) {
@@ -71,13 +75,21 @@ int WsTransport::lws_event(lws* wsi, lws_callback_reasons reason, void* user, vo
     return -1;
 }
 
+thread_local const WsTransport* WsTransport::serving_ = nullptr;
+
+// One service thread's life: it ends at stop_service(), or earlier when it retires (ws_idle.cpp).
 void WsTransport::service_loop() noexcept {
+    io::name_this_thread(kServiceThreadName);
+    serving_ = this;
     ScopedLogSink sink(&lws_sink_);
+    quiet_.restart(Clock::now());  // a new thread serves a whole loopIdleMs before it may retire
     for (;;) {
         {
             std::lock_guard lock(mutex_);
             if (stop_requested_) return;
         }
+        if (try_retire()) return;
+        schedule_idle_check();
         if (lws_service(context_, 0) < 0) {
             finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_OTHER, "libwebsockets service loop failed");
             {
@@ -97,6 +109,18 @@ void WsTransport::service_loop() noexcept {
 }
 
 int WsTransport::on_event(lws* wsi, lws_callback_reasons reason, void* in, size_t len) {
+    switch (reason) {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+        case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            ++progress_;  // served something: the quiet spell starts again (ws_idle.cpp)
+            break;
+        default:
+            break;
+    }
     switch (reason) {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             on_wakeup();
@@ -398,6 +422,7 @@ void WsTransport::on_wsi_closed() {
     established_ = false;
     open_.store(false);
     lws_sul_cancel(&ping_timer_.sul);
+    next_ping_ = Clock::time_point::max();
     size_t dropped = writer_.abandon();
     {
         std::lock_guard lock(mutex_);
@@ -420,6 +445,7 @@ void WsTransport::on_wsi_closed() {
 
 void WsTransport::schedule_ping() {
     if (config_.ping_interval.count() <= 0) return;
+    next_ping_ = Clock::now() + config_.ping_interval;  // a retired connection's watch wakes for it
     lws_sul_schedule(context_, 0, &ping_timer_.sul, &WsTransport::ping_timer,
                      static_cast<lws_usec_t>(config_.ping_interval.count()) * LWS_US_PER_MS);
 }
@@ -432,6 +458,7 @@ void WsTransport::ping_timer(lws_sorted_usec_list_t* sul) {
 // the peer is gone; otherwise send the next ping. So a dead peer is noticed between one and two
 // intervals after it fell silent.
 void WsTransport::on_ping_timer() {
+    ++progress_;
     if (!established_ || !wsi_ || closing_.load() || ended_.load()) return;
     if (awaiting_pong_ && last_rx_ <= ping_sent_) {
         finish(MCPH_CLOSE_ERROR, MCPH_FAILURE_TIMEOUT, "ping timeout: the server sent nothing, not even a pong, for " +

@@ -4,7 +4,6 @@
 
 #include "connect_probe.hpp"
 #include "handshake_headers.hpp"
-#include "threads.hpp"  // plugins/io-common
 
 #include <unistd.h>
 
@@ -36,7 +35,9 @@ WsTransport::WsTransport(mcph::plugin::TransportHost host, std::string_view conf
     : host_(host),
       config_(parse_config(config_json)),
       log_source_("ws:" + (config_.name.empty() ? config_.endpoint.host_header : config_.name)),
+      role_(idle_watch(), this, &WsTransport::revive_from_watch, "the WebSocket service thread", [this] { service_loop(); }),
       queue_(config_.max_message_bytes),
+      quiet_(config_.loop_idle),
       rx_(config_.max_message_bytes) {
     ensure_lws_log(host_.services());
     lws_sink_ = [this](std::string_view line) { diagnostic(MCPH_LOG_DEBUG, "libwebsockets: " + std::string(line)); };
@@ -47,6 +48,7 @@ WsTransport::WsTransport(mcph::plugin::TransportHost host, std::string_view conf
     protocols_[0].callback = &WsTransport::lws_event;
     protocols_[0].rx_buffer_size = kRxBufferBytes;
     ping_timer_.owner = this;
+    idle_timer_.owner = this;
 }
 
 WsTransport::~WsTransport() { close(); }
@@ -121,8 +123,7 @@ void WsTransport::start() {
         std::lock_guard lifecycle(lifecycle_mutex_);
         if (closed_) throw Error(MCPH_ERR_CLOSED, "transport was closed while starting");
         create_context();
-        service_thread_ = io::start_thread("the WebSocket service thread", [this] { service_loop(); });
-        service_thread_id_ = service_thread_.get_id();
+        role_.start();
     }
 
     // connectTimeoutMs bounds the whole connect — TCP, TLS, upgrade, the errno probe and an auth
@@ -200,21 +201,19 @@ void WsTransport::send(std::string_view message) {
         if (queue_.push(outgoing)) break;
         // Back-pressure: the queue holds up to maxMessageBytes. Wait for the writer to drain it —
         // except on the service thread (a send from inside on_message), which is the writer.
-        if (std::this_thread::get_id() == service_thread_id_)
+        if (serving_ == this)
             throw Error(MCPH_ERR_IO, "send queue is full (" + std::to_string(queue_.pending_bytes()) +
                                          " bytes waiting for a slow peer)");
         cv_.wait(lock);
     }
     lws_cancel_service(context_);  // under mutex_: stop_service() cannot destroy the context meanwhile
+    lock.unlock();
+    wake();  // a retired connection gets its service thread back (after the push: ws_idle.cpp)
 }
 
 void WsTransport::close() noexcept {
     if (closed_.exchange(true)) return;
-    bool serving = false;
-    {
-        std::lock_guard lifecycle(lifecycle_mutex_);
-        serving = service_thread_.joinable();
-    }
+    const bool serving = role_.has_thread();  // running, or retired (then wake() brings one back)
     {
         // Under mutex_, so a start() waiting in connect_once sees closing_ when notified.
         std::lock_guard lock(mutex_);
@@ -222,10 +221,14 @@ void WsTransport::close() noexcept {
         cv_.notify_all();
     }
     if (serving) {
+        {
+            std::lock_guard lock(mutex_);
+            close_requested_ = true;
+            if (context_) lws_cancel_service(context_);  // a failing start() may have ended the service
+            cv_.notify_all();  // blocked senders give up
+        }
+        wake();  // the close handshake needs a service thread
         std::unique_lock lock(mutex_);
-        close_requested_ = true;
-        if (context_) lws_cancel_service(context_);  // a failing start() may have ended the service
-        cv_.notify_all();  // blocked senders give up
         cv_.wait_for(lock, kCloseGrace, [&] { return !connection_alive_; });
     }
     stop_service();
@@ -237,14 +240,14 @@ void WsTransport::stop_service() noexcept {
     // close() and a failing start() on another thread may both get here: one joins, the other
     // waits for it and then finds nothing left to stop.
     std::lock_guard lifecycle(lifecycle_mutex_);
-    if (service_thread_.joinable()) {
+    if (std::thread thread = role_.take_last(); thread.joinable()) {
         {
             std::lock_guard lock(mutex_);
             stop_requested_ = true;
             lws_cancel_service(context_);
             cv_.notify_all();
         }
-        service_thread_.join();
+        thread.join();  // at once when it had retired
     }
     lws_context* context = nullptr;
     {
@@ -260,6 +263,7 @@ void WsTransport::stop_service() noexcept {
     open_.store(false);
     ScopedLogSink sink(&lws_sink_);
     lws_sul_cancel(&ping_timer_.sul);
+    lws_sul_cancel(&idle_timer_.sul);
     lws_context_destroy(context);
     wsi_ = nullptr;
     std::lock_guard lock(mutex_);

@@ -10,12 +10,16 @@
 //                   lws call that is safe from another thread).
 //   host thread     start() requests a connect and waits for the handshake; close() requests a
 //                   close frame, waits briefly, then stops and joins the service thread.
+// A quiet connection's service thread retires to the plugin's idle watch and a new one takes the
+// context over when the server speaks, a ping is due, or a caller sends or closes (ws_idle.cpp).
 #pragma once
 
 #include "config.hpp"
 #include "frame_writer.hpp"
 #include "lws_log.hpp"
+#include "loop_role.hpp"    // plugins/io-common
 #include "message_assembler.hpp"
+#include "quiet_spell.hpp"  // plugins/io-common
 #include "send_queue.hpp"
 
 #include <libwebsockets.h>
@@ -25,10 +29,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace mcph::ws {
 
@@ -40,6 +46,9 @@ public:
     void start() override;                        // [host-thread]
     void send(std::string_view message) override; // [thread-safe], also from inside on_message
     void close() noexcept override;               // [host-thread], idempotent
+
+    // The plugin's idle watch, where quiet connections wait without a thread (ws_idle.cpp).
+    static io::IdleWatch& idle_watch();
 
     // The lws protocol callback (ws_callbacks.cpp); `user` of the context is the transport.
     static int lws_event(lws* wsi, lws_callback_reasons reason, void* user, void* in, size_t len);
@@ -64,6 +73,15 @@ private:
     void stop_service() noexcept;
     [[noreturn]] void fail_start(mcph_status status, const std::string& message);
     void describe_ide() const;
+
+    // ---- the service thread's retirement (ws_idle.cpp)
+    bool try_retire();                       // [service thread] true: this thread gives the context up
+    bool only_waiting_for_the_server(std::vector<int>& sockets, std::chrono::steady_clock::time_point& deadline);
+    void revive(bool from_watch) noexcept;   // a retired connection gets a service thread again
+    static void revive_from_watch(void* self);  // the watch's io::IdleWatch::Revive
+    void wake() noexcept;                    // [any thread] after a request to the service thread
+    void schedule_idle_check();              // [service thread] lws_service returns when the spell ends
+    static void idle_tick(lws_sorted_usec_list_t* sul);
 
     // ---- service thread (ws_callbacks.cpp)
     void service_loop() noexcept;
@@ -97,11 +115,13 @@ private:
     lws_retry_bo_t retry_policy_{};
     lws_protocols protocols_[2]{};
     lws_context* context_ = nullptr;
-    // Guards service_thread_ and the context's creation and destruction: the host may close the
-    // transport from another thread while start() still connects, and both end the service.
+    // Guards the context's creation and destruction: the host may close the transport from another
+    // thread while start() still connects, and both end the service. Taken before role_'s mutex.
     std::mutex lifecycle_mutex_;
-    std::thread service_thread_;
-    std::thread::id service_thread_id_;
+
+    // Which service thread owns the context now, if any (ws_idle.cpp); its mutex is taken after
+    // lifecycle_mutex_ and before mutex_.
+    io::LoopRole role_;
 
     // ---- shared between threads, guarded by mutex_
     std::mutex mutex_;
@@ -118,11 +138,19 @@ private:
     std::atomic<bool> closing_{false};  // close() began: deliver nothing more
     std::atomic<bool> ended_{false};    // on_closed fired (or never will)
 
-    // ---- service thread only
+    // ---- service thread only (handed from one service thread to the next under role_'s mutex)
     struct PingTimer {
         lws_sorted_usec_list_t sul;  // first member: ping_timer() casts back from it
         WsTransport* owner;
     } ping_timer_{};
+    std::chrono::steady_clock::time_point next_ping_{std::chrono::steady_clock::time_point::max()};
+    struct IdleTimer {
+        lws_sorted_usec_list_t sul;  // first member: idle_tick() casts back from it
+        WsTransport* owner;
+    } idle_timer_{};  // ends lws_service()'s wait when the quiet spell may be over
+    io::QuietSpell quiet_;
+    std::uint64_t progress_ = 0;  // events served; any change starts the quiet spell again
+    static thread_local const WsTransport* serving_;  // the transport this thread is the service thread of
     lws* wsi_ = nullptr;
     bool established_ = false;
     bool was_open_ = false;  // the handshake succeeded once: from now on endings go to on_closed
@@ -143,5 +171,8 @@ private:
     bool started_ = false;
     std::atomic<bool> closed_{false};  // close() was called (maybe while start() connects)
 };
+
+// The plugin's shutdown: ends the idle watch's thread once no transport is armed in it.
+void stop_idle_watch_if_unused() noexcept;
 
 }  // namespace mcph::ws

@@ -1,13 +1,17 @@
 #include "limit_hint.hpp"
+#include "loop_role.hpp"
 #include "quiet_spell.hpp"
 #include "wakeup.hpp"
+#include "../resource_probe.hpp"
 
 #include <gtest/gtest.h>
 #include <mcph/plugin_helper.hpp>
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cerrno>
 #include <string>
 
@@ -100,6 +104,112 @@ TEST(QuietSpell, ArmWatchArmsOnlyWhenQuietAndOnlyWaitingForTheServer) {
     EXPECT_TRUE(said.empty());
     watch.disarm(&owner);
     watch.stop_if_unused();
+}
+
+// ---- LoopRole -------------------------------------------------------------------------------------
+
+constexpr const char* kRoleWatch = "mcph-role-idle";
+
+// A connection in miniature: its "I/O thread" body only counts that it ran; the thread starter may
+// be told to fail (EAGAIN at the thread limit, which root cannot reach for real).
+struct Connection {
+    std::atomic<int> runs{0};
+    std::atomic<int> starts{0};
+    std::atomic<int> failures_left{0};
+    mcph::io::IdleWatch& watch = mcph::io::IdleWatch::instance(kRoleWatch);
+    mcph::io::LoopRole role{watch, this, &Connection::revive_from_watch, "the test loop thread", [this] { ++runs; },
+                            std::chrono::milliseconds(20), [this](const char* what, mcph::io::LoopRole::Body body) {
+                                ++starts;
+                                if (failures_left.load() > 0) {
+                                    --failures_left;
+                                    throw mcph::plugin::Error(MCPH_ERR_IO, std::string("cannot start ") + what + ": EAGAIN");
+                                }
+                                return std::thread(std::move(body));
+                            }};
+    static void revive_from_watch(void* self) { static_cast<Connection*>(self)->role.revive(true); }
+    bool wait_runs(int n) const {
+        for (int i = 0; i < 1000 && runs.load() < n; ++i) std::this_thread::sleep_for(5ms);
+        return runs.load() >= n;
+    }
+};
+
+// Whether the watch holds no entry: stop_if_unused() ends its thread only then (and at once).
+bool watch_is_empty() {
+    mcph::io::IdleWatch::instance(kRoleWatch).stop_if_unused();
+    return mcph_test::threads_named(kRoleWatch) == 0;
+}
+
+TEST(LoopRole, GivesUpOnlyWithoutRequestsMarkingItselfRetiredBeforeItLooks) {
+    Connection c;
+    c.role.start();
+    ASSERT_TRUE(c.wait_runs(1));
+    const int fd = ::eventfd(0, EFD_CLOEXEC);
+    const int fds[] = {fd};
+    c.watch.arm(&c, fds, &Connection::revive_from_watch);
+    bool marked_when_asked = false;
+    EXPECT_FALSE(c.role.give_up([&] {
+        marked_when_asked = c.role.retired();
+        return false;  // a request came: stay
+    }));
+    EXPECT_TRUE(marked_when_asked) << "a sender that pushed after the look must see the mark";
+    EXPECT_FALSE(c.role.retired());
+    EXPECT_TRUE(watch_is_empty()) << "backing off disarms the watch";
+
+    c.watch.arm(&c, fds, &Connection::revive_from_watch);
+    EXPECT_TRUE(c.role.give_up([] { return true; }));
+    EXPECT_TRUE(c.role.retired());
+    EXPECT_FALSE(c.role.revive(false)) << "a caller's revive starts the next thread";
+    EXPECT_TRUE(c.wait_runs(2));
+    EXPECT_FALSE(c.role.retired());
+    EXPECT_TRUE(watch_is_empty()) << "the caller's revive disarmed the watch";
+    c.role.take_last().join();
+    ::close(fd);
+}
+
+// The watch fired while the thread was still deciding: it stays (once), however quiet.
+TEST(LoopRole, AReviveFromTheWatchWhileRetiringKeepsTheThread) {
+    Connection c;
+    c.role.start();
+    c.role.revive(true);  // not retired yet: only noted
+    EXPECT_FALSE(c.role.give_up([] { return true; }));
+    EXPECT_FALSE(c.role.retired());
+    EXPECT_TRUE(c.role.give_up([] { return true; })) << "the note is used up by one back-off";
+    c.role.take_last().join();
+    EXPECT_TRUE(c.role.stopped_retired()) << "it was left retired: its owner cleans up";
+}
+
+// No thread can be started: the connection stays retired, the failure says so, and the watch
+// tries again every `retry` until a thread starts.
+TEST(LoopRole, AThreadThatCannotStartIsTriedAgainFromTheWatch) {
+    Connection c;
+    c.role.start();
+    ASSERT_TRUE(c.role.give_up([] { return true; }));
+    c.failures_left = 3;
+    const auto failed = c.role.revive(false);
+    ASSERT_TRUE(failed.has_value());
+    EXPECT_EQ(failed->rfind("cannot start the test loop thread: EAGAIN; tried again every 20 ms", 0), 0u) << *failed;
+    EXPECT_TRUE(c.role.retired());
+    ASSERT_TRUE(c.wait_runs(2)) << "the watch never tried again";
+    EXPECT_EQ(c.starts.load(), 5) << "the first start, three failures, then the one that ran";
+    EXPECT_FALSE(c.role.retired());
+    c.role.take_last().join();
+}
+
+// take_last(): no thread and no retry after it, even with a retry armed when it came.
+TEST(LoopRole, TakeLastEndsRevivesAndRetries) {
+    Connection c;
+    c.role.start();
+    ASSERT_TRUE(c.role.give_up([] { return true; }));
+    c.failures_left = 1000;
+    ASSERT_TRUE(c.role.revive(false).has_value());  // a retry is armed
+    std::thread last = c.role.take_last();
+    ASSERT_FALSE(last.joinable()) << "the failed start left no thread to join";
+    const int starts = c.starts.load();
+    EXPECT_FALSE(c.role.revive(false).has_value());
+    EXPECT_FALSE(c.role.revive(true).has_value());
+    EXPECT_EQ(c.starts.load(), starts) << "nothing is started after take_last";
+    EXPECT_TRUE(watch_is_empty()) << "the retry was disarmed";
+    EXPECT_TRUE(c.role.stopped_retired());
 }
 
 // ---- Wakeup ---------------------------------------------------------------------------------------

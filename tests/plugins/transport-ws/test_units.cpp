@@ -34,6 +34,8 @@ TEST(WsConfig, Defaults) {
     EXPECT_EQ(c.endpoint.path, "/mcp");
     EXPECT_EQ(c.connect_timeout.count(), 10000);
     EXPECT_EQ(c.ping_interval.count(), 30000);
+    EXPECT_EQ(c.loop_idle.count(), 2000);
+    EXPECT_EQ(parse_config(R"({"url":"ws://x/","loopIdleMs":0})").loop_idle.count(), 0) << "0: never retire";
     EXPECT_EQ(c.max_message_bytes, size_t{128} << 20);
     EXPECT_EQ(c.subprotocol, "mcp");
 }
@@ -68,6 +70,9 @@ TEST(WsConfig, BadFieldsAreNamed) {
     EXPECT_NE(error_of(R"({"url":"ws://x/","headers":{"a b":"x"}})").find("invalid name"), std::string::npos);
     EXPECT_NE(error_of(R"({"url":"ws://x/","pingIntervalMs":-1})").find("'pingIntervalMs'"), std::string::npos);
     EXPECT_NE(error_of(R"({"url":"ws://x/","connectTimeoutMs":0})").find("'connectTimeoutMs'"), std::string::npos);
+    EXPECT_NE(error_of(R"({"url":"ws://x/","loopIdleMs":-1})").find("'loopIdleMs'"), std::string::npos);
+    EXPECT_NE(error_of(R"({"url":"ws://x/","loopIdleMs":86400001})").find("'loopIdleMs'"), std::string::npos);
+    EXPECT_NE(error_of(R"({"url":"ws://x/","loopIdleMs":1.5})").find("'loopIdleMs'"), std::string::npos);
     EXPECT_NE(error_of(R"({"url":"ws://x/","maxMessageBytes":"1"})").find("'maxMessageBytes'"), std::string::npos);
     EXPECT_NE(error_of(R"({"url":"ws://x/","caFile":5})").find("'caFile'"), std::string::npos);
     EXPECT_NE(error_of(R"({"url":"ws://x/","subprotocol":"a,b"})").find("'subprotocol'"), std::string::npos);
