@@ -13,6 +13,7 @@
 #   --quick      tiny counts, one repeat (~1 min): shows that every client runs, not how fast
 #   --scale      also bench/scale.sh: S (default 500) configured stdio servers (and, with --http, S
 #                Streamable HTTP servers on one hello-server, and S legacy SSE servers on one
+#                server-everything and S WebSocket servers on one supergateway in front of one
 #                server-everything when the npm peers are installed), `mcph status`
 #   --skip-mcph / --skip-ts   leave those columns empty
 # Exit status: 0 when every client ran, 1 when one failed (named on stderr and under the tables).
@@ -242,21 +243,29 @@ run_scale() {  # run_scale NAME [scale.sh options...]: WORK/NAME.json, or a line
 }
 if [[ $scale == 1 && $skip_mcph == 0 ]]; then
   echo "  [$((SECONDS - started_s))s] scale: $scale_servers stdio servers" >&2
-  # Legacy SSE needs server-everything (scale.sh --sse): only where the npm peers are installed.
+  # Legacy SSE needs server-everything (scale.sh --sse), WebSocket supergateway too (scale.sh
+  # --ws): only where the npm peers are installed.
   sse_peer="$here/../tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+  ws_peer="$here/../tests/peers/node_modules/supergateway/dist/index.js"
   if [[ $http == 1 && $quick == 1 ]]; then
     # --quick: the remote servers beside the stdio ones (each run mostly waits its idle spell); a
     # full run keeps them apart, so none's figures carry another's load.
     run_scale scale-http --http &
     scale_http_pid=$!
     scale_sse_pid=""
+    scale_ws_pid=""
     if [[ -f $sse_peer ]]; then
       run_scale scale-sse --sse &
       scale_sse_pid=$!
+      if [[ -f $ws_peer ]]; then
+        run_scale scale-ws --ws &
+        scale_ws_pid=$!
+      fi
     fi
     run_scale scale
     wait "$scale_http_pid" || true
     [[ -z $scale_sse_pid ]] || wait "$scale_sse_pid" || true
+    [[ -z $scale_ws_pid ]] || wait "$scale_ws_pid" || true
   else
     run_scale scale
     if [[ $http == 1 ]]; then
@@ -265,6 +274,10 @@ if [[ $scale == 1 && $skip_mcph == 0 ]]; then
       if [[ -f $sse_peer ]]; then
         echo "  [$((SECONDS - started_s))s] scale: $scale_servers legacy SSE servers" >&2
         run_scale scale-sse --sse
+        if [[ -f $ws_peer ]]; then
+          echo "  [$((SECONDS - started_s))s] scale: $scale_servers WebSocket servers" >&2
+          run_scale scale-ws --ws
+        fi
       fi
     fi
   fi

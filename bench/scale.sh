@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S] [--http|--sse]
+# bench/scale.sh [build-dir] [--servers N] [--server PATH] [--batch K] [--soft-nofile L] [--idle-s S] [--http|--sse|--ws]
 #
 # How mcph scales with the number of stdio servers: one config of N (default 500) copies of a small
 # server (default tests/fakes' fake-mcp-server), `mcph status --json` started with the soft
@@ -14,7 +14,9 @@
 # after loopIdleMs, 2 s, as stdio readers do). --sse: legacy SSE ones, all on one
 # server-everything in SSE mode (the npm peer in tests/peers, which scripts/setup.sh installs);
 # their loop threads retire the same way, but that server sends each session a notification now
-# and then, so a few are awake at any moment.
+# and then, so a few are awake at any moment. --ws: WebSocket ones, all on one supergateway
+# (--outputTransport ws) in front of one server-everything over stdio (both npm peers); their
+# service threads retire after loopIdleMs too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -26,6 +28,7 @@ soft=1024
 idle_s=3
 http=0
 sse=0
+ws=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --servers) servers="$2"; shift 2 ;;
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
     --idle-s) idle_s="$2"; shift 2 ;;
     --http) http=1; shift ;;
     --sse) sse=1; shift ;;
+    --ws) ws=1; shift ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -65,10 +69,26 @@ if [ "$sse" = 1 ]; then
   done
   url="http://127.0.0.1:$port/sse"
 fi
-python3 - "$servers" "$server" "$url" "$sse" >"$work/servers.json" <<'EOF'
+if [ "$ws" = 1 ]; then
+  everything="tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+  gateway="tests/peers/node_modules/supergateway/dist/index.js"
+  [ -f "$everything" ] && [ -f "$gateway" ] || { echo "scale.sh: --ws needs the npm peers (bash scripts/setup.sh)" >&2; exit 2; }
+  port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  node "$gateway" --stdio "node $everything stdio" --outputTransport ws --port "$port" --logLevel none \
+    >"$work/ws-server.out" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 200); do  # up to 10 s for it to listen
+    python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$port" \
+      2>/dev/null && break
+    sleep 0.05
+  done
+  url="ws://127.0.0.1:$port/message"  # supergateway's --messagePath
+fi
+python3 - "$servers" "$server" "$url" "$sse" "$ws" >"$work/servers.json" <<'EOF'
 import json, sys
-n, cmd, url, sse = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-one = {"type": "sse" if sse else "http", "url": url} if url else {"command": cmd}
+n, cmd, url, sse, ws = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1", sys.argv[5] == "1"
+kind = "ws" if ws else "sse" if sse else "http"
+one = {"type": kind, "url": url} if url else {"command": cmd}
 print(json.dumps({"mcpServers": {f"s{i:04d}": one for i in range(n)}}))
 EOF
 

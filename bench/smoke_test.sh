@@ -57,13 +57,18 @@ done
 for shape in '1 server(s) x 5 tools' '1 server(s) x 500 tools' '50 server(s) x 20 tools'; do
   grep -q "^$shape " "$out" || problem "mapped-name row missing: $shape"
 done
-# Legacy SSE's rows come where run.sh finds the npm peers (server-everything), as CI's set-up has them.
+# Legacy SSE's and WebSocket's rows come where run.sh finds the npm peers (server-everything,
+# supergateway), as CI's set-up has them.
 scale_rows=2 scale_what="stdio, http"
 if [[ -f "$here/../tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]]; then
   scale_rows=3 scale_what="stdio, http, sse"
+  if [[ -f "$here/../tests/peers/node_modules/supergateway/dist/index.js" ]]; then
+    scale_rows=4 scale_what="stdio, http, sse, ws"
+  fi
 fi
 [[ $(grep -cE '^20 +\| 20 +\|' "$out") -ge $scale_rows ]] || problem "scale rows ($scale_what) missing or not every server connected"
-# The idle rows (servers | connected | RSS | threads ...), stdio, Streamable HTTP, legacy SSE: 20
+# The idle rows (servers | connected | RSS | threads ...), stdio, Streamable HTTP, legacy SSE,
+# WebSocket: 20
 # quiet servers share their plugin's idle watch thread, so the host has far fewer threads than
 # servers once they are idle.
 mapfile -t idle_threads < <(awk -F' [|] ' '/^the same servers held by/ {found = 1; next} found && $1 ~ /^20 +$/ {print $4 + 0; found = 0}' "$out")

@@ -7,6 +7,7 @@
 //   WORK/scale.json                bench/scale.sh (stdio servers)
 //   WORK/scale-http.json           bench/scale.sh --http (with run.sh --http)
 //   WORK/scale-sse.json            bench/scale.sh --sse (with run.sh --http, where the npm peers are)
+//   WORK/scale-ws.json             bench/scale.sh --ws (the same)
 //   WORK/failures                  one line per client that failed
 // Values are the medians over the repeats; a ratio is the median of the per-repeat ratios of two
 // clients run in the same repeat (paired), not the quotient of the two medians.
@@ -153,6 +154,10 @@ if (scaleArg === '1') {
   if (fs.existsSync(`${dir}/scale-sse.json`)) {
     console.log();
     printScale('scale-sse.json', 'legacy SSE servers (all on one server-everything)', 'sse loopIdleMs');
+  }
+  if (fs.existsSync(`${dir}/scale-ws.json`)) {
+    console.log();
+    printScale('scale-ws.json', 'WebSocket servers (all on one supergateway + server-everything)', 'ws loopIdleMs');
   }
 }
 
