@@ -195,6 +195,7 @@ private:
     // [any thread but the loop thread] A new loop thread for a retired engine. from_watch: called
     // by the watch, whose entry is already spent (no disarm).
     void revive(bool from_watch) noexcept;
+    static void revive_from_watch(void* self);  // the watch's io::IdleWatch::Revive
     void spawn_loop_locked();  // role_mutex_ held; throws Error(MCPH_ERR_IO) at the thread limit
 
     struct Timer {

@@ -31,6 +31,10 @@ namespace {
 
 constexpr const char* kIdleWatchThreadName = "mcph-http-idle";  // at most 15 bytes
 
+// A loop thread that could not be started for a retired transport is tried again this much later
+// (the thread limit may have been a passing peak), so its streams are not left unread.
+constexpr std::chrono::milliseconds kReviveRetry{1000};
+
 io::IdleWatch& idle_watch() { return io::IdleWatch::instance(kIdleWatchThreadName); }
 
 }  // namespace
@@ -70,7 +74,7 @@ void Engine::join_loop() noexcept {
 bool Engine::try_retire() {
     const auto now = Clock::now();
     const bool armed = quiet_.arm_watch(
-        idle_watch(), this, [](void* self) { static_cast<Engine*>(self)->revive(true); }, progress_, now,
+        idle_watch(), this, &Engine::revive_from_watch, progress_, now,
         [this](std::vector<int>& sockets, Clock::time_point& deadline) {
             return only_waiting_for_the_server(sockets, deadline);
         },
@@ -112,6 +116,8 @@ bool Engine::only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_
     return sockets_waiting_for_input(transfers_.multi(), transfers_.all().size(), sockets, deadline);
 }
 
+void Engine::revive_from_watch(void* self) { static_cast<Engine*>(self)->revive(true); }
+
 void Engine::revive(bool from_watch) noexcept {
     if (!from_watch) idle_watch().disarm(this);  // waits out the watch's own revive of this engine
     std::lock_guard lock(role_mutex_);
@@ -122,10 +128,19 @@ void Engine::revive(bool from_watch) noexcept {
     try {
         spawn_loop_locked();
     } catch (const mcph::plugin::Error& e) {
-        // EAGAIN at the thread limit: the engine stays retired; the next send, pump or close tries
-        // again, and a waiting caller still drives its own exchange (pump).
-        host_.diagnostic(MCPH_LOG_WARN,
-                         std::string(e.what()) + "; streams from the server are read only while a call waits");
+        // EAGAIN at the thread limit: the engine stays retired; the watch tries again (as io::LoopRole
+        // does for SSE and WebSocket), so does the next send, pump or close, and a waiting caller
+        // still drives its own exchange (pump). Once close() began, join_loop() cleans up instead.
+        std::string why = e.what();
+        if (!stop_requested_) {
+            try {
+                idle_watch().arm(this, {}, &Engine::revive_from_watch, Clock::now() + kReviveRetry);
+                why += "; tried again every " + std::to_string(kReviveRetry.count()) + " ms";
+            } catch (const std::exception& again) {
+                why += std::string("; and no retry can be scheduled: ") + again.what();
+            }
+        }
+        host_.diagnostic(MCPH_LOG_WARN, why + "; streams from the server are read only while a call waits");
         return;
     }
     retired_ = false;
