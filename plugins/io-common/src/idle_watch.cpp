@@ -89,6 +89,15 @@ void IdleWatch::arm(void* owner, std::span<const int> fds, Revive revive, Clock:
     if (deadline != Clock::time_point::max()) rearm_->signal();  // the thread computes its wait again
 }
 
+std::string IdleWatch::arm_retry(void* owner, Revive revive, std::chrono::milliseconds after) noexcept {
+    try {
+        arm(owner, {}, revive, Clock::now() + after);
+        return "; tried again every " + std::to_string(after.count()) + " ms";
+    } catch (const std::exception& e) {
+        return std::string("; and no retry can be scheduled: ") + e.what();
+    }
+}
+
 void IdleWatch::disarm(void* owner) noexcept {
     std::unique_lock lock(mutex_);
     if (auto it = by_owner_.find(owner); it != by_owner_.end()) remove_locked(entries_.find(it->second));

@@ -1,8 +1,8 @@
 // IdleWatch: one thread per transport plugin watches the descriptors of every connection whose own
 // I/O thread retired after an idle spell, so a host with hundreds of mostly quiet servers does not
 // keep a thread per server. The stdio plugin hands it a server's stdout and stderr pipes
-// (readerIdleMs), the Streamable HTTP plugin the sockets of a connection's open streams
-// (loopIdleMs). The first byte, hang-up or error on any descriptor of an entry revives its owner:
+// (readerIdleMs); the Streamable HTTP, legacy SSE and WebSocket plugins a connection's sockets and
+// its next timer (loopIdleMs). The first byte, hang-up or error on any descriptor of an entry revives its owner:
 // `revive(owner)` runs on the watch thread, which starts a new I/O thread for that connection.
 //
 // Why not one shared thread that also reads and delivers: deliveries run host callbacks (a
@@ -29,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -51,6 +52,12 @@ public:
     // mcph::plugin::Error(MCPH_ERR_IO) when the watch cannot be set up (descriptor or thread limit,
     // a descriptor epoll refuses): the caller then keeps its own thread.
     void arm(void* owner, std::span<const int> fds, Revive revive, Clock::time_point deadline = Clock::time_point::max());
+
+    // A retired owner whose revive could not start a thread (EAGAIN at the thread limit) is
+    // revived again `after` from now (a deadline-only entry: its descriptors would fire at once
+    // again). Returns what to add to the failure's message: when it is tried again, or why it
+    // cannot be.
+    std::string arm_retry(void* owner, Revive revive, std::chrono::milliseconds after) noexcept;
 
     // After this returns, revive(owner) is not running and will not run (until armed again). Not
     // from inside revive(owner) itself (it would wait for itself).

@@ -92,14 +92,7 @@ public:
             mark_retired(false);
             return std::nullopt;
         } catch (const std::exception& e) {
-            std::string failed = e.what();
-            try {
-                watch_.arm(owner_, {}, revive_, IdleWatch::Clock::now() + retry_);
-                failed += "; tried again every " + std::to_string(retry_.count()) + " ms";
-            } catch (const std::exception& again) {
-                failed += std::string("; and no retry can be scheduled: ") + again.what();
-            }
-            return failed;
+            return e.what() + watch_.arm_retry(owner_, revive_, retry_);
         }
     }
 

@@ -132,14 +132,7 @@ void Engine::revive(bool from_watch) noexcept {
         // does for SSE and WebSocket), so does the next send, pump or close, and a waiting caller
         // still drives its own exchange (pump). Once close() began, join_loop() cleans up instead.
         std::string why = e.what();
-        if (!stop_requested_) {
-            try {
-                idle_watch().arm(this, {}, &Engine::revive_from_watch, Clock::now() + kReviveRetry);
-                why += "; tried again every " + std::to_string(kReviveRetry.count()) + " ms";
-            } catch (const std::exception& again) {
-                why += std::string("; and no retry can be scheduled: ") + again.what();
-            }
-        }
+        if (!stop_requested_) why += idle_watch().arm_retry(this, &Engine::revive_from_watch, kReviveRetry);
         host_.diagnostic(MCPH_LOG_WARN, why + "; streams from the server are read only while a call waits");
         return;
     }
