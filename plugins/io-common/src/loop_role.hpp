@@ -1,8 +1,9 @@
 // LoopRole: which thread owns a connection's I/O loop, for a connection whose thread retires to
 // the plugin's idle watch when quiet (idle_watch.hpp) and is started again for the next event.
 //
-// The hand-off every such plugin needs, in one place (the WebSocket and legacy SSE transports; the
-// Streamable HTTP engine's own also hands the loop to a pumping caller, engine_idle.cpp):
+// The hand-off every such plugin needs, in one place (the Streamable HTTP, legacy SSE and WebSocket
+// transports; the HTTP engine's drive role, handed to a pumping caller, sits on top under its own
+// mutex, taken after this one):
 //   1. The I/O thread arms the watch while it still owns the loop (QuietSpell::arm_watch).
 //   2. give_up(): under the role mutex, unless the watch already fired or stop began, it marks the
 //      connection retired *before* it looks for requests (queued messages, a close); with one

@@ -25,7 +25,8 @@ Engine::Engine(mcph::plugin::TransportHost host, const HttpConfig& config, const
                std::atomic<bool>& ended)
     : host_(host), config_(config), stopping_(stopping), ended_(ended),
       mailbox_(kMaxQueuedMessages, std::max<size_t>(config.max_message_bytes * 2, size_t{64} << 20)),
-      quiet_(config.loop_idle) {}
+      quiet_(config.loop_idle),
+      role_(idle_watch(), this, &Engine::revive_from_watch, "the HTTP loop thread", [this] { run(); }) {}
 
 Engine::~Engine() { abort_all(); }
 

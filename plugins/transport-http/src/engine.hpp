@@ -11,6 +11,7 @@
 #include "curl_handles.hpp"
 #include "curl_loop.hpp"
 #include "jsonrpc_shape.hpp"
+#include "loop_role.hpp"
 #include "mailbox.hpp"
 #include "quiet_spell.hpp"
 #include "request_tracker.hpp"
@@ -57,12 +58,13 @@ public:
     // retired one is started again (engine_idle.cpp).
     void notify() noexcept {
         if (driver_.load() != Driver::None) wake();
-        else if (retired_flag_.load()) revive(false);
+        else if (role_.retired()) revive(false);
     }
     // [host thread] start(): the loop thread runs run(). Throws mcph::plugin::Error naming the limit.
     void start_loop();
     // [host thread] close(), after stop(): the loop thread ends (a retired one is started again to
-    // run the cleanup: DELETE of the session, every transfer removed) and is joined.
+    // run the cleanup: DELETE of the session, every transfer removed) and is joined; when no thread
+    // could be started, the cleanup runs on the calling thread once no pumper drives.
     void join_loop() noexcept;
     // [host thread, ABI 1.3] Drives the loop on the calling thread until something was delivered
     // (OK), timeout_ms passed (TIMEOUT), close began or the transport ended (CLOSED); BUSY from a
@@ -192,11 +194,15 @@ private:
     // due within loopIdleMs, or the watch cannot be armed.
     bool try_retire();
     bool only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_point& deadline) const;
+    // [loop thread, under role_'s mutex, retired mark set] True: nothing but the server is waited
+    // for (no pumper, no close, an empty mailbox), and the drive role is given up.
+    bool give_up_drive_role() noexcept;
     // [any thread but the loop thread] A new loop thread for a retired engine. from_watch: called
     // by the watch, whose entry is already spent (no disarm).
     void revive(bool from_watch) noexcept;
     static void revive_from_watch(void* self);  // the watch's io::IdleWatch::Revive
-    void spawn_loop_locked();  // role_mutex_ held; throws Error(MCPH_ERR_IO) at the thread limit
+    static io::IdleWatch& idle_watch();         // the plugin's (one thread for all its transports)
+    friend void stop_idle_watch_if_unused() noexcept;
 
     struct Timer {
         Clock::time_point due;
@@ -265,16 +271,14 @@ private:
     bool loop_done_ = false;              // the loop thread has ended: nobody may drive any more
     bool stop_requested_ = false;         // close() began
     Clock::time_point released_at_{};     // when the last pumper gave the role back
-    std::thread loop_thread_;             // the current (or last, retired) loop thread; under role_mutex_
 
     // Idle retirement (engine_idle.cpp). progress_ counts steps that did something (a command, a
     // delivery, a transfer started or ended); the loop thread retires once it has not moved for
-    // loopIdleMs. retired_ is under role_mutex_; retired_flag_ mirrors it for notify()'s unlocked read.
+    // loopIdleMs. Which thread owns the loop, retired or not, is role_'s (plugins/io-common):
+    // its mutex is taken before role_mutex_, never after.
     std::uint64_t progress_ = 0;          // [driver]
     io::QuietSpell quiet_;                // [loop thread] plugins/io-common
-    bool retired_ = false;
-    bool watch_fired_ = false;            // the watch fired while the thread was still retiring
-    std::atomic<bool> retired_flag_{false};
+    io::LoopRole role_;
 };
 
 // The plugin's shutdown: the idle watch's thread ends unless another host's transport is armed there.

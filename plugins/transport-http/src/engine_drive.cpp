@@ -150,7 +150,7 @@ mcph_status Engine::pump(std::int32_t timeout_ms) noexcept {
     if (t_http_loop_thread) return MCPH_BUSY;  // from inside a callback of a loop thread
     // A pump with no send before it on a retired engine: the loop thread comes back first, so
     // whatever this pump leaves running (a stream, a timer) has a driver after it.
-    if (retired_flag_.load()) revive(false);
+    if (role_.retired()) revive(false);
     std::unique_lock lock(role_mutex_);
     if (!started_.load() || stop_requested_ || loop_done_ || stopping_.load() || ended_.load()) return MCPH_ERR_CLOSED;
     if (pumper_) return MCPH_BUSY;

@@ -14,15 +14,15 @@
 //   * a pump that came without a send (pump()), and close(), whose cleanup runs on a loop thread.
 // While retired nobody touches the multi handle, so the sockets the watch holds stay open.
 //
-// The hand-off mirrors the stdio reader's (plugins/transport-stdio/README.md, "idle watch"): the
-// watch is armed while the role is still held, then under role_mutex_ the thread gives the role up
-// unless the watch already fired, a pumper came, close() began or the mailbox is not empty; the
-// retired flag is stored before the mailbox is looked at, and a sender pushes before it reads the
-// flag, so either the sender sees the flag (and revives) or the thread sees the message (and stays).
+// The hand-off is io::LoopRole's (plugins/io-common/src/loop_role.hpp), as for SSE and WebSocket:
+// the watch is armed while the thread still drives; the thread gives the loop up unless the watch
+// already fired, a pumper came, close() began or the mailbox is not empty; the retired mark is
+// stored before the mailbox is looked at, and a sender pushes before it reads the mark, so either
+// the sender sees the mark (and revives) or the thread sees the message (and stays). A loop
+// thread that cannot be started is tried again every second from the watch.
 #include "engine.hpp"
 
 #include "idle_watch.hpp"
-#include "threads.hpp"
 
 #include <algorithm>
 
@@ -31,44 +31,26 @@ namespace {
 
 constexpr const char* kIdleWatchThreadName = "mcph-http-idle";  // at most 15 bytes
 
-// A loop thread that could not be started for a retired transport is tried again this much later
-// (the thread limit may have been a passing peak), so its streams are not left unread.
-constexpr std::chrono::milliseconds kReviveRetry{1000};
-
-io::IdleWatch& idle_watch() { return io::IdleWatch::instance(kIdleWatchThreadName); }
-
 }  // namespace
 
-void stop_idle_watch_if_unused() noexcept { idle_watch().stop_if_unused(); }
+io::IdleWatch& Engine::idle_watch() { return io::IdleWatch::instance(kIdleWatchThreadName); }
+
+void stop_idle_watch_if_unused() noexcept { Engine::idle_watch().stop_if_unused(); }
 
 void Engine::start_loop() {
-    std::lock_guard lock(role_mutex_);
-    spawn_loop_locked();
+    role_.start();
     started_.store(true);
 }
 
-// A retired thread gave the role up under role_mutex_ and touches nothing after that: joining it
-// here, under the mutex, is brief.
-void Engine::spawn_loop_locked() {
-    io::replace_thread(loop_thread_, "the HTTP loop thread", [this] { run(); });
-}
-
 void Engine::join_loop() noexcept {
-    // stop() came first: no thread retires from here on (try_retire looks at stop_requested_).
-    bool cleanup_here = false;
-    if (retired_flag_.load()) {
-        revive(false);
-        std::lock_guard lock(role_mutex_);
-        cleanup_here = retired_;  // no thread could be started: the cleanup runs on this one
+    // stop() came first: no thread retires from here on (give_up_drive_role looks at stop_requested_).
+    if (role_.retired()) revive(false);  // the cleanup runs on a loop thread
+    if (std::thread thread = role_.take_last(); thread.joinable()) thread.join();
+    if (role_.stopped_retired()) {
+        // No thread could be started: the cleanup runs here, once a pumper (woken by stop()) has left.
+        take_loop_role();
+        finish_loop();
     }
-    std::thread thread;
-    {
-        std::lock_guard lock(role_mutex_);
-        thread = std::move(loop_thread_);
-    }
-    if (thread.joinable()) thread.join();
-    if (cleanup_here) finish_loop();
-    idle_watch().disarm(this);  // armed by a retirement that backed off meanwhile: gone now
 }
 
 bool Engine::try_retire() {
@@ -82,27 +64,18 @@ bool Engine::try_retire() {
             diagnostic(MCPH_LOG_INFO, "the HTTP loop thread stays (loopIdleMs is off for this server): " + why);
         });
     if (!armed) return false;
-    std::unique_lock lock(role_mutex_);
-    if (!watch_fired_ && !pumper_ && !stop_requested_) {
-        retired_ = true;
-        retired_flag_.store(true);  // before the mailbox is looked at (see the top of this file)
-        if (mailbox_.empty()) {
-            loop_driving_ = false;
-            driver_.store(Driver::None);
-            handoff_cv_.notify_all();
-            return true;
-        }
-        retired_ = false;
-        retired_flag_.store(false);
-    }
-    const bool fired = watch_fired_;
-    lock.unlock();
-    if (!fired) idle_watch().disarm(this);  // waits out a revive that found the thread still here
-    lock.lock();
-    watch_fired_ = false;  // no revive runs or comes now: the next retirement starts clean
-    lock.unlock();
+    if (role_.give_up([this] { return give_up_drive_role(); })) return true;
     quiet_.restart(now);
     return false;
+}
+
+bool Engine::give_up_drive_role() noexcept {
+    std::lock_guard lock(role_mutex_);
+    if (pumper_ || stop_requested_ || !mailbox_.empty()) return false;
+    loop_driving_ = false;
+    driver_.store(Driver::None);
+    handoff_cv_.notify_all();
+    return true;
 }
 
 // Every transfer waits to read from the server, each on a socket of its own (curl_loop.hpp), and
@@ -118,26 +91,12 @@ bool Engine::only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_
 
 void Engine::revive_from_watch(void* self) { static_cast<Engine*>(self)->revive(true); }
 
+// From the watch's thread (from_watch) or a caller's (a send, a pump, close()). With no thread
+// (EAGAIN at the thread limit) the engine stays retired and the watch tries again; so does the
+// next send, pump or close, and a waiting caller still drives its own exchange (pump).
 void Engine::revive(bool from_watch) noexcept {
-    if (!from_watch) idle_watch().disarm(this);  // waits out the watch's own revive of this engine
-    std::lock_guard lock(role_mutex_);
-    if (!retired_) {
-        if (from_watch) watch_fired_ = true;  // still retiring (try_retire sees it), or already back
-        return;
-    }
-    try {
-        spawn_loop_locked();
-    } catch (const mcph::plugin::Error& e) {
-        // EAGAIN at the thread limit: the engine stays retired; the watch tries again (as io::LoopRole
-        // does for SSE and WebSocket), so does the next send, pump or close, and a waiting caller
-        // still drives its own exchange (pump). Once close() began, join_loop() cleans up instead.
-        std::string why = e.what();
-        if (!stop_requested_) why += idle_watch().arm_retry(this, &Engine::revive_from_watch, kReviveRetry);
-        host_.diagnostic(MCPH_LOG_WARN, why + "; streams from the server are read only while a call waits");
-        return;
-    }
-    retired_ = false;
-    retired_flag_.store(false);
+    if (auto failed = role_.revive(from_watch); failed && !stopping_.load())
+        host_.diagnostic(MCPH_LOG_WARN, *failed + "; streams from the server are read only while a call waits");
 }
 
 }  // namespace mcph::http
