@@ -173,11 +173,29 @@ PY
   fi
 }
 
+# The mixed-config one-shot's figures go into the client's one-shot file as oneshot_mixed_*.
+merge_mixed() {  # merge_mixed CLI_FILE MIXED_FILE
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, mixed = sys.argv[1], sys.argv[2]
+out = json.load(open(path))
+for k, v in json.load(open(mixed)).items():
+    out[k.replace("oneshot_", "oneshot_mixed_")] = v
+json.dump(out, open(path, "w"))
+PY
+}
+
 run_oneshots() {
-  local r c
+  local r c era cfg_era
   # The CLI's config: hello-server with the era pinned, as a user writes it in .mcp.json.
   for era in legacy:2025-11-25 modern:2026-07-28; do
     printf '{"mcpServers":{"hello":{"command":"%s","protocolVersion":"%s"}}}\n' "$server" "${era#*:}" >"$work/cli-${era%%:*}.json"
+  done
+  # The same with three remote servers (HTTP, SSE, WebSocket) configured beside it and not called,
+  # as a user's config often has: nothing of theirs (plugin, libcurl) should be loaded.
+  local remote='"r1":{"type":"http","url":"http://127.0.0.1:9/mcp"},"r2":{"type":"sse","url":"http://127.0.0.1:9/sse"},"r3":{"type":"ws","url":"ws://127.0.0.1:9/ws"}'
+  for era in legacy:2025-11-25 modern:2026-07-28; do
+    printf '{"mcpServers":{"hello":{"command":"%s","protocolVersion":"%s"},%s}}\n' "$server" "${era#*:}" "$remote" >"$work/cli-mixed-${era%%:*}.json"
   done
   local cli=(env MCPH_CONFIG_HOME="$work/cli-home" "$mcph_cli" --strict-mcp-config --mcp-config)
   local args=(call mcp__hello__add '{"a":1,"b":2}')
@@ -187,8 +205,13 @@ run_oneshots() {
       case "$c" in
         raw) oneshot "$work/cli.$c.$r" "$raw" --one-shot --era legacy --server "$server" ;;
         rawm) oneshot "$work/cli.$c.$r" "$raw" --one-shot --era modern --server "$server" ;;
-        mcph) oneshot "$work/cli.$c.$r" "${cli[@]}" "$work/cli-legacy.json" "${args[@]}" ;;
-        mcphm) oneshot "$work/cli.$c.$r" "${cli[@]}" "$work/cli-modern.json" "${args[@]}" ;;
+        mcph | mcphm)
+          cfg_era=legacy
+          [[ $c == mcphm ]] && cfg_era=modern
+          oneshot "$work/cli.$c.$r" "${cli[@]}" "$work/cli-$cfg_era.json" "${args[@]}"
+          oneshot "$work/cli-mixed.$c.$r" "${cli[@]}" "$work/cli-mixed-$cfg_era.json" "${args[@]}"
+          merge_mixed "$work/cli.$c.$r" "$work/cli-mixed.$c.$r"
+          ;;
         ts) oneshot "$work/cli.$c.$r" "$node" "$ts" --one-shot --sdk v1 --server "$server" ;;
         ts2) oneshot "$work/cli.$c.$r" "$node" "$ts" --one-shot --sdk v2 --era legacy --server "$server" ;;
         ts2m) oneshot "$work/cli.$c.$r" "$node" "$ts" --one-shot --sdk v2 --era modern --server "$server" ;;

@@ -54,6 +54,20 @@ for want in "${expect_rows[@]}"; do
     [[ $v =~ ^[0-9.]+$ ]] || problem "$t / $row: column $i is '$v', not a figure"
   done
 done
+# The mixed-config one-shot: the floors' and mcph's columns (3-6) have figures, the TS ones none.
+mixed="$(awk -F' [|] ' '{b = $2; sub(/ +$/, "", b)} b == "one-shot, 3 remote servers also configured (ms)"' "$out")"
+if [[ -z $mixed ]]; then
+  problem "row missing: cli / one-shot, 3 remote servers also configured (ms)"
+else
+  IFS='|' read -ra cells <<<"$mixed"
+  n=${#cells[@]}
+  [[ "$(echo "${cells[n-2]}" | tr -d ' ')" == '<=2x' ]] || problem "mixed one-shot: goal is not <=2x"
+  [[ "$(echo "${cells[n-1]}" | sed 's/^ *//; s/ *$//')" =~ ^(yes|no|2025\ only|2026\ only)$ ]] || problem "mixed one-shot: no met verdict"
+  for ((i = 3; i <= 6; i++)); do
+    v="$(echo "${cells[i]}" | tr -d ' ')"
+    [[ $v =~ ^[0-9.]+$ ]] || problem "mixed one-shot: column $i is '$v', not a figure"
+  done
+fi
 for shape in '1 server(s) x 5 tools' '1 server(s) x 500 tools' '50 server(s) x 20 tools'; do
   grep -q "^$shape " "$out" || problem "mapped-name row missing: $shape"
 done

@@ -41,7 +41,7 @@ const ratioCols = [['mcph', 'mcph 2025/floor'], ['mcphm', 'mcph 2026/floor'], ['
 // The rows of issue #16, with its goal for mcph ÷ floor (min: at least; max: at most; none: shown
 // for reading, no goal). `mcphKey`: mcph's figure when it has an API the others do not (request_async).
 // `floorKey`: the floor's figure when it must do more to match what mcph does (connect with the
-// lists); the TS clients have no figure there (their connect does not list).
+// lists); the TS clients have no figure there (their connect does not list), nor where `noTs`.
 const rows = [
   ['stdio', 'sequential calls/s', 'seq_calls_per_s', 'higher', { min: 0.9 }],
   ['stdio', '16 in flight, request_async (calls/s)', 'inflight_calls_per_s', 'higher', { min: 1.0 }, 'inflight_async_calls_per_s'],
@@ -68,6 +68,10 @@ const rows = [
   ['http', 'client peak RSS (MB)', 'peak_rss_mb', 'lower', { max: 1.5 }],
   ['cli', 'one-shot start -> 1 call -> exit, stdio (ms)', 'oneshot_ms', 'lower', { max: 2.0 }],
   ['cli', 'one-shot peak RSS (MB)', 'oneshot_rss_mb', 'lower', {}],
+  // The same call with three remote servers configured and not reached: the floor and the TS
+  // clients read no config, so mcph is held to the plain floor (TS: no figure).
+  ['cli', 'one-shot, 3 remote servers also configured (ms)', 'oneshot_ms', 'lower', { max: 2.0 }, 'oneshot_mixed_ms', undefined, true],
+  ['cli', 'one-shot peak RSS, 3 remote servers also configured (MB)', 'oneshot_rss_mb', 'lower', {}, 'oneshot_mixed_rss_mb', undefined, true],
 ];
 
 const goalText = (g) => (g.min !== undefined ? `>=${g.min}` : g.max !== undefined ? `<=${g.max}x` : '-');
@@ -94,11 +98,11 @@ function printTable(header, body) {
 // ---- the issue's rows ----------------------------------------------------------------------
 const shown = new Set([...transports, 'cli']);
 const body = [];
-for (const [t, label, key, better, goal, mcphKey, floorKey] of rows) {
+for (const [t, label, key, better, goal, mcphKey, floorKey, noTs] of rows) {
   if (!shown.has(t)) continue;
   const file = (c, r) => read(`${t}.${c}.${r}`);
   const keyOf = (c) => (c.startsWith('mcph') && mcphKey ? mcphKey : c.startsWith('raw') && floorKey ? floorKey : key);
-  const value = (c, r) => (floorKey && c.startsWith('ts') ? undefined : file(c, r)[keyOf(c)]);
+  const value = (c, r) => ((floorKey || noTs) && c.startsWith('ts') ? undefined : file(c, r)[keyOf(c)]);
   const medians = clients.map((c) => median(range(repeats).map((r) => value(c, r))));
   const ratios = ratioCols.map(([c]) => median(range(repeats).map((r) => {
     const a = value(c, r), b = value(floorOf[c], r);

@@ -409,6 +409,14 @@ wait "$LAZY_PID"
 expect lazy-plugins-stdio-only 0 "^libmcph_transport_stdio\.so $" -- echo "$LAZY_MAPS"
 expect lazy-plugins-listing-loads-all 0 "loaded: transport-http .*loaded: transport-ws" -- sh -c "tr '\n' ' ' < '$WORK/lazy.out'"
 
+# A remote server in the config that the command does not reach maps nothing either: loading the
+# config (dedup, policy) parses no URL when no synced copy and no URL rule asks for it, so a
+# one-shot call to the stdio server maps neither libcurl nor the HTTP plugin (glibc's LD_DEBUG
+# names every object the process maps).
+MIXED_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\"},\"remote\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/mcp\"}}}"
+expect lazy-remote-unreached-maps-nothing 0 "^42 mapped: libmcph_transport_stdio\.so $" -- sh -c \
+  "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$MIXED_CFG' call h/add '{\"a\":20,\"b\":22}' 2>'$WORK/mixed.ld'); echo \"\$out mapped: \$(grep -oE 'file=[^ ]*(libmcph_[a-z_]+|libcurl)[^ ]*\.so' '$WORK/mixed.ld' | sed 's|.*/||; s|file=||' | sort -u | tr '\n' ' ')\"" "$MCPH"
+
 
 # --root DIR (repeatable): canonical directories offered to every server, replacing the config's roots.
 mkdir -p "$WORK/root a" "$WORK/root-b"

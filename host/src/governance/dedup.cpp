@@ -2,6 +2,7 @@
 
 #include "governance/server_signature.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -44,6 +45,11 @@ std::string suppression_reason(const config::ConfiguredServer& server, const con
 // For each server, the index of the server it duplicates (only ever set for plugin and webapp servers).
 std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::ConfiguredServer>& servers,
                                                    const ProxyUrlParams& params) {
+    // Only a synced copy is ever dropped: with none there is nothing to compare, and no signature
+    // is computed. That spares the usual config (manual scopes only) the URL parser, whose first
+    // use maps libcurl and its ~30 dependencies (~7 ms and ~6 MB for a CLI one-shot that may not
+    // even reach a remote server).
+    if (std::all_of(servers.begin(), servers.end(), is_manual)) return std::vector<std::optional<size_t>>(servers.size());
     std::vector<std::string> signatures;
     signatures.reserve(servers.size());
     for (const auto& s : servers) signatures.push_back(server_signature(s.config, params));
