@@ -2,9 +2,9 @@
 
 #include "governance/server_signature.hpp"
 
-#include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace mcph::governance {
@@ -42,25 +42,42 @@ std::string suppression_reason(const config::ConfiguredServer& server, const con
            describe_kept(kept) + " (" + what_was_same(server.config) + ")";
 }
 
+// Signatures of different kinds never compare equal (server_signature.hpp: each begins with its
+// kind, or with its type for the others), so a server needs one only when a synced server of its
+// kind is there to compare with.
+std::string kind_of(const config::ServerConfig& server) {
+    switch (signature_kind(server)) {
+        case SignatureKind::Stdio: return "stdio";
+        case SignatureKind::Sdk: return "sdk";
+        case SignatureKind::Remote: return "url";
+        case SignatureKind::Other: break;
+    }
+    return server.type;
+}
+
 // For each server, the index of the server it duplicates (only ever set for plugin and webapp servers).
 std::vector<std::optional<size_t>> find_duplicates(const std::vector<config::ConfiguredServer>& servers,
                                                    const ProxyUrlParams& params) {
-    // Only a synced copy is ever dropped: with none there is nothing to compare, and no signature
-    // is computed. That spares the usual config (manual scopes only) the URL parser, whose first
-    // use maps libcurl and its ~30 dependencies (~7 ms and ~6 MB for a CLI one-shot that may not
-    // even reach a remote server).
-    if (std::all_of(servers.begin(), servers.end(), is_manual)) return std::vector<std::optional<size_t>>(servers.size());
-    std::vector<std::string> signatures;
+    // Only a synced copy is ever dropped, and only for a server of its own kind: a server with no
+    // synced server of its kind beside it gets no signature. That spares the usual config (manual
+    // scopes only, or synced stdio servers) the URL parser, whose first use maps libcurl and its
+    // ~30 dependencies (~7 ms and ~6 MB for a CLI one-shot that may never reach a remote server).
+    std::unordered_set<std::string> synced_kinds;
+    for (const auto& s : servers)
+        if (!is_manual(s)) synced_kinds.insert(kind_of(s.config));
+    std::vector<std::optional<std::string>> signatures;
     signatures.reserve(servers.size());
-    for (const auto& s : servers) signatures.push_back(server_signature(s.config, params));
+    for (const auto& s : servers)
+        signatures.push_back(synced_kinds.count(kind_of(s.config)) ? std::optional(server_signature(s.config, params))
+                                                                   : std::nullopt);
     // Manual servers first, wherever they sit in the list: they win over any plugin's copy.
     std::unordered_map<std::string, size_t> owner;
     for (size_t i = 0; i < servers.size(); ++i)
-        if (is_manual(servers[i])) owner.try_emplace(signatures[i], i);
+        if (is_manual(servers[i]) && signatures[i]) owner.try_emplace(*signatures[i], i);
     std::vector<std::optional<size_t>> duplicate_of(servers.size());
     for (size_t i = 0; i < servers.size(); ++i) {
         if (is_manual(servers[i])) continue;
-        auto [it, first] = owner.try_emplace(signatures[i], i);  // the first synced copy owns it
+        auto [it, first] = owner.try_emplace(*signatures[i], i);  // the first synced copy owns it
         if (!first) duplicate_of[i] = it->second;
     }
     return duplicate_of;

@@ -111,6 +111,23 @@ TEST(Dedup, PluginDuplicatesOfOneManualServerAreAllSuppressed) {
     EXPECT_EQ(result.suppressed[1].duplicate_of, "slack");
 }
 
+// Only servers of a synced server's kind are compared with it (the others get no signature, so a
+// config whose synced servers run commands parses no URL): each synced copy still finds the
+// manual server of its own kind, wherever the kinds sit in the list.
+TEST(Dedup, EachSyncedCopyIsFoundAmongServersOfItsKind) {
+    auto result = dedup_servers({configured("gh", kGithub, Scope::User), configured("slack-copy", kSlack, Scope::Plugin, "p"),
+                                 configured("slack", kSlack, Scope::Project),
+                                 configured("gh-copy", kGithubViaProxy, Scope::Plugin, "q")});
+    EXPECT_EQ(names(result.kept), (std::vector<std::string>{"gh", "slack"}));
+    ASSERT_EQ(result.suppressed.size(), 2u);
+    EXPECT_EQ(result.suppressed[0].duplicate_of, "slack");
+    EXPECT_EQ(result.suppressed[1].duplicate_of, "gh");
+    // A synced command beside manual remote servers: nothing of another kind is taken for it.
+    result = dedup_servers({configured("gh", kGithub, Scope::User), configured("slack-copy", kSlack, Scope::Plugin, "p")});
+    EXPECT_EQ(names(result.kept), (std::vector<std::string>{"gh", "slack-copy"}));
+    EXPECT_TRUE(result.suppressed.empty());
+}
+
 TEST(Dedup, EmptyInput) {
     auto result = dedup_servers({});
     EXPECT_TRUE(result.kept.empty());
