@@ -54,6 +54,7 @@ common=(--warmup "$warmup" --echo-calls "$echo_calls" --connects "$connects")
 
 server="$build/bin/hello-server"
 raw="$build/bin/bench-raw-pipe"
+spawn_peak="$build/bin/bench-spawn-peak"
 mcph_bench="$build/bin/mcph-bench"
 mcph_cli="$build/bin/mcph"
 fake="$build/bin/fake-mcp-server"
@@ -69,6 +70,7 @@ need() {  # need FILE WHAT HOW
 }
 need "$server" "hello-server" "build it: cmake --build $build --target hello-server"
 need "$raw" "bench-raw-pipe" "build it: cmake --build $build --target bench-raw-pipe"
+need "$spawn_peak" "bench-spawn-peak" "build it: cmake --build $build --target bench-spawn-peak"
 if [[ $skip_mcph == 0 ]]; then
   how="cmake --build $build --target mcph-bench mcph_cli fake-mcp-server mcph_transport_stdio mcph_transport_http (or pass --skip-mcph)"
   need "$mcph_bench" "mcph-bench" "$how"
@@ -145,27 +147,11 @@ run_transport() {  # run_transport stdio|http [URL]
 
 # One-shot: a fresh process that starts, connects, makes one call and exits, K times; median wall
 # time and median peak RSS (wait4's ru_maxrss: the larger of the client and its waited children,
-# i.e. the client — hello-server is smaller than every client here).
+# i.e. the client — hello-server is smaller than every client here). bench-spawn-peak forks it:
+# forked from Python, every client would read at least Python's own ~14 MB (spawn_peak.c).
 oneshot() {  # oneshot OUTFILE CMD...
   local out="$1"; shift
-  if python3 - "$oneshots" "$@" >"$out" 2>"$out.err" <<'PY'
-import json, os, statistics, subprocess, sys, time
-k, cmd = int(sys.argv[1]), sys.argv[2:]
-wall, rss = [], []
-for _ in range(k):
-    t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    wall.append((time.perf_counter() - t) * 1e3)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
-        sys.stderr.write(err.decode(errors="replace"))
-        sys.exit(f"exit {p.returncode}: {' '.join(cmd)}")
-    rss.append(usage.ru_maxrss / 1024)
-print(json.dumps({"oneshot_ms": round(statistics.median(wall), 2), "oneshot_rss_mb": round(statistics.median(rss), 1)}))
-PY
-  then :; else
+  if ! "$spawn_peak" "$oneshots" "$@" >"$out" 2>"$out.err"; then
     echo "run.sh: failed (one-shot): $*" >&2
     tail -5 "$out.err" >&2
     echo "$(basename "$out"): $*" >>"$work/failures"
