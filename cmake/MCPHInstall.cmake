@@ -42,9 +42,21 @@ install(TARGETS mcph_plugin_api EXPORT mcphTargets)
 # The CLI finds libmcph through a RUNPATH relative to itself: needed in any prefix but /usr
 # (ld.so's own path), and harmless there. Only the CLI links libmcph; plugins and hello-server
 # link system libraries only and get no RUNPATH.
+#
+# It is linked with that RUNPATH (plus $ORIGIN/../lib: the build tree's bin/ and lib/), the same in
+# the build tree and installed, rather than with a build-tree one that the install edits in place:
+# for that edit CMake pads the build tree's RUNPATH with ':' (always one trailing, more to fit a
+# longer install path), and ld.so reads an empty entry as the current directory, so the build
+# tree's mcph run inside a repository loaded the repository's libstdc++.so.6 or libicuuc.so.72
+# (tests/security/trust_library_search_test.cpp). Relinking at install instead is not possible
+# with Ninja.
 if(TARGET mcph_cli)
   file(RELATIVE_PATH _mcph_bin_to_lib "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
-  set_target_properties(mcph_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/${_mcph_bin_to_lib}")
+  set(_mcph_cli_runpath "\$ORIGIN/${_mcph_bin_to_lib}")
+  if(NOT _mcph_bin_to_lib STREQUAL "../lib")
+    string(APPEND _mcph_cli_runpath ":\$ORIGIN/../lib")
+  endif()
+  set_target_properties(mcph_cli PROPERTIES BUILD_WITH_INSTALL_RPATH ON INSTALL_RPATH "${_mcph_cli_runpath}")
   install(TARGETS mcph_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 endif()
 # The man page, mcph.1: written at build time by the binary itself (`mcph man`, generated from the

@@ -5,7 +5,7 @@
 # unprivileged; should this dpkg refuse, the packages are extracted with dpkg-deb -x instead and
 # the removal check is skipped, said so),
 # runs <root>/usr/bin/mcph demo from there with an empty environment (libmcph through the CLI's
-# RUNPATH $ORIGIN/../lib/<multiarch>, the plugins through libmcph's own location), removes the
+# RUNPATH $ORIGIN/../lib/<multiarch>:$ORIGIN/../lib, the plugins through libmcph's own location), removes the
 # packages and checks nothing of them is left. The real thing — apt in a Debian 12 chroot — is
 # packaging/check-in-chroot.sh (not run here: debootstrap takes minutes).
 #
@@ -100,9 +100,13 @@ else
   [ -s "$work/ldconfig.calls" ] || fail "the runtime package's postinst did not run ldconfig"
 fi
 
-# The installed CLI: RUNPATH relative to itself only (no build path), plugins with no RUNPATH.
+# The installed CLI: RUNPATH relative to itself only (no build path, no empty entry: ld.so would
+# read it as the current directory), plugins with no RUNPATH. The same RUNPATH as in the build
+# tree, where $ORIGIN/../lib finds libmcph (cmake/MCPHInstall.cmake).
 runpath="$(readelf -d "$root/usr/bin/mcph" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
-[[ "$runpath" == "\$ORIGIN/../$libdir" ]] || fail "mcph RUNPATH is '$runpath', expected \$ORIGIN/../$libdir"
+want="\$ORIGIN/../$libdir"
+[[ $libdir == lib ]] || want+=":\$ORIGIN/../lib"
+[[ "$runpath" == "$want" ]] || fail "mcph RUNPATH is '$runpath', expected $want"
 for so in "$root/usr/$libdir"/mcph/plugins/*.so "$root/usr/$libdir/$libfile"; do
   ! readelf -d "$so" | grep -qE '\((RUNPATH|RPATH)\)' || fail "$so has a RUNPATH"
 done
