@@ -132,7 +132,9 @@ StateEvent summarize(const std::string& server, const ConnectionState& state);
 struct CliResult {
     int exit_code = -1;  // -1: killed (timeout) or did not start
     bool timed_out = false;
-    long max_rss_kb = -1;  // run_cli only: the peak resident set of the CLI itself (wait4), in KiB
+    // run_cli only: the CLI's peak resident set (wait4), in KiB. wait4 also counts what the child
+    // was forked with, so this is at least the test process's own RSS at the fork: an upper bound.
+    long max_rss_kb = -1;
     std::string out;
     std::string err;
     std::string command_line;

@@ -57,8 +57,15 @@ public:
     // [thread-safe] The exit status if the process has exited; does not reap.
     std::optional<ExitStatus> exit_status();
 
-    // [thread-safe] Polls exit_status() until it is known, `timeout` passes or `*cancel` is set.
+    // [thread-safe] Waits until exit_status() is known, `timeout` passes or `*cancel` is set
+    // (looked at least every 20 ms). Wakes at the exit itself where the kernel has pidfds.
     std::optional<ExitStatus> wait_exit(std::chrono::milliseconds timeout, const std::atomic<bool>* cancel = nullptr);
+
+    // [thread-safe] A descriptor that becomes readable when the process exits (pidfd_open), for a
+    // waiter's poll: it then wakes at the exit, not at the next tick of a back-off. Empty when the
+    // kernel has no pidfds (before 5.3), descriptors ran out, or the process was already reaped;
+    // the caller then waits in steps. Opened per wait, so a server holds no descriptor for it.
+    UniqueFd open_exit_fd();
 
     // [thread-safe] kill(-pgid, sig); a no-op once reaped (the id may belong to someone else).
     void signal_group(int sig) noexcept;

@@ -615,11 +615,12 @@ void StdioTransport::read_stderr_once() noexcept {
     }
 }
 
-// Waits up to `timeout` for stderr to become readable (reading once if it does) or for close().
-// With stderr at EOF it only sleeps, interruptibly.
-void StdioTransport::drain_stderr_for(std::chrono::milliseconds timeout) noexcept {
-    pollfd fds[2] = {{stderr_open_ ? stderr_.get() : -1, POLLIN, 0}, {read_wake_.fd(), POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(timeout.count())) <= 0 || fds[1].revents) return;
+// Waits up to `timeout` for stderr to become readable (reading once if it does), for close(), or
+// for `exit_fd` (ChildProcess::open_exit_fd) to say the server exited. With stderr at EOF it only
+// sleeps, interruptibly.
+void StdioTransport::drain_stderr_for(std::chrono::milliseconds timeout, int exit_fd) noexcept {
+    pollfd fds[3] = {{stderr_open_ ? stderr_.get() : -1, POLLIN, 0}, {read_wake_.fd(), POLLIN, 0}, {exit_fd, POLLIN, 0}};
+    if (::poll(fds, 3, static_cast<int>(timeout.count())) <= 0 || fds[1].revents) return;
     if (fds[0].revents) read_stderr_once();
 }
 
@@ -665,19 +666,20 @@ void StdioTransport::finish(mcph_close_reason reason, mcph::plugin::Failure why)
 
 // ---- waits at stdout EOF, draining stderr --------------------------------------------------
 
-// Like ChildProcess::wait_exit (polling, with the same back-off), but stderr keeps being read
-// meanwhile: a server that closed stdout and then writes a long report to stderr before exiting
-// must not block on the pipe and be taken for one that will not exit.
+// Like ChildProcess::wait_exit (woken by the exit where there are pidfds, else the same back-off),
+// but stderr keeps being read meanwhile: a server that closed stdout and then writes a long report
+// to stderr before exiting must not block on the pipe and be taken for one that will not exit.
 std::optional<ExitStatus> StdioTransport::wait_exit_draining(std::chrono::milliseconds timeout) noexcept {
     using Clock = std::chrono::steady_clock;
+    const UniqueFd exit_fd = child_->open_exit_fd();
     const auto deadline = Clock::now() + timeout;
-    auto step = std::chrono::milliseconds(1);
+    auto step = std::chrono::milliseconds(exit_fd ? 20 : 1);
     for (;;) {
         if (auto s = child_->exit_status()) return s;
         if (closing_.load()) return std::nullopt;
         const auto now = Clock::now();
         if (now >= deadline) return std::nullopt;
-        drain_stderr_for(std::min(step, std::chrono::ceil<std::chrono::milliseconds>(deadline - now)));
+        drain_stderr_for(std::min(step, std::chrono::ceil<std::chrono::milliseconds>(deadline - now)), exit_fd.get());
         step = std::min(step * 2, std::chrono::milliseconds(20));
     }
 }

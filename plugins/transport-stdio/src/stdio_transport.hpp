@@ -86,7 +86,7 @@ private:
     void release_pump_role(bool read_finished) noexcept;
     void on_read_error(const char* what);
     void read_stderr_once() noexcept;
-    void drain_stderr_for(std::chrono::milliseconds timeout) noexcept;
+    void drain_stderr_for(std::chrono::milliseconds timeout, int exit_fd = -1) noexcept;
     std::optional<ExitStatus> wait_exit_draining(std::chrono::milliseconds timeout) noexcept;
     void write_stdin() noexcept;
     void write_locked(std::string_view body, std::string_view tail);

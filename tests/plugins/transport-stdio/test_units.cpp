@@ -1,4 +1,5 @@
 // Unit tests of the plugin's pure parts (compiled in from plugins/transport-stdio/src).
+#include "child_process.hpp"
 #include "command_line.hpp"
 #include "config.hpp"
 #include "environment.hpp"
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -437,3 +439,28 @@ TEST(ResourceLimits, ChildSoftLimitComesFromTheCliOnlyWhenLower) {
 
 }  // namespace
 }  // namespace mcph::stdio
+
+// ---- ChildProcess: the exit descriptor --------------------------------------------------------
+
+// The descriptor a waiter polls becomes readable when the process exits, not before; the status
+// is then there at once (without reaping); once reaped, no descriptor is handed out for the pid.
+TEST(ChildProcessExit, TheExitDescriptorBecomesReadableAtTheExitAndNotBefore) {
+    mcph::stdio::SpawnSpec spec;
+    spec.program = "/bin/sh";
+    spec.argv = {"sh", "-c", "read line; exit 7"};
+    auto child = mcph::stdio::ChildProcess::spawn(spec);
+    mcph::stdio::UniqueFd exit_fd = child->open_exit_fd();
+    if (!exit_fd) GTEST_SKIP() << "no pidfd on this kernel (waits step instead)";
+    pollfd p{exit_fd.get(), POLLIN, 0};
+    EXPECT_EQ(::poll(&p, 1, 0), 0) << "readable while the process still waits for its input";
+    EXPECT_FALSE(child->exit_status().has_value());
+    ASSERT_EQ(::write(child->stdin_fd.get(), "go\n", 3), 3);
+    ASSERT_EQ(::poll(&p, 1, 10000), 1) << "the exit did not make the descriptor readable";
+    const std::optional<mcph::stdio::ExitStatus> status = child->exit_status();
+    ASSERT_TRUE(status.has_value()) << "readable, but no exit status yet";
+    EXPECT_EQ(status->value, 7);
+    // wait_exit returns at once for an exited process, and the status is still there to reap.
+    ASSERT_TRUE(child->wait_exit(std::chrono::milliseconds(10)).has_value());
+    EXPECT_EQ(child->reap().value, 7);
+    EXPECT_FALSE(child->open_exit_fd()) << "a pidfd for a reaped pid could name someone else's process";
+}
