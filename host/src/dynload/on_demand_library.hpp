@@ -43,6 +43,8 @@ OnDemandLibrary& libcurl();
 OnDemandLibrary& libsecret();
 // libcrypto: base64 decoding of skill files only (libcrypto_on_demand.cpp).
 OnDemandLibrary& libcrypto();
+// libicuuc (and its data): the Unicode properties of characters outside ASCII (libicu_on_demand.cpp).
+OnDemandLibrary& libicuuc();
 
 // Whether libcurl has been opened by the host core in this process (for tests and the status view).
 bool libcurl_opened();
