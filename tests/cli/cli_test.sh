@@ -416,10 +416,11 @@ expect lazy-plugins-listing-loads-all 0 "loaded: transport-http .*loaded: transp
 MIXED_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\"},\"remote\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:9/mcp\"}}}"
 expect lazy-remote-unreached-maps-nothing 0 "^42 mapped: libmcph_transport_stdio\.so $" -- sh -c \
   "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$MIXED_CFG' call h/add '{\"a\":20,\"b\":22}' 2>'$WORK/mixed.ld'); echo \"\$out mapped: \$(grep -oE 'file=[^ ]*(libmcph_[a-z_]+|libcurl)[^ ]*\.so' '$WORK/mixed.ld' | sed 's|.*/||; s|file=||' | sort -u | tr '\n' ' ')\"" "$MCPH"
-# ICU is mapped only when a character outside ASCII has to be classified (host/src/dynload/): not
-# for an ASCII call, and on demand for a result with a bidi override, which is still escaped.
+# ICU and libidn2 are mapped only when a character outside ASCII has to be classified or a host
+# name outside ASCII mapped (host/src/dynload/): not for an ASCII call; ICU on demand for a result
+# with a bidi override, which is still escaped.
 expect lazy-icu-not-for-ascii 0 "^5 icu: 0$" -- sh -c \
-  "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' call h/add '{\"a\":2,\"b\":3}' 2>'$WORK/icu-ascii.ld'); echo \"\$out icu: \$(grep -c 'file=libicuuc' '$WORK/icu-ascii.ld')\"" "$MCPH"
+  "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' call h/add '{\"a\":2,\"b\":3}' 2>'$WORK/icu-ascii.ld'); echo \"\$out icu: \$(grep -cE 'file=(libicuuc|libidn2)' '$WORK/icu-ascii.ld')\"" "$MCPH"
 expect lazy-icu-on-demand 0 '^a\\u202eb icu: [1-9]' -- sh -c \
   "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' call h/echo '{\"text\":\"a\\u202eb\"}' 2>'$WORK/icu-bidi.ld'); echo \"\$out icu: \$(grep -c 'file=libicuuc' '$WORK/icu-bidi.ld')\"" "$MCPH"
 

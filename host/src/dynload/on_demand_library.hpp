@@ -45,6 +45,8 @@ OnDemandLibrary& libsecret();
 OnDemandLibrary& libcrypto();
 // libicuuc (and its data): the Unicode properties of characters outside ASCII (libicu_on_demand.cpp).
 OnDemandLibrary& libicuuc();
+// libidn2 (and libunistring): A-labels of host names outside ASCII (libidn2_on_demand.cpp).
+OnDemandLibrary& libidn2();
 
 // Whether libcurl has been opened by the host core in this process (for tests and the status view).
 bool libcurl_opened();
