@@ -36,10 +36,11 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME mcph)
-# ICU and libidn2 are opened on first use (host/src/dynload/), so no ELF file names them and
-# dpkg-shlibdeps cannot see them: named here (what shlibdeps finds is appended).
+# ICU and libidn2 (host/src/dynload/) and libedit (host/cli/libedit.cpp) are opened on first use,
+# so no ELF file names them and dpkg-shlibdeps cannot see them: named here (what shlibdeps finds
+# is appended).
 string(REGEX MATCH "^[0-9]+" _mcph_icu_major "${ICU_VERSION}")
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libicu${_mcph_icu_major}, libidn2-0")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libicu${_mcph_icu_major}, libidn2-0, libedit2")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION net)
 # The first line is the synopsis; CPack indents the rest as the extended description.
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "MCP (Model Context Protocol) client host: CLI, library and plugins

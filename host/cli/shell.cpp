@@ -12,7 +12,7 @@
 #include <mcph/error.hpp>
 #include <mcph/text.hpp>
 
-#include <histedit.h>
+#include "libedit.hpp"  // Tokenizer, libedit()
 
 #include <algorithm>
 #include <cstdio>
@@ -144,10 +144,10 @@ int execute(Host& host, const Options& shell, ShellConnects& connects, const std
 std::optional<std::vector<std::string>> split_words(Tokenizer* tok, const std::string& line) {
     int argc = 0;
     const char** argv = nullptr;
-    const int rc = tok_str(tok, line.c_str(), &argc, &argv);
+    const int rc = libedit().tok_str(tok, line.c_str(), &argc, &argv);
     std::optional<std::vector<std::string>> out;
     if (rc == 0) out.emplace(argv, argv + argc);
-    tok_reset(tok);
+    libedit().tok_reset(tok);
     if (!out) say_error(rc > 0 ? "unmatched quote in the line" : "cannot split the line into words");
     return out;
 }
@@ -192,7 +192,7 @@ int run_shell(const Options& options) {
         };
     });
     const bool terminal = stdin_is_tty();
-    std::unique_ptr<Tokenizer, void (*)(Tokenizer*)> tok(tok_init(nullptr), tok_end);
+    std::unique_ptr<Tokenizer, void (*)(Tokenizer*)> tok(libedit().tok_init(nullptr), libedit().tok_end);
     std::unique_ptr<LineEditor> editor;
     // Before connecting: the editor's SIGINT handler is what lets Ctrl-C end the start-up wait.
     if (terminal)

@@ -1,10 +1,9 @@
 #include "shell_editor.hpp"
 
+#include "libedit.hpp"
 #include "shell_events.hpp"
 
 #include <mcph/text.hpp>
-
-#include <histedit.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -79,7 +78,7 @@ struct LineEditor::Impl {
 
     static Impl* of(EditLine* el) {
         void* data = nullptr;
-        el_get(el, EL_CLIENTDATA, &data);
+        libedit().el_get(el, EL_CLIENTDATA, &data);
         return static_cast<Impl*>(data);
     }
 
@@ -132,10 +131,10 @@ struct LineEditor::Impl {
     static unsigned char redraw(EditLine*, int) { return CC_REDISPLAY; }
 
     static unsigned char clear(EditLine* el, int) {
-        const LineInfo* li = el_line(el);
-        el_cursor(el, static_cast<int>(li->lastchar - li->cursor));
-        li = el_line(el);
-        el_deletestr(el, static_cast<int>(li->lastchar - li->buffer));
+        const LineInfo* li = libedit().el_line(el);
+        libedit().el_cursor(el, static_cast<int>(li->lastchar - li->cursor));
+        li = libedit().el_line(el);
+        libedit().el_deletestr(el, static_cast<int>(li->lastchar - li->buffer));
         std::fflush(stdout);
         write_all(STDOUT_FILENO, "^C\r\n");
         return CC_REDISPLAY;
@@ -143,7 +142,7 @@ struct LineEditor::Impl {
 
     static unsigned char complete(EditLine* el, int) {
         Impl* self = of(el);
-        const LineInfo* li = el_line(el);
+        const LineInfo* li = libedit().el_line(el);
         const std::string before(li->buffer, li->cursor);
         const std::size_t space = before.find_last_of(" \t");
         const std::size_t start = space == std::string::npos ? 0 : space + 1;
@@ -156,7 +155,7 @@ struct LineEditor::Impl {
         matches.erase(std::unique(matches.begin(), matches.end()), matches.end());
         if (matches.empty()) return CC_ERROR;
         if (matches.size() == 1) {
-            el_insertstr(el, (matches[0].substr(word.size()) + " ").c_str());
+            libedit().el_insertstr(el, (matches[0].substr(word.size()) + " ").c_str());
             return CC_REFRESH;
         }
         std::string common = matches[0];
@@ -166,7 +165,7 @@ struct LineEditor::Impl {
             common.resize(i);
         }
         if (common.size() > word.size()) {
-            el_insertstr(el, common.substr(word.size()).c_str());
+            libedit().el_insertstr(el, common.substr(word.size()).c_str());
             return CC_REFRESH;
         }
         constexpr std::size_t kShown = 200;  // a server with thousands of tools: the first ones
@@ -182,7 +181,7 @@ struct LineEditor::Impl {
         std::error_code ec;
         if (history_file.empty() || !std::filesystem::is_regular_file(history_file, ec)) return;
         if (std::filesystem::file_size(history_file, ec) > kMaxHistoryFileBytes || ec) return;
-        history(hist, &ev, H_LOAD, history_file.c_str());
+        libedit().history(hist, &ev, H_LOAD, history_file.c_str());
     }
 
     void save_history() {
@@ -194,7 +193,7 @@ struct LineEditor::Impl {
         if (fd < 0) return;
         ::fchmod(fd, 0600);
         ::close(fd);
-        history(hist, &ev, H_SAVE, history_file.c_str());
+        libedit().history(hist, &ev, H_SAVE, history_file.c_str());
     }
 };
 
@@ -214,31 +213,31 @@ LineEditor::LineEditor(std::filesystem::path history_file, Completer completer) 
     sa.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &sa, &impl_->old_int);
 
-    impl_->hist = history_init();
-    history(impl_->hist, &impl_->ev, H_SETSIZE, kMaxHistoryEntries);
-    history(impl_->hist, &impl_->ev, H_SETUNIQUE, 1);
+    impl_->hist = libedit().history_init();
+    libedit().history(impl_->hist, &impl_->ev, H_SETSIZE, kMaxHistoryEntries);
+    libedit().history(impl_->hist, &impl_->ev, H_SETUNIQUE, 1);
     impl_->load_history();
 
-    impl_->el = el_init("mcph", stdin, stdout, stderr);
-    el_set(impl_->el, EL_CLIENTDATA, impl_.get());
-    el_set(impl_->el, EL_EDITOR, "emacs");
-    el_set(impl_->el, EL_PROMPT, &Impl::prompt_of);
-    el_set(impl_->el, EL_HIST, history, impl_->hist);
-    el_set(impl_->el, EL_GETCFN, &Impl::read_char);
+    impl_->el = libedit().el_init("mcph", stdin, stdout, stderr);
+    libedit().el_set(impl_->el, EL_CLIENTDATA, impl_.get());
+    libedit().el_set(impl_->el, EL_EDITOR, "emacs");
+    libedit().el_set(impl_->el, EL_PROMPT, &Impl::prompt_of);
+    libedit().el_set(impl_->el, EL_HIST, libedit().history, impl_->hist);
+    libedit().el_set(impl_->el, EL_GETCFN, &Impl::read_char);
     // The wide-character call: libedit keeps the name and help pointers as given (static literals),
     // where its narrow wrapper would copy them and never free the copies.
-    el_wset(impl_->el, EL_ADDFN, L"mcph-complete", L"complete a command, server or tool", &Impl::complete);
-    el_wset(impl_->el, EL_ADDFN, L"mcph-redraw", L"redraw after lines printed above", &Impl::redraw);
-    el_wset(impl_->el, EL_ADDFN, L"mcph-clear", L"clear the line (Ctrl-C)", &Impl::clear);
-    el_set(impl_->el, EL_BIND, "^I", "mcph-complete", nullptr);
-    el_set(impl_->el, EL_BIND, "^]", "mcph-redraw", nullptr);
-    el_set(impl_->el, EL_BIND, "^^", "mcph-clear", nullptr);
+    libedit().el_wset(impl_->el, EL_ADDFN, L"mcph-complete", L"complete a command, server or tool", &Impl::complete);
+    libedit().el_wset(impl_->el, EL_ADDFN, L"mcph-redraw", L"redraw after lines printed above", &Impl::redraw);
+    libedit().el_wset(impl_->el, EL_ADDFN, L"mcph-clear", L"clear the line (Ctrl-C)", &Impl::clear);
+    libedit().el_set(impl_->el, EL_BIND, "^I", "mcph-complete", nullptr);
+    libedit().el_set(impl_->el, EL_BIND, "^]", "mcph-redraw", nullptr);
+    libedit().el_set(impl_->el, EL_BIND, "^^", "mcph-clear", nullptr);
 }
 
 LineEditor::~LineEditor() {
     impl_->save_history();
-    el_end(impl_->el);
-    history_end(impl_->hist);
+    libedit().el_end(impl_->el);
+    libedit().history_end(impl_->hist);
     ::sigaction(SIGINT, &impl_->old_int, nullptr);
     g_wake_write.store(-1);
     if (impl_->wake[0] >= 0) ::close(impl_->wake[0]);
@@ -250,12 +249,12 @@ std::optional<std::string> LineEditor::read_line(const std::string& prompt) {
     g_interrupt.store(false);  // a Ctrl-C that ended a command is not one at this prompt
     console_attach(impl_->wake[1]);
     int count = 0;
-    const char* line = el_gets(impl_->el, &count);
+    const char* line = libedit().el_gets(impl_->el, &count);
     console_detach();
     if (!line || count <= 0) return std::nullopt;
     std::string text(line, static_cast<std::size_t>(count));
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-    if (text.find_first_not_of(" \t") != std::string::npos) history(impl_->hist, &impl_->ev, H_ENTER, text.c_str());
+    if (text.find_first_not_of(" \t") != std::string::npos) libedit().history(impl_->hist, &impl_->ev, H_ENTER, text.c_str());
     return text;
 }
 

@@ -417,10 +417,13 @@ MIXED_CFG="{\"mcpServers\":{\"h\":{\"command\":\"$HELLO\"},\"remote\":{\"type\":
 expect lazy-remote-unreached-maps-nothing 0 "^42 mapped: libmcph_transport_stdio\.so $" -- sh -c \
   "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$MIXED_CFG' call h/add '{\"a\":20,\"b\":22}' 2>'$WORK/mixed.ld'); echo \"\$out mapped: \$(grep -oE 'file=[^ ]*(libmcph_[a-z_]+|libcurl)[^ ]*\.so' '$WORK/mixed.ld' | sed 's|.*/||; s|file=||' | sort -u | tr '\n' ' ')\"" "$MCPH"
 # ICU and libidn2 are mapped only when a character outside ASCII has to be classified or a host
-# name outside ASCII mapped (host/src/dynload/): not for an ASCII call; ICU on demand for a result
-# with a bidi override, which is still escaped.
+# name outside ASCII mapped (host/src/dynload/), libedit only by `mcph shell` (cli/libedit.cpp):
+# none of them for an ASCII call; ICU on demand for a result with a bidi override, which is still
+# escaped; libedit for a shell reading a script (its tokenizer splits the lines).
 expect lazy-icu-not-for-ascii 0 "^5 icu: 0$" -- sh -c \
-  "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' call h/add '{\"a\":2,\"b\":3}' 2>'$WORK/icu-ascii.ld'); echo \"\$out icu: \$(grep -cE 'file=(libicuuc|libidn2)' '$WORK/icu-ascii.ld')\"" "$MCPH"
+  "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' call h/add '{\"a\":2,\"b\":3}' 2>'$WORK/icu-ascii.ld'); echo \"\$out icu: \$(grep -cE 'file=(libicuuc|libidn2|libedit)' '$WORK/icu-ascii.ld')\"" "$MCPH"
+expect lazy-libedit-for-the-shell 0 "^servers: h .*libedit: [1-9]" -- sh -c \
+  "out=\$(echo servers | LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' shell 2>'$WORK/edit.ld' | tr '\\n' ' '); echo \"servers: \$out libedit: \$(grep -c 'file=libedit' '$WORK/edit.ld')\"" "$MCPH"
 expect lazy-icu-on-demand 0 '^a\\u202eb icu: [1-9]' -- sh -c \
   "out=\$(LD_DEBUG=files \"\$0\" --mcp-config '$HELLO_CFG' call h/echo '{\"text\":\"a\\u202eb\"}' 2>'$WORK/icu-bidi.ld'); echo \"\$out icu: \$(grep -c 'file=libicuuc' '$WORK/icu-bidi.ld')\"" "$MCPH"
 

@@ -70,9 +70,10 @@ for dep in libc6 libstdc++6 libssl3 libcurl4 libwebsockets; do
   awk -v d="$dep" -F', ' '{ for (i = 1; i <= NF; i++) if (index($i, d) == 1 && index($i, "(>= ")) f = 1 } END { exit !f }' \
     <<<"$runtime_depends" || fail "mcph Depends lacks a versioned $dep: $runtime_depends"
 done
-# ICU and libidn2 are opened on demand (no NEEDED entry names them): the package names them itself.
+# ICU, libidn2 and libedit are opened on demand (no NEEDED entry names them): the package names them itself.
 grep -qE '(^|, )libicu[0-9]+($|,| )' <<<"$runtime_depends" || fail "mcph Depends lacks libicu: $runtime_depends"
 grep -qE '(^|, )libidn2-0($|,| )' <<<"$runtime_depends" || fail "mcph Depends lacks libidn2-0: $runtime_depends"
+grep -qE '(^|, )libedit2($|,| )' <<<"$runtime_depends" || fail "mcph Depends lacks libedit2: $runtime_depends"
 grep -qF "mcph (= $version)" <<<"$dev_depends" || fail "mcph-dev must depend on mcph (= $version): $dev_depends"
 grep -qE '(^|, )rapidjson-dev($|,)' <<<"$dev_depends" || fail "mcph-dev must depend on rapidjson-dev: $dev_depends"
 for section in "$runtime_deb:net" "$dev_deb:libdevel"; do
