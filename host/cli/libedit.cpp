@@ -11,7 +11,7 @@ void resolve(mcph::dynload::OnDemandLibrary& library, F& out, const char* name) 
 }
 
 LibEdit load() {
-    static mcph::dynload::OnDemandLibrary library("libedit.so.2");
+    static mcph::dynload::OnDemandLibrary library("libedit.so.2", "mcph shell");
     LibEdit e{};
     resolve(library, e.el_init, "el_init");
     resolve(library, e.el_end, "el_end");

@@ -17,8 +17,8 @@ void* OnDemandLibrary::handle() {
         handle_ = ::dlopen(soname_, RTLD_NOW | RTLD_LOCAL);
         if (!handle_) {
             const char* why = ::dlerror();
-            throw Error(ErrorKind::Plugin, std::string("cannot load ") + soname_ + " (install it: it is a dependency of libmcph): " +
-                                               (why ? why : "unknown reason"));
+            throw Error(ErrorKind::Plugin, std::string("cannot load ") + soname_ + " (install it: it is a dependency of " +
+                                               needed_by_ + "): " + (why ? why : "unknown reason"));
         }
         opened_.store(true, std::memory_order_release);
     }

@@ -15,8 +15,9 @@ namespace mcph::dynload {
 
 class OnDemandLibrary {
 public:
-    // `soname`: the exact versioned name ("libcurl.so.4"), as a DT_NEEDED entry would have it.
-    explicit OnDemandLibrary(const char* soname) : soname_(soname) {}
+    // `soname`: the exact versioned name ("libcurl.so.4"), as a DT_NEEDED entry would have it;
+    // `needed_by`: who depends on it, for the message when it is missing.
+    explicit OnDemandLibrary(const char* soname, const char* needed_by = "libmcph") : soname_(soname), needed_by_(needed_by) {}
     OnDemandLibrary(const OnDemandLibrary&) = delete;
     OnDemandLibrary& operator=(const OnDemandLibrary&) = delete;
 
@@ -33,6 +34,7 @@ private:
     void* handle();
 
     const char* soname_;
+    const char* needed_by_;
     void* handle_ = nullptr;
     std::atomic<bool> opened_{false};
 };

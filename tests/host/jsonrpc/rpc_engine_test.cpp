@@ -111,7 +111,7 @@ std::string response(std::int64_t id, const std::string& result_json) {
 }
 
 template <class F>
-Error error_of(F&& f) {
+Error rpc_error_of(F&& f) {
     try {
         f();
     } catch (const Error& e) {
@@ -167,7 +167,7 @@ TEST(RpcEngine, JsonRpcErrorBecomesRemoteErrorWithCodeMessageAndData) {
     const auto id = id_of(r.sent_json(0));
     r.engine->handle_message("{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) +
                              R"(,"error":{"code":-32602,"message":"Unknown tool: nope","data":{"tool":"nope"}}})");
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Remote);
     EXPECT_EQ(e.code(), -32602);
     EXPECT_NE(std::string(e.what()).find("Unknown tool: nope"), std::string::npos) << e.what();
@@ -179,7 +179,7 @@ TEST(RpcEngine, ErrorObjectWithoutFieldsStillFailsTheRequest) {
     Recorder r;
     auto p = r.request("x");
     r.engine->handle_message("{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id_of(r.sent_json(0))) + ",\"error\":{}}");
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Remote);
     EXPECT_EQ(e.code(), 0);
 }
@@ -193,7 +193,7 @@ TEST(RpcEngine, BatchArrayOfResponsesCompletesEach) {
     r.engine->handle_message("[" + response(ic, R"({"n":"c"})") + "," +
                              "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(ia) +
                              R"(,"error":{"code":-1,"message":"nope"}})" + "," + response(ib, R"({"n":"b"})") + "]");
-    EXPECT_EQ(error_of([&] { a.get(); }).kind(), ErrorKind::Remote);
+    EXPECT_EQ(rpc_error_of([&] { a.get(); }).kind(), ErrorKind::Remote);
     EXPECT_STREQ(b.get()["n"].GetString(), "b");
     EXPECT_STREQ(c.get()["n"].GetString(), "c");
 }
@@ -277,7 +277,7 @@ TEST(RpcEngine, TimeoutFailsTheRequestAndSendsCancelled) {
     EXPECT_EQ(r.engine->check_timeouts(before + 99ms), 1u) << "not yet due";
     EXPECT_FALSE(is_ready(p.future()));
     EXPECT_EQ(r.engine->check_timeouts(after + 100ms + 1ms), 0u);
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Timeout);
     EXPECT_NE(std::string(e.what()).find("100 ms"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("test-server"), std::string::npos) << e.what();
@@ -300,7 +300,7 @@ TEST(RpcEngine, TimeoutOnlyHitsExpiredRequests) {
     auto q = r.request("quick", Json(), quick);
     auto p = r.request("patient", Json(), patient);
     EXPECT_EQ(r.engine->check_timeouts(Clock::now() + 1s), 1u);
-    EXPECT_EQ(error_of([&] { q.get(); }).kind(), ErrorKind::Timeout);
+    EXPECT_EQ(rpc_error_of([&] { q.get(); }).kind(), ErrorKind::Timeout);
     EXPECT_FALSE(is_ready(p.future()));
 }
 
@@ -323,7 +323,7 @@ TEST(RpcEngine, ProgressPushesTheDeadlineWhenResetIsRequested) {
     EXPECT_EQ(r.engine->check_timeouts(before + 101ms), 1u) << "the original deadline no longer applies";
     EXPECT_FALSE(is_ready(p.future()));
     EXPECT_EQ(r.engine->check_timeouts(Clock::now() + 101ms), 0u);
-    EXPECT_EQ(error_of([&] { p.get(); }).kind(), ErrorKind::Timeout);
+    EXPECT_EQ(rpc_error_of([&] { p.get(); }).kind(), ErrorKind::Timeout);
 }
 
 TEST(RpcEngine, ProgressDoesNotPushTheDeadlineWithoutReset) {
@@ -337,7 +337,7 @@ TEST(RpcEngine, ProgressDoesNotPushTheDeadlineWithoutReset) {
     std::this_thread::sleep_for(30ms);
     r.engine->handle_message(progress_notification(id, 1));  // a reset would give >= after + 130 ms
     EXPECT_EQ(r.engine->check_timeouts(after + 110ms), 0u);
-    EXPECT_EQ(error_of([&] { p.get(); }).kind(), ErrorKind::Timeout);
+    EXPECT_EQ(rpc_error_of([&] { p.get(); }).kind(), ErrorKind::Timeout);
 }
 
 TEST(RpcEngine, MaxTotalTimeoutCapsEvenWithProgress) {
@@ -353,7 +353,7 @@ TEST(RpcEngine, MaxTotalTimeoutCapsEvenWithProgress) {
     std::this_thread::sleep_for(60ms);
     r.engine->handle_message(progress_notification(id, 1));  // idle deadline >= after + 160 ms
     EXPECT_EQ(r.engine->check_timeouts(after + 151ms), 0u);
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Timeout);
     EXPECT_NE(std::string(e.what()).find("maximum total time"), std::string::npos) << e.what();
     EXPECT_EQ(r.sent_with_method("notifications/cancelled").size(), 1u);
@@ -421,7 +421,7 @@ TEST(RpcEngine, CancelFailsWithCancelledAndNotifiesTheServer) {
     auto p = r.request("tools/call");
     const auto id = id_of(r.sent_json(0));
     p.cancel("user pressed ^C");
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Cancelled);
     EXPECT_NE(std::string(e.what()).find("user pressed ^C"), std::string::npos);
     auto cancelled = r.sent_with_method("notifications/cancelled");
@@ -448,7 +448,7 @@ TEST(RpcEngine, FailAllFailsEveryPendingRequestAndLaterOnesImmediately) {
     EXPECT_EQ(r.engine->pending_count(), 0u);
     for (int i = 0; i < 5; ++i) {
         ASSERT_TRUE(is_ready(pending[i].future()));
-        Error e = error_of([&] { pending[i].get(); });
+        Error e = rpc_error_of([&] { pending[i].get(); });
         EXPECT_EQ(e.kind(), ErrorKind::Connection);
         EXPECT_NE(std::string(e.what()).find("server exited with status 3"), std::string::npos);
         EXPECT_NE(std::string(e.what()).find("m" + std::to_string(i)), std::string::npos) << e.what();
@@ -456,7 +456,7 @@ TEST(RpcEngine, FailAllFailsEveryPendingRequestAndLaterOnesImmediately) {
     const auto sent_before = r.sent_count();
     auto late = r.request("late");
     ASSERT_TRUE(is_ready(late.future()));
-    EXPECT_EQ(error_of([&] { late.get(); }).kind(), ErrorKind::Connection);
+    EXPECT_EQ(rpc_error_of([&] { late.get(); }).kind(), ErrorKind::Connection);
     EXPECT_EQ(r.sent_count(), sent_before) << "a closed engine sends nothing";
 
     r.engine->reopen();
@@ -471,7 +471,7 @@ TEST(RpcEngine, SendFailureFailsTheFutureInsteadOfHanging) {
     r.send_error = Error(ErrorKind::Connection, "broken pipe");
     auto p = r.request("tools/list");
     ASSERT_TRUE(is_ready(p.future()));
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Connection);
     EXPECT_NE(std::string(e.what()).find("broken pipe"), std::string::npos);
     EXPECT_EQ(r.engine->pending_count(), 0u);
@@ -736,7 +736,7 @@ TEST(PendingRequest, FutureMadeBeforeOrAfterTheAnswerCarriesIt) {
     std::future<Json>& late = after.future();  // made once the answer is in
     ASSERT_TRUE(is_ready(late));
     EXPECT_EQ(mcph::to_json(after.get()), R"({"b":2})") << "get() after future() reads that future";
-    EXPECT_EQ(error_of([&] { failed.future().get(); }).code(), -32000);
+    EXPECT_EQ(rpc_error_of([&] { failed.future().get(); }).code(), -32000);
 }
 
 TEST(PendingRequest, AnEngineDestroyedWithTheRequestInFlightFailsIt) {
@@ -744,7 +744,7 @@ TEST(PendingRequest, AnEngineDestroyedWithTheRequestInFlightFailsIt) {
         Recorder r;
         return r.request("a");
     }();  // the engine and its pending table are gone, unanswered
-    Error e = error_of([&] { p.get(); });
+    Error e = rpc_error_of([&] { p.get(); });
     EXPECT_EQ(e.kind(), ErrorKind::Connection);
     EXPECT_NE(std::string(e.what()).find("dropped unanswered"), std::string::npos) << e.what();
 }
@@ -800,7 +800,7 @@ TEST(RpcEngineCall, ARemoteErrorIsThrownWithItsCode) {
     std::thread transport = answer_from_transport(r, [](std::int64_t id) {
         return "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) + R"(,"error":{"code":-32602,"message":"bad"}})";
     });
-    Error e = error_of([&] { r.engine->call("tools/call", Json(), {}); });
+    Error e = rpc_error_of([&] { r.engine->call("tools/call", Json(), {}); });
     transport.join();
     EXPECT_EQ(e.kind(), ErrorKind::Remote);
     EXPECT_EQ(e.code(), -32602);
@@ -809,7 +809,7 @@ TEST(RpcEngineCall, ARemoteErrorIsThrownWithItsCode) {
 TEST(RpcEngineCall, IsCancelledCancelsTheRequestAndNotifiesTheServer) {
     Recorder r;
     std::atomic<int> asked{0};
-    Error e = error_of([&] { r.engine->call("tools/call", Json(), {}, [&] { return ++asked >= 2; }); });
+    Error e = rpc_error_of([&] { r.engine->call("tools/call", Json(), {}, [&] { return ++asked >= 2; }); });
     EXPECT_EQ(e.kind(), ErrorKind::Cancelled);
     EXPECT_EQ(asked.load(), 2) << "checked at each 50 ms poll until it said yes";
     auto cancelled = r.sent_with_method("notifications/cancelled");
@@ -826,7 +826,7 @@ TEST(RpcEngineCall, TimeoutReachesTheWaitingCaller) {
         while (r.sent_count() == 0) std::this_thread::sleep_for(1ms);
         r.engine->check_timeouts(Clock::now() + 1s);
     });
-    Error e = error_of([&] { r.engine->call("slow", Json(), quick); });
+    Error e = rpc_error_of([&] { r.engine->call("slow", Json(), quick); });
     timer.join();
     EXPECT_EQ(e.kind(), ErrorKind::Timeout);
 }
@@ -834,10 +834,10 @@ TEST(RpcEngineCall, TimeoutReachesTheWaitingCaller) {
 TEST(RpcEngineCall, ImmediateFailuresThrowAtOnce) {
     Recorder r;
     r.send_error = Error(ErrorKind::Connection, "pipe closed");
-    EXPECT_EQ(error_of([&] { r.engine->call("a", Json(), {}); }).kind(), ErrorKind::Connection);
+    EXPECT_EQ(rpc_error_of([&] { r.engine->call("a", Json(), {}); }).kind(), ErrorKind::Connection);
     r.send_error.reset();
     r.engine->fail_all(Error(ErrorKind::Connection, "gone"));
-    Error closed = error_of([&] { r.engine->call("b", Json(), {}); });
+    Error closed = rpc_error_of([&] { r.engine->call("b", Json(), {}); });
     EXPECT_EQ(closed.kind(), ErrorKind::Connection);
     EXPECT_NE(std::string(closed.what()).find("gone"), std::string::npos);
 }
