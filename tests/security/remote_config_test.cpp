@@ -20,6 +20,9 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,13 +67,18 @@ std::string all_problems(const Json& status) {
 
 bool fresh(const fs::path& marker) { return !fs::exists(marker); }
 
-// A loopback port nothing listens on any more: a connection there is refused at once.
+// A loopback port nothing listens on: bound and held until the process ends, never listening, so a
+// connection there is refused at once and no other socket (a listener started beside) can take it.
 int closed_port() {
-    int port = 0;
-    const int fd = listen_on_loopback(port);
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     EXPECT_GE(fd, 0);
-    ::close(fd);
-    return port;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    return ntohs(addr.sin_port);  // fd stays open (bound) for the life of the test process
 }
 
 // ---- webapp connectors --------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -17,11 +18,16 @@ using tcp = boost::asio::ip::tcp;
 
 using host_test::contains;
 
-// A port that was free a moment ago and now has nobody listening.
+// A port where nobody listens: bound and held until the process ends, never listening, so a
+// connection is refused and no other socket (a listener of a test running beside) can take it.
 unsigned short closed_port() {
-    boost::asio::io_context io;
-    tcp::acceptor a(io, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
-    return a.local_endpoint().port();
+    static boost::asio::io_context io;  // before `held`: destroyed after the sockets that use it
+    static std::vector<tcp::socket> held;
+    tcp::socket s(io, tcp::v4());
+    s.bind(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+    const unsigned short port = s.local_endpoint().port();
+    held.push_back(std::move(s));
+    return port;
 }
 
 TEST(Reachability, ListeningPortIsReachable) {

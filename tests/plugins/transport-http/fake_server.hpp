@@ -122,7 +122,7 @@ Handler stream_then_answer(Signal& go, std::string event, std::function<std::str
 // most), then the connection is cut without a response.
 Handler silent_until(Signal& release);
 
-// A port on 127.0.0.1 where nothing listens (bound, then closed).
+// A port on 127.0.0.1 where nothing listens: bound and held, never listening (connections are refused).
 unsigned short closed_port();
 
 // Self-signed certificate for DNS name "localhost" only, made with the openssl CLI into a temp dir.

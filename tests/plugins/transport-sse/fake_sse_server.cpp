@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cctype>
 
 namespace sse_test {
@@ -319,11 +320,26 @@ void FakeSseServer::echo(const Request& r) {
     push_message(b.GetString());
 }
 
-unsigned short closed_port() {
+unsigned short free_port() {
     net::io_context io;
     tcp::acceptor a(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
     unsigned short port = a.local_endpoint().port();
     a.close();
+    return port;
+}
+
+// Bound and never listening, and kept bound until the process ends: a connection to the port is
+// refused, and no other socket (another test's listener, a server started in parallel) can take
+// it. A port bound and closed again could be handed out to the next listener at once.
+unsigned short closed_port() {
+    static std::mutex mutex;
+    static net::io_context io;  // before `held`: destroyed after the sockets that use it
+    static std::vector<tcp::socket> held;
+    std::lock_guard lock(mutex);
+    tcp::socket s(io, tcp::v4());
+    s.bind(tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+    const unsigned short port = s.local_endpoint().port();
+    held.push_back(std::move(s));
     return port;
 }
 

@@ -114,7 +114,10 @@ private:
     std::vector<int> live_fds_;
 };
 
-// A port on 127.0.0.1 where nothing listens (bound, then closed).
+// A port on 127.0.0.1 where nothing listens: bound and held, never listening (connections are refused).
 unsigned short closed_port();
+// A port on 127.0.0.1 that was free a moment ago (bound, then closed), for a server process to bind;
+// another socket may take it first, so callers retry.
+unsigned short free_port();
 
 }  // namespace sse_test

@@ -106,7 +106,7 @@ TEST(ServerEverything, InitializeOverLegacySse) {
     std::unique_ptr<NodeServer> server;
     unsigned short port = 0;
     for (int attempt = 0; attempt < 3 && !server; ++attempt) {
-        port = closed_port();
+        port = free_port();
         server = std::make_unique<NodeServer>(port);
         if (!server->wait_ready(20s)) {
             ADD_FAILURE() << "server-everything did not listen on port " << port << ":\n" << server->log();
