@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -213,5 +214,24 @@ private:
     rlim_t saved_soft_ = 0;
     std::vector<int> fillers_;
 };
+
+// A port on 127.0.0.1 where nothing listens: bound and held until the process ends, never
+// listening, so a connection is refused and no other socket (another test's listener, a server
+// started in parallel) can take it. A port bound and closed again could go to the next listener.
+inline unsigned short closed_loopback_port() {
+    static std::mutex mutex;
+    static std::vector<int> held;  // never closed: the ports stay taken for the process's life
+    std::lock_guard lock(mutex);
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+        return 0;  // port 0: a connection fails as well, and the test's own check says so
+    held.push_back(fd);
+    return ntohs(addr.sin_port);
+}
 
 }  // namespace mcph_test

@@ -1,4 +1,5 @@
 #include "fake_server.hpp"
+#include "../resource_probe.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -265,20 +266,7 @@ void FakeServer::serve(int fd) {
     }
 }
 
-// Bound and never listening, and kept bound until the process ends: a connection to the port is
-// refused, and no other socket (another test's listener, a server started in parallel) can take
-// it. A port bound and closed again could be handed out to the next listener at once.
-unsigned short closed_port() {
-    static std::mutex mutex;
-    static net::io_context io;  // before `held`: destroyed after the sockets that use it
-    static std::vector<tcp::socket> held;
-    std::lock_guard lock(mutex);
-    tcp::socket s(io, tcp::v4());
-    s.bind(tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    const unsigned short port = s.local_endpoint().port();
-    held.push_back(std::move(s));
-    return port;
-}
+unsigned short closed_port() { return mcph_test::closed_loopback_port(); }
 
 TestCertificate::TestCertificate() {
     namespace fs = std::filesystem;
