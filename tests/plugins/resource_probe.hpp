@@ -75,6 +75,13 @@ inline bool peer_port_is(int fd, unsigned short port) {
            ntohs(peer.sin_port) == port;
 }
 
+// The lowest descriptor of this process connected to 127.0.0.1:`port`; -1 when there is none.
+inline int lowest_socket_to(unsigned short port, int below = 1 << 16) {
+    for (int fd = 0; fd < below; ++fd)
+        if (peer_port_is(fd, port)) return fd;
+    return -1;
+}
+
 // The sockets (by inode) of this process whose peer is 127.0.0.1:`port`, as one pass over
 // /proc/self/fd sees them. The pass is not a snapshot: a socket closed after its entry was read
 // and a newer one read later are both in it. An fd is taken only if its peer is `port` both
@@ -211,6 +218,60 @@ public:
 
 private:
     bool taken_ = false;
+    rlim_t saved_soft_ = 0;
+    std::vector<int> fillers_;
+};
+
+// Fills the descriptors below `floor` (default 1100, above FD_SETSIZE's 1024) with /dev/null, so
+// that every descriptor opened while this lives has a number at or above it -- what a host with a
+// few hundred servers meets. The soft RLIMIT_NOFILE is raised to make room if it is lower (within
+// the hard limit). give_back() (or the destructor) closes the fillers and restores the limit.
+class LowDescriptorsTaken {
+public:
+    explicit LowDescriptorsTaken(int floor = 1100) {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+        saved_soft_ = lim.rlim_cur;
+        const rlim_t wanted = static_cast<rlim_t>(floor) + 256;
+        if (lim.rlim_cur < wanted) {
+            if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < wanted) return;
+            lim.rlim_cur = wanted;
+            if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+        }
+        raised_ = true;
+        floor_ = floor;
+        refill();
+        taken_ = !fillers_.empty() && fillers_.back() >= floor - 1;
+    }
+    // Fills the holes below the floor that descriptors closed since (by other threads, the test's
+    // servers) left: call it just before the code under test opens what must be above it.
+    void refill() {
+        for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+            fillers_.push_back(fd);
+            if (fd >= floor_ - 1) break;
+        }
+    }
+    ~LowDescriptorsTaken() { give_back(); }
+    LowDescriptorsTaken(const LowDescriptorsTaken&) = delete;
+    LowDescriptorsTaken& operator=(const LowDescriptorsTaken&) = delete;
+
+    bool taken() const { return taken_; }  // false: the hard limit leaves no room
+    void give_back() {
+        for (int fd : fillers_) ::close(fd);
+        fillers_.clear();
+        taken_ = false;
+        if (!raised_) return;
+        raised_ = false;
+        rlimit lim{};
+        ::getrlimit(RLIMIT_NOFILE, &lim);
+        lim.rlim_cur = saved_soft_;
+        ::setrlimit(RLIMIT_NOFILE, &lim);
+    }
+
+private:
+    bool taken_ = false;
+    bool raised_ = false;
+    int floor_ = 0;
     rlim_t saved_soft_ = 0;
     std::vector<int> fillers_;
 };

@@ -30,8 +30,6 @@ public:
     MultiHandle(const MultiHandle&) = delete;
     MultiHandle& operator=(const MultiHandle&) = delete;
     CURLM* get() const { return multi_; }
-    // [thread-safe] Makes a curl_multi_poll in progress (or the next one) return at once.
-    void wakeup() const noexcept { curl_multi_wakeup(multi_); }
 
 private:
     CURLM* multi_;

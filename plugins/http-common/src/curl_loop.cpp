@@ -1,9 +1,5 @@
 #include "curl_loop.hpp"
 
-#include <sys/select.h>
-
-#include <algorithm>
-
 namespace mcph::http {
 
 void set_common_options(CURL* e, const std::string& url, const EasyOptions& options, curl_write_callback write,
@@ -23,25 +19,6 @@ void set_common_options(CURL* e, const std::string& url, const EasyOptions& opti
     setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
     if (!options.ca_file.empty()) setopt(e, CURLOPT_CAINFO, options.ca_file.c_str());
-}
-
-bool sockets_waiting_for_input(CURLM* multi, size_t transfers, std::vector<int>& sockets,
-                               std::chrono::steady_clock::time_point& deadline) {
-    long curl_timeout_ms = -1;
-    if (curl_multi_timeout(multi, &curl_timeout_ms) != CURLM_OK) return false;
-    if (curl_timeout_ms >= 0)
-        deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(curl_timeout_ms));
-    fd_set readable, writable, other;
-    FD_ZERO(&readable);
-    FD_ZERO(&writable);
-    FD_ZERO(&other);
-    int max_fd = -1;
-    if (curl_multi_fdset(multi, &readable, &writable, &other, &max_fd) != CURLM_OK) return false;
-    for (int fd = 0; fd <= max_fd; ++fd) {
-        if (FD_ISSET(fd, &writable)) return false;
-        if (FD_ISSET(fd, &readable)) sockets.push_back(fd);
-    }
-    return sockets.size() >= transfers;
 }
 
 }  // namespace mcph::http

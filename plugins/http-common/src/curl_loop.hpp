@@ -1,8 +1,10 @@
 // The libcurl multi loop both HTTP transports run on their I/O thread: the options every easy
-// handle carries, and the table of transfers in flight (launch, reap, take one out, drop all).
+// handle carries, and the table of transfers in flight (launch, reap, take one out, drop all),
+// driven by their sockets (curl_driver.hpp).
 // One copy, so a fix to how transfers are set up or reaped reaches both. [I/O thread only]
 #pragma once
 
+#include "curl_driver.hpp"
 #include "curl_handles.hpp"
 
 #include <chrono>
@@ -33,16 +35,6 @@ struct EasyOptions {
 void set_common_options(CURL* easy, const std::string& url, const EasyOptions& options,
                         curl_write_callback write, void* owner, char* error_buffer);
 
-// What a loop thread that wants to retire to an idle watch (plugins/io-common) hands over: the
-// sockets of `multi`'s transfers in progress, each waited on for input, and libcurl's own next
-// timer. False when a watch for input cannot stand in for the loop: a socket libcurl waits to
-// write on, or fewer sockets than `transfers` (descriptors above 1023, which curl_multi_fdset
-// leaves out — libcurl 7.88's only way to name the sockets of transfers in progress, since
-// CURLINFO_ACTIVESOCKET names a finished transfer's connection and curl_multi_waitfds came with
-// 8.8 — or HTTP/2 sharing one). `deadline` is lowered to libcurl's timer, never raised.
-bool sockets_waiting_for_input(CURLM* multi, size_t transfers, std::vector<int>& sockets,
-                               std::chrono::steady_clock::time_point& deadline);
-
 // The transfers in flight on one multi handle, owned by it. T has `EasyHandle easy` and
 // `HeaderList headers`, and is the easy handle's CURLOPT_PRIVATE.
 template <class T>
@@ -51,20 +43,21 @@ public:
     // libcurl never opens more than `max_connections` for this table; a transfer beyond waits in
     // its queue. The connection cache keeps no more than that either.
     explicit TransferTable(long max_connections) {
-        curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS, max_connections);
-        curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, max_connections);
+        curl_multi_setopt(multi(), CURLMOPT_MAX_TOTAL_CONNECTIONS, max_connections);
+        curl_multi_setopt(multi(), CURLMOPT_MAXCONNECTS, max_connections);
     }
     ~TransferTable() { clear(); }
     TransferTable(const TransferTable&) = delete;
     TransferTable& operator=(const TransferTable&) = delete;
 
-    CURLM* multi() const { return multi_.get(); }
-    void wakeup() const noexcept { multi_.wakeup(); }  // [thread-safe]
+    CURLM* multi() const { return driver_.multi(); }
+    CurlDriver& driver() { return driver_; }
+    void wakeup() const noexcept { driver_.wakeup(); }  // [thread-safe]
 
     // Headers set, added to the multi, owned here.
     void launch(std::unique_ptr<T> t) {
         setopt(t->easy.get(), CURLOPT_HTTPHEADER, t->headers.get());
-        if (curl_multi_add_handle(multi_.get(), t->easy.get()) != CURLM_OK) throw std::bad_alloc();
+        if (curl_multi_add_handle(multi(), t->easy.get()) != CURLM_OK) throw std::bad_alloc();
         T* raw = t.get();
         transfers_.emplace(raw, std::move(t));
     }
@@ -75,20 +68,20 @@ public:
         if (it == transfers_.end()) return nullptr;
         std::unique_ptr<T> t = std::move(it->second);
         transfers_.erase(it);
-        curl_multi_remove_handle(multi_.get(), t->easy.get());
+        curl_multi_remove_handle(multi(), t->easy.get());
         return t;
     }
 
-    // Runs libcurl (write callbacks fire from here), then hands each finished transfer, already
-    // out of the multi, to on_done(std::unique_ptr<T>, CURLcode) — after curl_multi_info_read,
-    // never inside a libcurl callback — while stop() is false.
+    // Runs libcurl on what the last poll() saw ready and on its due timers (write callbacks fire
+    // from here), then hands each finished transfer, already out of the multi, to
+    // on_done(std::unique_ptr<T>, CURLcode) — after curl_multi_info_read, never inside a libcurl
+    // callback — while stop() is false.
     template <class OnDone, class Stop>
     void perform_and_reap(OnDone&& on_done, Stop&& stop) {
-        int running = 0;
-        curl_multi_perform(multi_.get(), &running);
+        driver_.act();
         int left = 0;
         while (!stop()) {
-            CURLMsg* msg = curl_multi_info_read(multi_.get(), &left);
+            CURLMsg* msg = curl_multi_info_read(multi(), &left);
             if (!msg) break;
             if (msg->msg != CURLMSG_DONE) continue;
             CURLcode code = msg->data.result;
@@ -96,15 +89,21 @@ public:
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &raw);
             std::unique_ptr<T> t = take(raw);
             if (!t) {
-                curl_multi_remove_handle(multi_.get(), msg->easy_handle);
+                curl_multi_remove_handle(multi(), msg->easy_handle);
                 continue;
             }
             on_done(std::move(t), code);
         }
     }
 
-    // Waits for socket activity, a wakeup() or `timeout_ms`.
-    void poll(int timeout_ms) { curl_multi_poll(multi_.get(), nullptr, 0, timeout_ms, nullptr); }
+    // Waits for socket activity, a wakeup(), libcurl's next timer or `timeout_ms`.
+    void poll(int timeout_ms) { driver_.wait(timeout_ms); }
+
+    // For a loop thread retiring to an idle watch (CurlDriver::sockets_waiting_for_input): one
+    // socket per transfer, each waited on for input only, and libcurl's next timer.
+    bool sockets_waiting_for_input(std::vector<int>& sockets, std::chrono::steady_clock::time_point& deadline) const {
+        return driver_.sockets_waiting_for_input(transfers_.size(), sockets, deadline);
+    }
 
     // The transfers for which pred(const T&) holds.
     template <class Pred>
@@ -118,12 +117,12 @@ public:
 
     // Every transfer out of the multi and gone.
     void clear() noexcept {
-        for (auto& [raw, t] : transfers_) curl_multi_remove_handle(multi_.get(), t->easy.get());
+        for (auto& [raw, t] : transfers_) curl_multi_remove_handle(multi(), t->easy.get());
         transfers_.clear();
     }
 
 private:
-    MultiHandle multi_;  // declared first: destroyed after the transfers were removed from it
+    CurlDriver driver_;  // declared first: destroyed after the transfers were removed from it
     std::unordered_map<T*, std::unique_ptr<T>> transfers_;
 };
 

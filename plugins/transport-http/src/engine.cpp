@@ -239,11 +239,15 @@ void Engine::delete_session() noexcept {
         // Outside the table on purpose: the loop is over, this one is driven here, bounded.
         CURLM* multi = transfers_.multi();
         if (curl_multi_add_handle(multi, t->easy.get()) != CURLM_OK) return;
-        Clock::time_point give_up = Clock::now() + kDeleteTimeout + 500ms;
-        int running = 1;
-        while (running > 0 && Clock::now() < give_up) {
-            curl_multi_perform(multi, &running);
-            if (running > 0) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
+        CurlDriver& driver = transfers_.driver();
+        const Clock::time_point give_up = Clock::now() + kDeleteTimeout + 500ms;
+        bool done = false;
+        while (!done && Clock::now() < give_up) {
+            driver.act();
+            int left = 0;
+            while (CURLMsg* msg = curl_multi_info_read(multi, &left))
+                if (msg->msg == CURLMSG_DONE && msg->easy_handle == t->easy.get()) done = true;
+            if (!done) driver.wait(50);
         }
         curl_multi_remove_handle(multi, t->easy.get());
     } catch (...) {

@@ -8,7 +8,7 @@
 // under role_mutex_ (which also orders the unlocked engine state between the two threads):
 //
 //   * The loop thread holds the role while nobody pumps. A pumper that finds it there asks it to
-//     hand the role over (mcph/pump_handover.hpp) and wakes its poll (curl_multi_wakeup): the
+//     hand the role over (mcph/pump_handover.hpp) and wakes its poll (CurlDriver::wakeup): the
 //     caller's own send woke the loop thread anyway (notify), so letting it start the transfer
 //     and wait for the reply would cost a second wake-up of that thread, not save one (unlike
 //     stdio, where nothing the caller does wakes the reader). The loop thread hands over when its

@@ -86,7 +86,7 @@ bool Engine::only_waiting_for_the_server(std::vector<int>& sockets, Clock::time_
         return false;
     for (const Timer& timer : timers_) deadline = std::min(deadline, timer.due);
     for (const auto& [raw, t] : transfers_.all()) deadline = std::min(deadline, t->deadline);
-    return sockets_waiting_for_input(transfers_.multi(), transfers_.all().size(), sockets, deadline);
+    return transfers_.sockets_waiting_for_input(sockets, deadline);
 }
 
 void Engine::revive_from_watch(void* self) { static_cast<Engine*>(self)->revive(true); }

@@ -7,7 +7,7 @@
 //   pumper       pump() (ABI 1.3): a host thread waiting for a reply drives the same loop on its
 //                own thread, the loop thread parked (engine_drive.cpp).
 //   callers      send()/set_option() validate, push a Command into the mailbox and wake the
-//                loop only when someone drives it (curl_multi_wakeup); they never touch the
+//                loop only when someone drives it (CurlDriver::wakeup); they never touch the
 //                network and never block on it.
 //   host thread  start(), close().
 #pragma once

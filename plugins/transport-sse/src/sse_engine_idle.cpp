@@ -77,7 +77,7 @@ bool SseEngine::only_waiting_for_the_server(std::vector<int>& sockets, Clock::ti
     if (!open_.load() || holding_ || !held_.empty() || !parked_.empty() || !parked_retries_.empty() ||
         !outbox_.empty())
         return false;
-    return mcph::http::sockets_waiting_for_input(exchanges_.multi(), exchanges_.all().size(), sockets, deadline);
+    return exchanges_.sockets_waiting_for_input(sockets, deadline);
 }
 
 void SseEngine::revive_from_watch(void* self) { static_cast<SseEngine*>(self)->revive(true); }

@@ -6,7 +6,7 @@
 //                callback. After loopIdleMs without progress it may retire to the plugin's idle
 //                watch; the watch, a send or close() starts one again (sse_engine_idle.cpp).
 //   callers      send() validates, pushes into the outbox and wakes the loop
-//                (curl_multi_wakeup); it never touches the network and never blocks on it.
+//                (CurlDriver::wakeup); it never touches the network and never blocks on it.
 //   host thread  start() (waits for the endpoint event), close().
 #pragma once
 
