@@ -185,6 +185,52 @@ inline std::string this_thread_name() {
     return name;
 }
 
+// /dev/null descriptors held by a test under a changed soft RLIMIT_NOFILE: what the two classes
+// below share. release() closes them and puts the soft limit back.
+class DescriptorFillers {
+public:
+    DescriptorFillers() = default;
+    ~DescriptorFillers() { release(); }
+    DescriptorFillers(const DescriptorFillers&) = delete;
+    DescriptorFillers& operator=(const DescriptorFillers&) = delete;
+
+    // Sets the soft limit (within the hard one), remembering the first value to put back.
+    bool set_soft_limit(rlim_t soft) {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+        if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < soft) return false;
+        if (!changed_) saved_soft_ = lim.rlim_cur;
+        lim.rlim_cur = soft;
+        if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+        changed_ = true;
+        return true;
+    }
+    // Opens /dev/null until the open fails or returns a descriptor >= stop_at; the last one opened.
+    int fill(int stop_at = 1 << 30) {
+        int fd = -1;
+        while ((fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) {
+            fillers_.push_back(fd);
+            if (fd >= stop_at) break;
+        }
+        return fillers_.empty() ? -1 : fillers_.back();
+    }
+    void release() {
+        for (int fd : fillers_) ::close(fd);
+        fillers_.clear();
+        if (!changed_) return;
+        changed_ = false;
+        rlimit lim{};
+        ::getrlimit(RLIMIT_NOFILE, &lim);
+        lim.rlim_cur = saved_soft_;
+        ::setrlimit(RLIMIT_NOFILE, &lim);
+    }
+
+private:
+    bool changed_ = false;
+    rlim_t saved_soft_ = 0;
+    std::vector<int> fillers_;
+};
+
 // Takes away every descriptor this process could still open, for tests of descriptor exhaustion:
 // the soft RLIMIT_NOFILE is lowered to a few above what is open and the rest is filled with
 // /dev/null. give_back() (or the destructor) closes the fillers and restores the limit. Not under
@@ -192,88 +238,43 @@ inline std::string this_thread_name() {
 class DescriptorsTaken {
 public:
     DescriptorsTaken() {
-        rlimit lim{};
-        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-        saved_soft_ = lim.rlim_cur;
-        lim.rlim_cur = open_fds() + 8;
-        if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+        if (!fillers_.set_soft_limit(open_fds() + 8)) return;
         taken_ = true;
-        for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers_.push_back(fd);
+        fillers_.fill();
     }
-    ~DescriptorsTaken() { give_back(); }
-    DescriptorsTaken(const DescriptorsTaken&) = delete;
-    DescriptorsTaken& operator=(const DescriptorsTaken&) = delete;
-
     bool taken() const { return taken_; }  // false: the limit could not be lowered
     void give_back() {
-        if (!taken_) return;
         taken_ = false;
-        for (int fd : fillers_) ::close(fd);
-        fillers_.clear();
-        rlimit lim{};
-        ::getrlimit(RLIMIT_NOFILE, &lim);
-        lim.rlim_cur = saved_soft_;
-        ::setrlimit(RLIMIT_NOFILE, &lim);
+        fillers_.release();
     }
 
 private:
     bool taken_ = false;
-    rlim_t saved_soft_ = 0;
-    std::vector<int> fillers_;
+    DescriptorFillers fillers_;
 };
 
 // Fills the descriptors below `floor` (default 1100, above FD_SETSIZE's 1024) with /dev/null, so
 // that every descriptor opened while this lives has a number at or above it -- what a host with a
 // few hundred servers meets. The soft RLIMIT_NOFILE is raised to make room if it is lower (within
-// the hard limit). give_back() (or the destructor) closes the fillers and restores the limit.
+// the hard limit). The destructor closes the fillers and restores the limit.
 class LowDescriptorsTaken {
 public:
-    explicit LowDescriptorsTaken(int floor = 1100) {
+    explicit LowDescriptorsTaken(int floor = 1100) : floor_(floor) {
         rlimit lim{};
-        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-        saved_soft_ = lim.rlim_cur;
         const rlim_t wanted = static_cast<rlim_t>(floor) + 256;
-        if (lim.rlim_cur < wanted) {
-            if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < wanted) return;
-            lim.rlim_cur = wanted;
-            if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-        }
-        raised_ = true;
-        floor_ = floor;
-        refill();
-        taken_ = !fillers_.empty() && fillers_.back() >= floor - 1;
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+        if (lim.rlim_cur < wanted && !fillers_.set_soft_limit(wanted)) return;
+        taken_ = fillers_.fill(floor - 1) >= floor - 1;
     }
+    bool taken() const { return taken_; }  // false: the hard limit leaves no room
     // Fills the holes below the floor that descriptors closed since (by other threads, the test's
     // servers) left: call it just before the code under test opens what must be above it.
-    void refill() {
-        for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
-            fillers_.push_back(fd);
-            if (fd >= floor_ - 1) break;
-        }
-    }
-    ~LowDescriptorsTaken() { give_back(); }
-    LowDescriptorsTaken(const LowDescriptorsTaken&) = delete;
-    LowDescriptorsTaken& operator=(const LowDescriptorsTaken&) = delete;
-
-    bool taken() const { return taken_; }  // false: the hard limit leaves no room
-    void give_back() {
-        for (int fd : fillers_) ::close(fd);
-        fillers_.clear();
-        taken_ = false;
-        if (!raised_) return;
-        raised_ = false;
-        rlimit lim{};
-        ::getrlimit(RLIMIT_NOFILE, &lim);
-        lim.rlim_cur = saved_soft_;
-        ::setrlimit(RLIMIT_NOFILE, &lim);
-    }
+    void refill() { fillers_.fill(floor_ - 1); }
 
 private:
+    int floor_;
     bool taken_ = false;
-    bool raised_ = false;
-    int floor_ = 0;
-    rlim_t saved_soft_ = 0;
-    std::vector<int> fillers_;
+    DescriptorFillers fillers_;
 };
 
 // A port on 127.0.0.1 where nothing listens: bound and held until the process ends, never
