@@ -6,22 +6,17 @@
 namespace mcph::http {
 namespace {
 
-short poll_events(int what) {
+short wait_events(int what) {
     short events = 0;
-    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= POLLIN;
-    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= POLLOUT;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= CURL_WAIT_POLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= CURL_WAIT_POLLOUT;
     return events;
 }
 
-// What libcurl is told about a ready socket. An error or hang-up is passed as readable and
-// writable too, so the transfer's next read or write meets it and reports it; a descriptor that
-// is not open any more (POLLNVAL, which a socket libcurl watches should never be) as an error, so
-// libcurl drops it instead of this loop seeing it ready forever.
 int select_bits(short revents) {
     int bits = 0;
-    if (revents & (POLLIN | POLLHUP | POLLERR)) bits |= CURL_CSELECT_IN;
-    if (revents & (POLLOUT | POLLHUP | POLLERR)) bits |= CURL_CSELECT_OUT;
-    if (revents & (POLLERR | POLLNVAL)) bits |= CURL_CSELECT_ERR;
+    if (revents & CURL_WAIT_POLLIN) bits |= CURL_CSELECT_IN;
+    if (revents & CURL_WAIT_POLLOUT) bits |= CURL_CSELECT_OUT;
     return bits;
 }
 
@@ -54,25 +49,28 @@ int CurlDriver::on_socket(CURL*, curl_socket_t socket, int what, void* self, voi
     }
 }
 
+// curl_multi_poll reports only POLLIN, POLLOUT and POLLPRI on the extra sockets, not an error or
+// hang-up alone (a TCP reset or FIN comes with POLLIN; a failed connect with POLLOUT). When poll
+// saw something on a socket that reached us as nothing, every watched socket is handed to libcurl
+// with no readiness bits: it then looks at each itself and meets the error, instead of this loop
+// waking at once, forever, for an event nobody takes.
 void CurlDriver::wait(int timeout_ms) {
-    long curl_timeout_ms = -1;
-    if (curl_multi_timeout(multi_.get(), &curl_timeout_ms) == CURLM_OK && curl_timeout_ms >= 0 &&
-        (timeout_ms < 0 || curl_timeout_ms < timeout_ms))
-        timeout_ms = static_cast<int>(curl_timeout_ms);
-    poll_set_.clear();
-    poll_set_.push_back(pollfd{wakeup_.fd(), POLLIN, 0});
-    for (const auto& [socket, what] : watched_) poll_set_.push_back(pollfd{socket, poll_events(what), 0});
-    const int ready = ::poll(poll_set_.data(), poll_set_.size(), timeout_ms);
-    if (ready <= 0) return;  // the timeout, or EINTR: act() runs the timers either way
-    if (poll_set_.front().revents != 0) wakeup_.clear();  // whoever woke us is served by the step after
-    for (size_t i = 1; i < poll_set_.size(); ++i)
-        if (poll_set_[i].revents != 0) ready_.push_back(poll_set_[i]);
+    wait_set_.clear();
+    for (const auto& [socket, what] : watched_) wait_set_.push_back(curl_waitfd{socket, wait_events(what), 0});
+    int events = 0;
+    if (curl_multi_poll(multi_.get(), wait_set_.data(), static_cast<unsigned>(wait_set_.size()),
+                        timeout_ms < 0 ? 1 << 30 : timeout_ms, &events) != CURLM_OK)
+        return;  // out of memory, or interrupted: act() runs the timers either way
+    for (const curl_waitfd& w : wait_set_)
+        if (w.revents != 0) ready_.push_back(w);
+    if (events > 0 && ready_.empty())
+        for (curl_waitfd w : wait_set_) ready_.push_back(curl_waitfd{w.fd, w.events, 0});
 }
 
 void CurlDriver::act() {
     CURLM* multi = multi_.get();
     int running = 0;
-    for (const pollfd& p : ready_) curl_multi_socket_action(multi, p.fd, select_bits(p.revents), &running);
+    for (const curl_waitfd& w : ready_) curl_multi_socket_action(multi, w.fd, select_bits(w.revents), &running);
     ready_.clear();
     long curl_timeout_ms = -1;
     if (curl_multi_timeout(multi, &curl_timeout_ms) == CURLM_OK && curl_timeout_ms == 0)

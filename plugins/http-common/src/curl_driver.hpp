@@ -1,7 +1,7 @@
-// One libcurl multi handle driven by its sockets (curl_multi_socket_action) instead of by
-// curl_multi_perform + curl_multi_poll: the loop both HTTP-family transports run.
+// One libcurl multi handle driven by its sockets (curl_multi_socket_action and the socket
+// callback) instead of by curl_multi_perform: the loop both HTTP-family transports run.
 //
-// Why not perform + poll, as before 2026-12-07:
+// Why not curl_multi_perform, as before 2026-12-07:
 //   * libcurl 7.88 names the sockets of transfers in progress only through curl_multi_fdset, an
 //     fd_set: a socket above descriptor 1023 could not be handed to the plugin's idle watch, so a
 //     host with many servers (500 legacy SSE servers: 2,062 descriptors) kept a loop thread per
@@ -11,14 +11,13 @@
 //     the reply that woke the loop was polled once more before it was read. socket_action runs
 //     only the transfers whose socket woke us (telling libcurl it is readable) or whose timer is
 //     due (a new transfer's is: libcurl starts it from there).
-// The wake-up is an eventfd of ours: curl_multi_wakeup only interrupts curl_multi_poll.
+// The wait is still curl_multi_poll, given the sockets the callback named as its "extra" ones:
+// they come back with what was ready on them, and curl_multi_wakeup keeps working without a
+// descriptor of ours (an eventfd would cost every server one more).
 // [the driving thread only, except wakeup()]
 #pragma once
 
 #include "curl_handles.hpp"
-#include "wakeup.hpp"
-
-#include <poll.h>
 
 #include <chrono>
 #include <unordered_map>
@@ -28,17 +27,17 @@ namespace mcph::http {
 
 class CurlDriver {
 public:
-    CurlDriver();  // throws std::bad_alloc, or mcph::plugin::Error when no descriptor is left
+    CurlDriver();  // throws std::bad_alloc
     ~CurlDriver();
     CurlDriver(const CurlDriver&) = delete;
     CurlDriver& operator=(const CurlDriver&) = delete;
 
     CURLM* multi() const { return multi_.get(); }
-    void wakeup() const noexcept { wakeup_.signal(); }  // [thread-safe] the current or next wait() returns
+    void wakeup() const noexcept { curl_multi_wakeup(multi_.get()); }  // [thread-safe] the current or next wait() returns
 
-    // Waits until a watched socket is ready, wakeup() was called, `timeout_ms` passed or libcurl's
-    // own timer is due, whichever comes first (timeout_ms < 0: no bound of ours). What became
-    // ready is kept for act().
+    // Waits (curl_multi_poll) until a watched socket is ready, wakeup() was called, `timeout_ms`
+    // passed or libcurl's own timer is due, whichever comes first (timeout_ms < 0: no bound of
+    // ours). What became ready is kept for act().
     void wait(int timeout_ms);
     // Lets libcurl handle what wait() saw ready, then every timer that is due (a transfer just
     // added is due at once). Write callbacks fire from here.
@@ -56,9 +55,8 @@ private:
 
     // Declared before the multi handle: curl_multi_cleanup may still report sockets it closes.
     std::unordered_map<curl_socket_t, int> watched_;  // socket -> CURL_POLL_IN / OUT / INOUT
-    std::vector<pollfd> poll_set_;                     // reused: no allocation per wait
-    std::vector<pollfd> ready_;                        // what the last wait() saw, for act()
-    io::Wakeup wakeup_{"eventfd (HTTP transport wake-up)"};
+    std::vector<curl_waitfd> wait_set_;                // reused: no allocation per wait
+    std::vector<curl_waitfd> ready_;                   // what the last wait() saw, for act()
     MultiHandle multi_;
 };
 

@@ -15,7 +15,7 @@ Wakeup::Wakeup(const char* what) : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 
 // Neither call can fail for want of room: the counter stays far below its limit (one signal adds
 // 1; a cleared counter is 0), so only EINTR is retried.
-void Wakeup::signal() const noexcept {
+void Wakeup::signal() noexcept {
     const std::uint64_t one = 1;
     ssize_t n;
     do {

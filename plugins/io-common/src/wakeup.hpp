@@ -16,7 +16,7 @@ public:
     // (limit_hint.hpp) if no descriptor is available.
     explicit Wakeup(const char* what = "eventfd");
     int fd() const noexcept { return fd_.get(); }
-    void signal() const noexcept;  // readable from now on, until clear(); [thread-safe]
+    void signal() noexcept;  // readable from now on, until clear()
     void clear() noexcept;   // not readable any more (until the next signal)
 
 private:
