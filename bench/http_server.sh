@@ -1,13 +1,13 @@
 # shellcheck shell=bash
 # bench/http_server.sh — sourced by the bench scripts that need hello-server over Streamable HTTP.
 #
-# start_http_server SERVER WORKDIR: starts `SERVER --http --port 0` (a free loopback port) in the
+# start_http_server SERVER WORKDIR [ARG...]: starts `SERVER --http --port 0 ARG...` (a free loopback port) in the
 # background, sets `server_pid` to its pid at once (so the caller's EXIT trap can kill it) and
 # `url` to the URL it prints. Waits up to 5 s for that line; without it the script exits 1 with
 # what the server printed.
 start_http_server() {
   local server="$1" work="$2" _
-  "$server" --http --port 0 >"$work/http-server.out" 2>"$work/http-server.err" &
+  "$server" --http --port 0 "${@:3}" >"$work/http-server.out" 2>"$work/http-server.err" &
   # shellcheck disable=SC2034 # server_pid and url are the caller's (its EXIT trap, its requests)
   server_pid=$!
   url=""

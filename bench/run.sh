@@ -233,6 +233,19 @@ if [[ $http == 1 ]]; then
   start_http_server "$server" "$work"
   run_transport http "$url"
   transports+=(http)
+  if [[ $skip_mcph == 0 ]]; then
+    # mcph 2025 again, against a hello-server that keeps the session's GET stream open (silent), as
+    # 2025-era servers with server-initiated messages do: what that stream costs each call. No
+    # 1 MiB echoes or connects (the rows above have them).
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    start_http_server "$server" "$work" --get-stream
+    for ((r = 1; r <= repeats; r++)); do
+      echo "  [$((SECONDS - started_s))s] http, repeat $r: mcph, GET stream open" >&2
+      run_client "$work/http.mcphget.$r" "$mcph_bench" --era legacy --http "$url" --calls "$http_calls" \
+        "${common[@]}" --echo-calls 0 --connects 0
+    done
+  fi
 fi
 
 run_oneshots

@@ -68,6 +68,16 @@ else
     [[ $v =~ ^[0-9.]+$ ]] || problem "mixed one-shot: column $i is '$v', not a figure"
   done
 fi
+# mcph 2025 beside an open GET stream: the floor's and mcph 2025's columns (3 and 5) have figures.
+for row in 'sequential calls/s, GET stream open' 'client CPU per sequential call, GET stream open (us)'; do
+  line="$(awk -F' [|] ' -v r="$row" '{a = $1; b = $2; sub(/ +$/, "", a); sub(/ +$/, "", b)} a == "http" && b == r' "$out")"
+  if [[ -z $line ]]; then problem "row missing: http / $row"; continue; fi
+  IFS='|' read -ra cells <<<"$line"
+  for i in 3 5; do
+    v="$(echo "${cells[i]}" | tr -d ' ')"
+    [[ $v =~ ^[0-9.]+$ ]] || problem "http / $row: column $i is '$v', not a figure"
+  done
+done
 for shape in '1 server(s) x 5 tools' '1 server(s) x 500 tools' '50 server(s) x 20 tools'; do
   grep -q "^$shape " "$out" || problem "mapped-name row missing: $shape"
 done

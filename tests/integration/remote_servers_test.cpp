@@ -5,6 +5,7 @@
 #include "loopback_listener.hpp"
 #include "peer_process.hpp"
 #include "test_support.hpp"
+#include "../plugins/resource_probe.hpp"
 
 #include <gtest/gtest.h>
 
@@ -57,7 +58,10 @@ protected:
     }
 
     std::vector<std::string> argv(int port) const {
-        return {hello_server_path().string(), "--http", "--port", std::to_string(port), "--notes", notes_.path().string()};
+        std::vector<std::string> args{hello_server_path().string(), "--http", "--port", std::to_string(port),
+                                      "--notes", notes_.path().string()};
+        if (get_stream_) args.insert(args.end(), {"--get-stream", "--verbose"});  // verbose: the stream's open and close
+        return args;
     }
     std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
 
@@ -97,6 +101,7 @@ protected:
         EXPECT_DOUBLE_EQ((*structured)["sum"].GetDouble(), sum);
     }
 
+    bool get_stream_ = false;  // hello-server --get-stream: a session's GET is held open
     const std::string notes_text_ = "- remote notes\n- over http\n";
     TempFile notes_{"notes.txt", notes_text_};
     fs::path log_ = temp_path("hello-server.log");
@@ -146,6 +151,33 @@ TEST_F(HelloServerHttp, ReviewCodePromptEmbedsTheCode) {
     const JsonValue& text = prompt["messages"][0]["content"]["text"];
     ASSERT_TRUE(text.IsString()) << to_json(prompt);
     EXPECT_TRUE(contains(text.GetString(), code)) << to_json(prompt);
+}
+
+// A 2025-era session with a server that keeps the session's GET stream open (hello-server
+// --get-stream, as servers with server-initiated messages do): the calls go out beside the held
+// stream, on a connection of their own, and closing the host ends the stream at once -- the held
+// GET neither delays a call nor the close.
+class HelloServerHttpGetStream : public HelloServerHttp {
+protected:
+    HelloServerHttpGetStream() { get_stream_ = true; }
+};
+
+TEST_F(HelloServerHttpGetStream, CallsGoOutBesideTheHeldStreamAndCloseEndsItAtOnce) {
+    auto session = connect(R"({"protocolVersion":"2025-11-25"})");
+    ASSERT_EQ(session->era(), "legacy");
+    for (int i = 0; i < 20; ++i)
+        expect_sum(host_->call_tool("mcp__hello__add", parse_json(R"({"a":)" + std::to_string(i) + R"(,"b":1})")), i + 1.0);
+    EXPECT_TRUE(contains(read_file(log_), "GET stream open")) << read_file(log_);
+    EXPECT_FALSE(contains(read_file(log_), "GET stream closed")) << "the stream ended before the close";
+    session.reset();
+    const auto start = std::chrono::steady_clock::now();
+    host_.reset();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 3s) << "the held stream delayed the close";
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!contains(read_file(log_), "GET stream closed by the client") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(contains(read_file(log_), "GET stream closed by the client")) << read_file(log_);
+    EXPECT_EQ(mcph_test::connections_to(static_cast<unsigned short>(port_)), 0u);
 }
 
 // The server restarts on the same port and forgets every session: the next request with the old

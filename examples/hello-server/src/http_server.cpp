@@ -5,7 +5,10 @@
 //   POST  notification/response → 202, no body
 //   POST  initialize    → 200 + a fresh Mcp-Session-Id; later requests must carry it
 //                         (missing → 400, unknown → 404)
-//   GET   → 405 (no server-initiated stream)      DELETE + session id → 200, session forgotten
+//   GET   → 405 (no server-initiated stream); with --get-stream and a known session id, 200
+//           text/event-stream held open and silent until the client closes it (a client's
+//           connection beside its calls, as servers with server-initiated messages keep one)
+//   DELETE + session id → 200, session forgotten
 //   POST  2026-07-28 message (params._meta names the revision) → served on its own by a fresh
 //         handler, no session (the modern era is stateless); server/discover answers the era probe
 //
@@ -136,6 +139,9 @@ private:
             return post(req);
         case http::verb::delete_:
             return remove(req);
+        case http::verb::get:
+            if (state_.options.get_stream) return listen(req);
+            [[fallthrough]];
         default:
             res_ = {};
             res_.set(http::field::allow, "POST, DELETE");
@@ -205,6 +211,30 @@ private:
         timer_.async_wait([self = shared_from_this()](error_code ec) {
             if (ec) return;
             self->send_json(http::status::ok, std::move(*self->pending_.response));
+        });
+    }
+
+    // The stream's head, then nothing: reading on waits for the client's close (end of stream or
+    // an error), which ends this connection.
+    void listen(http::request<http::string_body>& req) {
+        boost::string_view sid = req["Mcp-Session-Id"];
+        if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
+        if (state_.sessions.count(std::string(sid.data(), sid.size())) == 0)
+            return send_error(http::status::not_found, "Session not found");
+        head_ = {};
+        head_.result(http::status::ok);
+        head_.version(11);
+        head_.set(http::field::content_type, "text/event-stream");
+        head_.set(http::field::cache_control, "no-cache");
+        head_.chunked(true);
+        serializer_.emplace(head_);
+        http::async_write_header(socket_, *serializer_, [self = shared_from_this()](error_code ec, std::size_t) {
+            if (ec) return;
+            const bool verbose = self->state_.options.verbose;
+            if (verbose) std::fprintf(stderr, "hello-server: GET stream open\n");
+            self->socket_.async_wait(tcp::socket::wait_read, [self, verbose](error_code) {  // held until the close
+                if (verbose) std::fprintf(stderr, "hello-server: GET stream closed by the client\n");
+            });
         });
     }
 

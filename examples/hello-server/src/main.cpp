@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: hello-server [--notes PATH] [--verbose]\n"
-    "       hello-server --http [--host ADDR] [--port N] [--notes PATH] [--verbose]\n"
+    "       hello-server --http [--host ADDR] [--port N] [--get-stream] [--notes PATH] [--verbose]\n"
     "\n"
     "An example MCP server (protocol 2025-11-25, also 2025-06-18 and 2025-03-26).\n"
     "  tools:     add(a, b), echo(text), countdown(steps=3, delayMs=200)\n"
@@ -26,6 +26,8 @@ constexpr const char* kUsage =
     "                 'listening on http://HOST:PORT/mcp' on stdout once ready\n"
     "  --host ADDR    address to bind (default 127.0.0.1)\n"
     "  --port N       port (default 0 = ephemeral)\n"
+    "  --get-stream   answer a session's GET with an SSE stream that stays open, silent, until the\n"
+    "                 client closes it (default: 405, no server-initiated stream)\n"
     "  --notes PATH   notes file for notes://today (default notes.txt)\n"
     "  --verbose      log each request on stderr\n"
     "  --version      print the version\n"
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
             return 0;
         } else if (arg == "--http") {
             options.http = true;
+        } else if (arg == "--get-stream") {
+            options.get_stream = true;
         } else if (arg == "--verbose" || arg == "-v") {
             options.verbose = true;
         } else if (arg == "--host") {

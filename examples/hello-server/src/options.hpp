@@ -12,6 +12,7 @@ struct ServerOptions {
     std::uint16_t port = 0;         // HTTP port; 0 = ephemeral
     std::string notes_path = "notes.txt";  // what notes://today reads
     bool verbose = false;           // log requests on stderr
+    bool get_stream = false;        // HTTP: GET opens an SSE stream held open (nothing is sent on it)
 };
 
 }  // namespace hello
