@@ -221,14 +221,7 @@ private:
         if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
         if (state_.sessions.count(std::string(sid.data(), sid.size())) == 0)
             return send_error(http::status::not_found, "Session not found");
-        head_ = {};
-        head_.result(http::status::ok);
-        head_.version(11);
-        head_.set(http::field::content_type, "text/event-stream");
-        head_.set(http::field::cache_control, "no-cache");
-        head_.chunked(true);
-        serializer_.emplace(head_);
-        http::async_write_header(socket_, *serializer_, [self = shared_from_this()](error_code ec, std::size_t) {
+        write_sse_head([self = shared_from_this()](error_code ec, std::size_t) {
             if (ec) return;
             const bool verbose = self->state_.options.verbose;
             if (verbose) std::fprintf(stderr, "hello-server: GET stream open\n");
@@ -283,6 +276,15 @@ private:
 
     // ---- SSE response: progress notifications as they fall due, then the response ----------------
     void stream_start() {
+        write_sse_head([self = shared_from_this()](error_code ec, std::size_t) {
+            if (ec) return;
+            self->stream_next();
+        });
+    }
+
+    // 200 text/event-stream, chunked: the head of a streamed response and of a held GET stream.
+    template <class Then>
+    void write_sse_head(Then then) {
         head_ = {};
         head_.result(http::status::ok);
         head_.version(11);
@@ -291,10 +293,7 @@ private:
         head_.keep_alive(keep_alive_);
         head_.chunked(true);
         serializer_.emplace(head_);
-        http::async_write_header(socket_, *serializer_, [self = shared_from_this()](error_code ec, std::size_t) {
-            if (ec) return;
-            self->stream_next();
-        });
+        http::async_write_header(socket_, *serializer_, std::move(then));
     }
 
     void stream_next() {
