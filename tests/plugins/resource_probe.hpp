@@ -75,7 +75,8 @@ inline bool peer_port_is(int fd, unsigned short port) {
            ntohs(peer.sin_port) == port;
 }
 
-// The lowest descriptor of this process connected to 127.0.0.1:`port`; -1 when there is none.
+// The lowest descriptor of this process below `below` connected to 127.0.0.1:`port`; -1 when
+// there is none.
 inline int lowest_socket_to(unsigned short port, int below = 1 << 16) {
     for (int fd = 0; fd < below; ++fd)
         if (peer_port_is(fd, port)) return fd;
