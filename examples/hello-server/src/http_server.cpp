@@ -192,10 +192,8 @@ private:
             McpHandler stateless(state_.options);
             reply = stateless.handle(msg);
         } else {
-            boost::string_view sid = req["Mcp-Session-Id"];
-            if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
-            auto session = state_.sessions.find(std::string(sid.data(), sid.size()));
-            if (session == state_.sessions.end()) return send_error(http::status::not_found, "Session not found");
+            auto session = session_of(req);
+            if (session == state_.sessions.end()) return;
             reply = session->second->handle(msg);
         }
         res_ = {};
@@ -217,10 +215,7 @@ private:
     // The stream's head, then nothing: reading on waits for the client's close (end of stream or
     // an error), which ends this connection.
     void listen(http::request<http::string_body>& req) {
-        boost::string_view sid = req["Mcp-Session-Id"];
-        if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
-        if (state_.sessions.count(std::string(sid.data(), sid.size())) == 0)
-            return send_error(http::status::not_found, "Session not found");
+        if (session_of(req) == state_.sessions.end()) return;
         write_sse_head([self = shared_from_this()](error_code ec, std::size_t) {
             if (ec) return;
             const bool verbose = self->state_.options.verbose;
@@ -232,12 +227,25 @@ private:
     }
 
     void remove(http::request<http::string_body>& req) {
-        boost::string_view sid = req["Mcp-Session-Id"];
-        if (sid.empty()) return send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
-        if (state_.sessions.erase(std::string(sid.data(), sid.size())) == 0)
-            return send_error(http::status::not_found, "Session not found");
+        auto session = session_of(req);
+        if (session == state_.sessions.end()) return;
+        state_.sessions.erase(session);
         res_ = {};
         send_empty(http::status::ok);
+    }
+
+    // The request's session (Mcp-Session-Id); end() after answering 400 (no header) or 404
+    // (unknown id) itself.
+    std::unordered_map<std::string, std::unique_ptr<McpHandler>>::iterator session_of(
+        const http::request<http::string_body>& req) {
+        boost::string_view sid = req["Mcp-Session-Id"];
+        if (sid.empty()) {
+            send_error(http::status::bad_request, "Bad Request: Mcp-Session-Id header is required");
+            return state_.sessions.end();
+        }
+        auto session = state_.sessions.find(std::string(sid.data(), sid.size()));
+        if (session == state_.sessions.end()) send_error(http::status::not_found, "Session not found");
+        return session;
     }
 
     // ---- plain responses ------------------------------------------------------------------------
