@@ -1,6 +1,5 @@
 #include "harness.hpp"
 
-#include <dlfcn.h>
 #include <strings.h>
 
 #include <cstdio>
@@ -10,58 +9,16 @@
 namespace http_test {
 namespace {
 
-void host_log(void*, mcph_log_level, mcph_str, mcph_str) {}
+const mcph_host_services* services() { return mcph_test::quiet_services(); }
 
-const mcph_host_services* services() {
-    static mcph_host_services s = [] {
-        mcph_host_services x;
-        std::memset(&x, 0, sizeof x);
-        x.struct_size = sizeof x;
-        x.abi_major = MCPH_ABI_MAJOR;
-        x.abi_minor = MCPH_ABI_MINOR;
-        x.log = host_log;
-        return x;
-    }();
-    return &s;
-}
-
-mcph_error make_error() {
-    mcph_error e;
-    std::memset(&e, 0, sizeof e);
-    e.struct_size = sizeof e;
-    return e;
-}
-
-std::string text(mcph_str s) { return s.len ? std::string(s.ptr, s.len) : std::string(); }
+using mcph_test::make_error;
+using mcph_test::text;
 
 }  // namespace
 
 Plugin& plugin() {
-    static Plugin p = [] {
-        void* lib = ::dlopen(MCPH_HTTP_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-        if (!lib) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
-        auto entry = reinterpret_cast<mcph_plugin_entry_fn>(::dlsym(lib, MCPH_ENTRY_SYMBOL));
-        if (!entry) throw std::runtime_error("no mcph_plugin_entry");
-        Plugin out;
-        out.descriptor = entry();
-        mcph_error err = make_error();
-        if (out.descriptor->init && out.descriptor->init(services(), &err) != MCPH_OK)
-            throw std::runtime_error(std::string("init: ") + err.message);
-        out.vtable =
-            static_cast<const mcph_transport_vtable_v1*>(out.descriptor->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
-        if (!out.vtable) throw std::runtime_error("no mcph.transport/1");
-        return out;  // never dlclose'd
-    }();
+    static Plugin p = mcph_test::load_transport_plugin(MCPH_HTTP_PLUGIN, services());
     return p;
-}
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
 }
 
 std::string request(int id, const std::string& method) {

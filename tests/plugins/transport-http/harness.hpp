@@ -4,6 +4,8 @@
 
 #include <mcph/plugin_api.h>
 
+#include "../plugin_under_test.hpp"
+
 #include <gtest/gtest.h>
 
 #include <rapidjson/document.h>
@@ -25,10 +27,7 @@ namespace http_test {
 
 using namespace std::chrono_literals;
 
-struct Plugin {
-    const mcph_plugin* descriptor = nullptr;
-    const mcph_transport_vtable_v1* vtable = nullptr;
-};
+using Plugin = mcph_test::TransportPlugin;  // ../plugin_under_test.hpp
 Plugin& plugin();
 
 // The fixture of tests that talk to the in-process server: loopback bypasses any proxy the
@@ -42,7 +41,7 @@ protected:
     void SetUp() override { ASSERT_NE(plugin().vtable, nullptr); }
 };
 
-std::string json_string(std::string_view s);
+using mcph_test::json_string;  // ../plugin_under_test.hpp
 // {"jsonrpc":"2.0","id":<id>,"method":<method>}
 std::string request(int id, const std::string& method = "tools/call");
 // {"jsonrpc":"2.0","id":<id>,"result":{}}

@@ -4,6 +4,8 @@
 
 #include <mcph/plugin_api.h>
 
+#include "../plugin_under_test.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -19,13 +21,10 @@ namespace sse_test {
 using namespace std::chrono_literals;
 
 // The plugin, loaded once per process (init called, transport vtable fetched).
-struct Plugin {
-    const mcph_plugin* descriptor = nullptr;
-    const mcph_transport_vtable_v1* vtable = nullptr;
-};
+using Plugin = mcph_test::TransportPlugin;  // ../plugin_under_test.hpp
 Plugin& plugin();
 
-std::string json_string(std::string_view s);
+using mcph_test::json_string;  // ../plugin_under_test.hpp
 
 // {"type":<type>,"name":"test","url":<url>, <extra>}
 std::string config(const std::string& url, const std::string& extra = "", const std::string& type = "sse");

@@ -1,7 +1,6 @@
 #include "harness.hpp"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -23,22 +22,7 @@ void host_log(void*, mcph_log_level, mcph_str source, mcph_str message) {
     g_logs.emplace_back(std::string(source.ptr, source.len) + ": " + std::string(message.ptr, message.len));
 }
 
-mcph_host_services make_services() {
-    mcph_host_services s;
-    std::memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    s.abi_major = MCPH_ABI_MAJOR;
-    s.abi_minor = MCPH_ABI_MINOR;
-    s.log = host_log;
-    return s;
-}
-
-mcph_error make_error() {
-    mcph_error e;
-    std::memset(&e, 0, sizeof e);
-    e.struct_size = sizeof e;
-    return e;
-}
+using mcph_test::make_error;
 
 size_t count_dir(const char* path) {
     size_t n = 0;
@@ -51,7 +35,7 @@ size_t count_dir(const char* path) {
 }
 
 const mcph_host_services* services() {
-    static mcph_host_services s = make_services();
+    static const mcph_host_services s = mcph_test::services_with_log(host_log);
     return &s;
 }
 
@@ -63,45 +47,11 @@ std::vector<std::string> Plugin::logs() {
 }
 
 Plugin& plugin() {
-    static Plugin p = [] {
-        void* lib = ::dlopen(MCPH_STDIO_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-        if (!lib) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
-        auto entry = reinterpret_cast<mcph_plugin_entry_fn>(::dlsym(lib, MCPH_ENTRY_SYMBOL));
-        if (!entry) throw std::runtime_error("no mcph_plugin_entry");
-        Plugin out;
-        out.descriptor = entry();
-        mcph_error err = make_error();
-        if (out.descriptor->init && out.descriptor->init(services(), &err) != MCPH_OK)
-            throw std::runtime_error(std::string("init: ") + err.message);
-        out.vtable = static_cast<const mcph_transport_vtable_v1*>(out.descriptor->get_interface(MCPH_TRANSPORT_INTERFACE_V1));
-        if (!out.vtable) throw std::runtime_error("no mcph.transport/1");
-        return out;  // never dlclose'd: the process ends with it loaded
-    }();
+    static Plugin p{mcph_test::load_transport_plugin(MCPH_STDIO_PLUGIN, services())};
     return p;
 }
 
 // ---- JSON ------------------------------------------------------------------------------------
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
 
 std::string json_array(const std::vector<std::string>& items) {
     std::string out = "[";

@@ -2,6 +2,7 @@
 // every callback the way a host would see it.
 #pragma once
 
+#include "../plugin_under_test.hpp"
 #include "../resource_probe.hpp"
 
 #include <mcph/plugin_api.h>
@@ -23,15 +24,13 @@ namespace stdio_test {
 using namespace std::chrono_literals;
 
 // The plugin, loaded once per process (init called, transport vtable fetched).
-struct Plugin {
-    const mcph_plugin* descriptor = nullptr;
-    const mcph_transport_vtable_v1* vtable = nullptr;
+struct Plugin : mcph_test::TransportPlugin {  // ../plugin_under_test.hpp
     std::vector<std::string> logs();  // lines logged through host services
 };
 Plugin& plugin();
 
 // JSON helpers for building configs.
-std::string json_string(std::string_view s);
+using mcph_test::json_string;  // ../plugin_under_test.hpp
 std::string json_array(const std::vector<std::string>& items);
 
 struct Config {
