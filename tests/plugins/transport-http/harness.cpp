@@ -348,36 +348,9 @@ std::string Recorder::close_detail() {
 
 // ---- Transport -------------------------------------------------------------------------------
 
-Transport::Transport(const std::string& config_json, bool typed) : recorder(typed) {
-    mcph_error err = make_error();
-    create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
-                                             recorder.callbacks(), &transport_, &err);
-    if (create_status_ != MCPH_OK) error_ = err.message;
-}
-
-Transport::~Transport() {
-    if (transport_) {
-        close();
-        plugin().vtable->destroy(transport_);
-    }
-}
-
-mcph_status Transport::start() {
-    mcph_error err = make_error();
-    mcph_status st = plugin().vtable->start(transport_, &err);
-    if (st != MCPH_OK) error_ = err.message;
-    return st;
-}
-
-mcph_status Transport::send(std::string_view message) {
-    mcph_error err = make_error();
-    mcph_status st = plugin().vtable->send(transport_, mcph_str_from(message.data(), message.size()), &err);
-    if (st != MCPH_OK) {
-        std::lock_guard lock(error_mutex_);
-        error_ = err.message;
-    }
-    return st;
-}
+Transport::Transport(const std::string& config_json, bool typed)
+    : mcph_test::Recording<Recorder>(typed),
+      mcph_test::PluginTransport(plugin().vtable, services(), config_json, recorder.callbacks()) {}
 
 mcph_status Transport::send_ex(std::string_view message, const Facts& facts) {
     std::vector<mcph_header> params;
@@ -393,33 +366,17 @@ mcph_status Transport::send_ex(std::string_view message, const Facts& facts) {
     f.param_count = params.size();
     f.flags = facts.flags;
     mcph_error err = make_error();
-    mcph_status st = plugin().vtable->send_ex(transport_, mcph_str_from(message.data(), message.size()), &f, &err);
-    if (st != MCPH_OK) {
-        std::lock_guard lock(error_mutex_);
-        error_ = err.message;
-    }
-    return st;
+    return noted(vtable()->send_ex(handle(), mcph_str_from(message.data(), message.size()), &f, &err), err);
 }
 
 mcph_status Transport::cancel(std::string_view request_id) {
     mcph_error err = make_error();
-    return plugin().vtable->cancel(transport_, mcph_str_from(request_id.data(), request_id.size()), &err);
-}
-
-mcph_status Transport::set_option(std::string_view key, std::string_view value) {
-    mcph_error err = make_error();
-    return plugin().vtable->set_option(transport_, mcph_str_from(key.data(), key.size()),
-                                       mcph_str_from(value.data(), value.size()), &err);
-}
-
-mcph_status Transport::pump(std::int32_t timeout_ms) {
-    mcph_error err = make_error();
-    return plugin().vtable->pump(transport_, timeout_ms, &err);
+    return vtable()->cancel(handle(), mcph_str_from(request_id.data(), request_id.size()), &err);
 }
 
 void Transport::close() {
     recorder.cancel_all_pending();  // as the host does (ABI v1.2): before the plugin's close
-    plugin().vtable->close(transport_);
+    close_transport();
     recorder.mark_closed_returned();
 }
 

@@ -169,33 +169,16 @@ private:
     std::atomic<int> max_concurrent_{0};
 };
 
-// One transport under test; destroyed (closing first) with the object.
-class Transport {
+// One transport under test (start, send, set_option, pump, error: mcph_test::PluginTransport);
+// closed, then destroyed, with the object.
+class Transport : public mcph_test::Recording<Recorder>, public mcph_test::PluginTransport {
 public:
     explicit Transport(const std::string& config_json, bool typed = false);
-    ~Transport();
-    Transport(const Transport&) = delete;
-    Transport& operator=(const Transport&) = delete;
+    ~Transport() { close(); }
 
-    mcph_status create_status() const { return create_status_; }
-    const std::string& error() const { return error_; }
-
-    mcph_status start();
-    mcph_status send(std::string_view message);
     mcph_status send_ex(std::string_view message, const Facts& facts);
     mcph_status cancel(std::string_view request_id);
-    mcph_status set_option(std::string_view key, std::string_view value);
-    mcph_status pump(std::int32_t timeout_ms);  // ABI 1.3, from the calling thread
-    void close();
-
-    Recorder recorder;
-    const mcph_transport_vtable_v1* vtable() const { return plugin().vtable; }
-
-private:
-    mcph_transport* transport_ = nullptr;
-    mcph_status create_status_ = MCPH_ERR_INTERNAL;
-    std::string error_;
-    std::mutex error_mutex_;
+    void close();  // as the host does: pending auth cancelled first; later callbacks count as bugs
 };
 
 }  // namespace http_test

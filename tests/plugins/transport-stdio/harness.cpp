@@ -215,41 +215,12 @@ std::string Recorder::close_detail() {
 
 // ---- Transport -------------------------------------------------------------------------------
 
-Transport::Transport(const std::string& config_json, bool typed) : recorder(typed) {
-    mcph_error err = make_error();
-    create_status_ = plugin().vtable->create(services(), mcph_str_from(config_json.data(), config_json.size()),
-                                             recorder.callbacks(), &transport_, &err);
-    if (create_status_ != MCPH_OK) error_ = err.message;
-}
-
-Transport::~Transport() {
-    if (transport_) {
-        close();
-        plugin().vtable->destroy(transport_);
-    }
-}
-
-mcph_status Transport::start() {
-    mcph_error err = make_error();
-    mcph_status st = plugin().vtable->start(transport_, &err);
-    if (st != MCPH_OK) error_ = err.message;
-    return st;
-}
-
-mcph_status Transport::send(std::string_view message) {
-    mcph_error err = make_error();
-    mcph_status st = plugin().vtable->send(transport_, mcph_str_from(message.data(), message.size()), &err);
-    if (st != MCPH_OK) error_ = err.message;
-    return st;
-}
-
-mcph_status Transport::pump(std::int32_t timeout_ms) {
-    mcph_error err = make_error();
-    return plugin().vtable->pump(transport_, timeout_ms, &err);
-}
+Transport::Transport(const std::string& config_json, bool typed)
+    : mcph_test::Recording<Recorder>(typed),
+      mcph_test::PluginTransport(plugin().vtable, services(), config_json, recorder.callbacks()) {}
 
 void Transport::close() {
-    plugin().vtable->close(transport_);
+    close_transport();
     recorder.mark_closed_returned();
 }
 

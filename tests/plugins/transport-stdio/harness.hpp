@@ -106,30 +106,15 @@ private:
     std::atomic<int> in_callback_{0};
 };
 
-// One transport under test; destroyed (closing first) with the object.
-class Transport {
+// One transport under test (start, send, set_option, pump, error: mcph_test::PluginTransport);
+// closed, then destroyed, with the object.
+class Transport : public mcph_test::Recording<Recorder>, public mcph_test::PluginTransport {
 public:
     explicit Transport(const Config& config, bool typed = false) : Transport(config.json(), typed) {}
     explicit Transport(const std::string& config_json, bool typed = false);
-    ~Transport();
-    Transport(const Transport&) = delete;
-    Transport& operator=(const Transport&) = delete;
+    ~Transport() { close(); }
 
-    mcph_status create_status() const { return create_status_; }
-    const std::string& error() const { return error_; }  // message of the last failed call
-
-    mcph_status start();
-    mcph_status send(std::string_view message);
-    // ABI 1.3 pump; callable from any test thread (does not touch error()).
-    mcph_status pump(std::int32_t timeout_ms);
     void close();  // marks the recorder so any later callback is counted as a bug
-
-    Recorder recorder;
-
-private:
-    mcph_transport* transport_ = nullptr;
-    mcph_status create_status_ = MCPH_ERR_INTERNAL;
-    std::string error_;
 };
 
 // Process introspection.
