@@ -1,5 +1,7 @@
 #include "governance_support.hpp"
 
+#include "../json_literal.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -151,26 +153,7 @@ std::vector<pid_t> reap_fake_servers(const std::vector<fs::path>& traces, std::c
     return killed;
 }
 
-std::string json_quote(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
+std::string json_quote(std::string_view s) { return mcph_test::json_string(s); }
 
 std::string fake_server_config_text(const std::vector<std::string>& args) {
     std::string text = "{\"command\":" + json_quote(fake_server_path().string()) + ",\"args\":[";

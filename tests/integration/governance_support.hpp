@@ -87,7 +87,7 @@ std::vector<pid_t> reap_fake_servers(const std::vector<std::filesystem::path>& t
 Json fake_server_config(const std::vector<std::string>& args);
 // The same as a JSON text, for config files.
 std::string fake_server_config_text(const std::vector<std::string>& args);
-// A JSON string literal (quoted, escaped).
+// A JSON string literal (quoted, escaped): mcph_test::json_string (tests/json_literal.hpp).
 std::string json_quote(std::string_view s);
 
 // ---- on_state_change ------------------------------------------------------------------------------

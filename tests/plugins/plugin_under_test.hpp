@@ -4,11 +4,12 @@
 // WebSocket), which drive the plugin's C ABI in-process.
 #pragma once
 
+#include "../json_literal.hpp"
+
 #include <mcph/plugin_api.h>
 
 #include <dlfcn.h>
 
-#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -141,27 +142,5 @@ private:
 };
 
 inline std::string text(mcph_str s) { return s.len ? std::string(s.ptr, s.len) : std::string(); }
-
-// `s` as a JSON string literal, for the configs and messages the tests write by hand.
-inline std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                    out += buf;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
 
 }  // namespace mcph_test
